@@ -1,0 +1,146 @@
+// Ingestion throughput and latency over HTTP and WebSocket, next to a raw JetStream publish of the
+// same payloads from the same machine in the same run (the baseline), plus stored bytes per event.
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { AckPolicy, connect, NatsConnection } from 'nats';
+import WebSocket from 'ws';
+import { BenchContext, BenchSection, latencySummary, makeBatch, now, pool } from './bench-kit';
+
+const BATCHES = 4000;
+const EVENTS_PER_BATCH = 50;
+const RAW_IN_FLIGHT = 64;
+const HTTP_CONCURRENCY = 32;
+const WS_CONNECTIONS = 8;
+const WS_WINDOW = 16;
+
+function payloads(offset: number) {
+  return Array.from({ length: BATCHES }, (_, i) => JSON.stringify(makeBatch(offset + i, EVENTS_PER_BATCH)));
+}
+
+function rates(totalMs: number, bytes: number) {
+  const s = totalMs / 1000;
+  return {
+    seconds: Math.round(s * 1000) / 1000,
+    batchesPerSecond: Math.round(BATCHES / s),
+    eventsPerSecond: Math.round((BATCHES * EVENTS_PER_BATCH) / s),
+    mbPerSecond: Math.round((bytes / 1e6 / s) * 10) / 10,
+  };
+}
+
+async function raw(nc: NatsConnection, bodies: string[]) {
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.add({ name: 'BENCH_RAW', subjects: ['bench.raw.>'] }).catch(() => undefined);
+  const js = nc.jetstream();
+  const enc = new TextEncoder();
+  const data = bodies.map((b) => enc.encode(b));
+  const lat: number[] = [];
+  const total = await pool(BATCHES, RAW_IN_FLIGHT, async (i) => {
+    const t = now();
+    await js.publish(`bench.raw.${i % 64}`, data[i], { msgID: `raw-${i}` });
+    lat.push(now() - t);
+  });
+  const info = await jsm.streams.info('BENCH_RAW');
+  await jsm.streams.delete('BENCH_RAW');
+  return { ...rates(total, data.reduce((n, d) => n + d.length, 0)), latencyMs: latencySummary(lat), storedBytesPerEvent: Math.round(info.state.bytes / (BATCHES * EVENTS_PER_BATCH)) };
+}
+
+/** node:http with keep-alive: fetch (undici) costs the load generator several times more CPU per request. */
+function post(agent: Agent, url: URL, path: string, key: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path, method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function http(ctx: BenchContext, bodies: string[]) {
+  const ids = Array.from({ length: HTTP_CONCURRENCY * 4 }, () => randomUUID());
+  const lat: number[] = [];
+  let failures = 0;
+  const agent = new Agent({ keepAlive: true, maxSockets: HTTP_CONCURRENCY });
+  const url = new URL(ctx.env.baseUrl);
+  const total = await pool(BATCHES, HTTP_CONCURRENCY, async (i) => {
+    const t = now();
+    const status = await post(agent, url, `/recordings/${ids[i % ids.length]}/events`, ctx.env.publicKey, bodies[i]);
+    if (status !== 200) failures++;
+    lat.push(now() - t);
+  });
+  agent.destroy();
+  return { ...rates(total, bodies.reduce((n, b) => n + b.length, 0)), latencyMs: latencySummary(lat), failures, concurrency: HTTP_CONCURRENCY };
+}
+
+async function websocket(ctx: BenchContext, bodies: string[]) {
+  const lat: number[] = [];
+  let next = 0;
+  let failures = 0;
+  const wsBase = ctx.env.baseUrl.replace(/^http/, 'ws');
+  const start = now();
+  await Promise.all(
+    Array.from({ length: WS_CONNECTIONS }, async () => {
+      const ws = new WebSocket(`${wsBase}/recordings/${randomUUID()}/events/ws?token=${ctx.env.publicKey}`);
+      await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+      const sentAt = new Map<string, number>();
+      await new Promise<void>((resolve) => {
+        let inFlight = 0;
+        const pump = () => {
+          while (inFlight < WS_WINDOW && next < BATCHES) {
+            const i = next++;
+            const id = `b${i}`;
+            sentAt.set(id, now());
+            ws.send(`{"type":"batch","batch":"${id}","events":${bodies[i]}}`);
+            inFlight++;
+          }
+          if (inFlight === 0 && next >= BATCHES) resolve();
+        };
+        ws.on('message', (m) => {
+          const f = JSON.parse(String(m)) as { type: string; batch?: string };
+          if (f.type !== 'ack' && f.type !== 'error') return;
+          if (f.type === 'error') failures++;
+          lat.push(now() - (sentAt.get(f.batch!) ?? now()));
+          inFlight--;
+          pump();
+        });
+        pump();
+      });
+      ws.close();
+    }),
+  );
+  const total = now() - start;
+  return { ...rates(total, bodies.reduce((n, b) => n + b.length, 0)), latencyMs: latencySummary(lat), failures, connections: WS_CONNECTIONS, window: WS_WINDOW };
+}
+
+export const ingestionBench: BenchSection = {
+  name: 'ingestion',
+  async run(ctx) {
+    const nc = await connect({ servers: ctx.env.natsUrl });
+    const jsm = await nc.jetstreamManager();
+    const before = (await jsm.streams.info('TAPEDECK_EVENTS')).state;
+    ctx.log(`ingestion: ${BATCHES} batches x ${EVENTS_PER_BATCH} events per mode`);
+    const baseline = await raw(nc, payloads(0));
+    ctx.log(`  raw JetStream: ${baseline.eventsPerSecond} events/s`);
+    const overHttp = await http(ctx, payloads(10_000));
+    ctx.log(`  HTTP: ${overHttp.eventsPerSecond} events/s, p99 ${overHttp.latencyMs.p99} ms`);
+    const overWs = await websocket(ctx, payloads(20_000));
+    ctx.log(`  WebSocket: ${overWs.eventsPerSecond} events/s, p99 ${overWs.latencyMs.p99} ms`);
+    const after = (await jsm.streams.info('TAPEDECK_EVENTS')).state;
+    await nc.close();
+    const stored = 2 * BATCHES * EVENTS_PER_BATCH;
+    return {
+      batchBytes: payloads(0)[0].length,
+      eventsPerBatch: EVENTS_PER_BATCH,
+      rawJetStream: baseline,
+      http: { ...overHttp, ofBaseline: Math.round((overHttp.eventsPerSecond / baseline.eventsPerSecond) * 100) / 100 },
+      websocket: { ...overWs, ofBaseline: Math.round((overWs.eventsPerSecond / baseline.eventsPerSecond) * 100) / 100 },
+      storedBytesPerEvent: Math.round((after.bytes - before.bytes) / stored),
+      target: 'service >= 60% of raw baseline events/s',
+    };
+  },
+};
+
+export { AckPolicy };

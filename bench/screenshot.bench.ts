@@ -1,0 +1,229 @@
+// Screenshot latency, throughput and memory at 1280x720 against the running service, on a recording
+// of about a thousand events (the rendering fixture page recorded in Chromium while a script changes
+// it every few milliseconds). Every timed request asks for a position not asked before, so the image
+// cache never answers; only the warm replay page is reused. 503s are counted, never retried.
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { CHROMIUM_ARGS } from '../src/rendering/browser-pool';
+import { chromium } from 'playwright-core';
+import { fixtureHtml, recordedEvents, startRecording, startServer } from '../test/integration/rendering-fixtures';
+import { BenchContext, BenchSection, latencySummary, now } from './bench-kit';
+
+const SIZE = 'width=1280&height=720';
+const WARM_REQUESTS = 30;
+const THROUGHPUT_CLIENTS = 8;
+const THROUGHPUT_SECONDS = 10;
+const BURST = 50;
+const TARGETS = { warmP50Ms: 150, warmP95Ms: 400, coldMs: 2000 };
+
+type Ev = { type: number; timestamp: number; data: unknown };
+
+/** ~1000 events: the fixture page with its panel rewritten 990 times, 2 ms apart. */
+async function recordBusyPage(chromiumPath: string): Promise<Ev[]> {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
+  const { server, origin } = await startServer((_req, res, url) => {
+    if (url.pathname === '/fixture') res.writeHead(200, { 'Content-Type': 'text/html' }).end(fixtureHtml('data:,'));
+    else res.writeHead(404).end();
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/fixture`);
+    await startRecording(page);
+    await page.evaluate(async () => {
+      const panel = document.getElementById('panel')!;
+      for (let i = 0; i < 990; i++) {
+        panel.textContent = `tick ${i}`;
+        if (i % 100 === 0) panel.classList.toggle('open');
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    });
+    await page.waitForTimeout(100);
+    return (await recordedEvents(page)) as Ev[];
+  } finally {
+    await browser.close();
+    await new Promise((r) => server.close(r));
+  }
+}
+
+/**
+ * Memory of a process and all its descendants (the service and its Chromium processes), MiB, as PSS
+ * (shared pages split between their users, so Chromium's many processes are not counted many times
+ * over); Linux /proc.
+ */
+function treePssMiB(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  let kb = 0;
+  for (const stack = [root]; stack.length; ) {
+    const pid = stack.pop()!;
+    try {
+      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      /* exited meanwhile */
+    }
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return kb / 1024;
+}
+
+function client(baseUrl: string, maxSockets: number) {
+  const url = new URL(baseUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets });
+  const call = (method: string, path: string, key: string, body?: string): Promise<{ status: number; bytes: number; text: string }> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = { authorization: `Bearer ${key}` };
+      if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      const req = request({ host: url.hostname, port: url.port, path, method, agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const all = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, bytes: all.length, text: res.headers['content-type']?.startsWith('image/') ? '' : all.toString('utf8') });
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { call, close: () => agent.destroy() };
+}
+
+export const screenshotBench: BenchSection = {
+  name: 'screenshot',
+  async run(ctx: BenchContext) {
+    const { env } = ctx;
+    const http = client(env.baseUrl, 64);
+    const events = await recordBusyPage(env.chromiumPath);
+    const duration = events[events.length - 1].timestamp - events[0].timestamp;
+    ctx.log(`screenshot: recorded ${events.length} events over ${duration} ms`);
+
+    // Four recordings with the same events, ingested in batches of 100 like a recorder would.
+    const ids = Array.from({ length: 4 }, () => randomUUID());
+    for (const id of ids) {
+      for (let i = 0; i < events.length; i += 100) {
+        const r = await http.call('POST', `/recordings/${id}/events`, env.publicKey, JSON.stringify(events.slice(i, i + 100)));
+        if (r.status !== 200) throw new Error(`ingestion answered ${r.status}: ${r.text}`);
+      }
+    }
+
+    let offset = 0; // every timed request asks for a new position: no image-cache hits
+    const nextTime = () => `time=offset:${(offset++ % duration) + 1}`;
+    const shot = async (id: string, time = nextTime()) => {
+      const t = now();
+      const r = await http.call('GET', `/recordings/${id}/screenshot.png?${SIZE}&${time}`, env.secretKey);
+      if (r.status !== 200 && r.status !== 503) throw new Error(`screenshot answered ${r.status}: ${r.text}`);
+      return { ms: now() - t, status: r.status, bytes: r.bytes };
+    };
+    const metric = async (name: string) => {
+      const m = (await http.call('GET', '/metrics', env.secretKey)).text;
+      return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(m)?.[1]);
+    };
+    const rss = async () => (await metric('tapedeck_process_resident_memory_bytes')) / 2 ** 20;
+    const tree = () => treePssMiB(env.pids.service);
+    const rssStart = await rss();
+
+    // Cold: the service's first render launches Chromium; then the first render of another recording.
+    const coldWithLaunch = await shot(ids[0]);
+    const coldPage = await shot(ids[1]);
+    const cached = await shot(ids[0], `time=offset:1`);
+    ctx.log(`  cold with Chromium launch ${coldWithLaunch.ms.toFixed(0)} ms; cold page ${coldPage.ms.toFixed(0)} ms; cached ${cached.ms.toFixed(1)} ms`);
+
+    const warm: number[] = [];
+    for (let i = 0; i < WARM_REQUESTS; i++) warm.push((await shot(ids[0])).ms);
+    const warmMs = latencySummary(warm);
+    ctx.log(`  warm p50 ${warmMs.p50} ms, p95 ${warmMs.p95} ms`);
+
+    // Throughput: 8 clients for ~10 s, on one recording, then spread over four.
+    const throughput = async (recordings: string[]) => {
+      const lat: number[] = [];
+      let ok = 0;
+      let busy = 0;
+      const [warmBefore, coldBefore] = [await metric('tapedeck_render_warm_page_hits_total'), await metric('tapedeck_render_cold_total')];
+      const deadline = now() + THROUGHPUT_SECONDS * 1000;
+      const start = now();
+      await Promise.all(
+        Array.from({ length: THROUGHPUT_CLIENTS }, async (_, c) => {
+          while (now() < deadline) {
+            const r = await shot(recordings[c % recordings.length]);
+            if (r.status === 200) {
+              ok++;
+              lat.push(r.ms);
+            } else busy++;
+          }
+        }),
+      );
+      const seconds = (now() - start) / 1000;
+      const pages = { warmPageRenders: (await metric('tapedeck_render_warm_page_hits_total')) - warmBefore, newPageRenders: (await metric('tapedeck_render_cold_total')) - coldBefore };
+      return { ...pages, clients: THROUGHPUT_CLIENTS, recordings: recordings.length, seconds: Math.round(seconds * 10) / 10, rendersPerSecond: Math.round((ok / seconds) * 10) / 10, ok, status503: busy, latencyMs: latencySummary(lat) };
+    };
+    const oneRecording = await throughput([ids[0]]);
+    ctx.log(`  8 clients, 1 recording: ${oneRecording.rendersPerSecond}/s, p50 ${oneRecording.latencyMs.p50} ms, 503s ${oneRecording.status503}`);
+    const fourRecordings = await throughput(ids);
+    ctx.log(`  8 clients, 4 recordings: ${fourRecordings.rendersPerSecond}/s, p50 ${fourRecordings.latencyMs.p50} ms, 503s ${fourRecordings.status503}`);
+
+    // Memory: the service's RSS (its /metrics) and the PSS of the service with its Chromium, before and
+    // after 50 concurrent requests (peaks sampled every 100 ms meanwhile).
+    const rssBefore = await rss();
+    const treeBefore = tree();
+    let rssPeak = rssBefore;
+    let treePeak = treeBefore;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        rssPeak = Math.max(rssPeak, await rss());
+        treePeak = Math.max(treePeak, tree());
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const burstStart = now();
+    const burst = await Promise.all(Array.from({ length: BURST }, (_, i) => shot(ids[i % ids.length])));
+    const burstMs = now() - burstStart;
+    sampling = false;
+    await sampler;
+    await new Promise((r) => setTimeout(r, 2000));
+    const rssAfter = await rss();
+    const treeAfter = tree();
+    const burstOk = burst.filter((r) => r.status === 200);
+    const burstResult = {
+      requests: BURST,
+      ok: burstOk.length,
+      status503: burst.filter((r) => r.status === 503).length,
+      wallMs: Math.round(burstMs),
+      latencyMsOk: latencySummary(burstOk.map((r) => r.ms)),
+      latencyMs503: latencySummary(burst.filter((r) => r.status === 503).map((r) => r.ms)),
+    };
+    ctx.log(`  burst of ${BURST}: ${burstResult.ok} ok, ${burstResult.status503} x 503; RSS ${rssBefore.toFixed(0)} -> peak ${rssPeak.toFixed(0)} -> ${rssAfter.toFixed(0)} MiB; service + Chromium PSS ${treeBefore.toFixed(0)} -> ${treePeak.toFixed(0)} -> ${treeAfter.toFixed(0)} MiB`);
+    http.close();
+
+    const round = (x: number) => Math.round(x * 10) / 10;
+    return {
+      events: events.length,
+      recordingMs: duration,
+      size: '1280x720 PNG',
+      pngBytes: coldWithLaunch.bytes,
+      coldMs: { withChromiumLaunch: round(coldWithLaunch.ms), newRecordingWarmBrowser: round(coldPage.ms) },
+      cachedMs: round(cached.ms),
+      warmMs,
+      throughput: { oneRecording, fourRecordings },
+      burst: burstResult,
+      rssMiB: { serviceStart: round(rssStart), beforeBurst: round(rssBefore), peakDuringBurst: round(rssPeak), afterBurst: round(rssAfter) },
+      pssWithChromiumMiB: { beforeBurst: round(treeBefore), peakDuringBurst: round(treePeak), afterBurst: round(treeAfter) },
+      targets: TARGETS,
+      meets: {
+        warmP50: warmMs.p50 < TARGETS.warmP50Ms,
+        warmP95: warmMs.p95 < TARGETS.warmP95Ms,
+        cold: coldPage.ms < TARGETS.coldMs,
+        coldWithChromiumLaunch: coldWithLaunch.ms < TARGETS.coldMs,
+      },
+    };
+  },
+};

@@ -1,0 +1,37 @@
+import { Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { jsonBody } from '../common/request-body';
+import { parseWith } from '../common/validation';
+import { AdminRoute } from './admin-route.decorator';
+import { createTenantSchema, openApiBody } from './admin.schemas';
+import { TenantAdmin } from './tenant-admin.service';
+
+const tenantExample = { id: 'acme', name: 'Acme Inc.', createdAt: 1767225600000, retentionDays: 30 };
+
+@ApiTags('admin')
+@Controller('admin/tenants')
+export class AdminTenantsController {
+  constructor(private readonly admin: TenantAdmin) {}
+
+  @Post()
+  @AdminRoute()
+  @ApiOperation({ summary: 'Create a tenant', description: 'Idempotent: creating an existing tenant changes nothing and answers 200 with the stored tenant.' })
+  @ApiBody({ schema: openApiBody(createTenantSchema) })
+  @ApiResponse({ status: 201, description: 'Created', schema: { example: tenantExample } })
+  @ApiResponse({ status: 200, description: 'Already existed (unchanged)', schema: { example: tenantExample } })
+  @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
+  async create(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    const input = parseWith(createTenantSchema, jsonBody(req, 64 * 1024), 'body');
+    const { tenant, created } = await this.admin.createTenant(input);
+    return reply.status(created ? 201 : 200).send(tenant);
+  }
+
+  @Get()
+  @AdminRoute()
+  @ApiOperation({ summary: 'List tenants' })
+  @ApiResponse({ status: 200, schema: { example: { tenants: [tenantExample] } } })
+  list() {
+    return { tenants: this.admin.listTenants() };
+  }
+}

@@ -1,0 +1,32 @@
+// Guards the admin API: `Authorization: Bearer <TAPEDECK_ADMIN_TOKEN>`, compared in constant time on
+// SHA-256 digests (so not even the length leaks). Without a configured token the admin API does not
+// exist: 404. Admin responses may carry secrets, so none of them is cacheable.
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hashKey, safeEqual } from '../auth/key-material';
+import { AppError } from '../common/app-error';
+import { APP_CONFIG, AppConfig } from '../config/config';
+
+/** Throws unless `authorization` carries the admin token whose SHA-256 is `expectedHash`. */
+export function checkAdminToken(expectedHash: string | undefined, authorization: unknown): void {
+  if (!expectedHash) throw new AppError('not_found', 'Not found (the admin API is disabled: TAPEDECK_ADMIN_TOKEN is not set)');
+  const m = typeof authorization === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) : null;
+  if (!m || !safeEqual(hashKey(m[1]), expectedHash)) {
+    throw new AppError('unauthorized', 'Missing or invalid admin token: send Authorization: Bearer <TAPEDECK_ADMIN_TOKEN>');
+  }
+}
+
+@Injectable()
+export class AdminTokenGuard implements CanActivate {
+  private readonly expectedHash?: string;
+
+  constructor(@Inject(APP_CONFIG) cfg: Pick<AppConfig, 'TAPEDECK_ADMIN_TOKEN'>) {
+    this.expectedHash = cfg.TAPEDECK_ADMIN_TOKEN ? hashKey(cfg.TAPEDECK_ADMIN_TOKEN) : undefined;
+  }
+
+  canActivate(ctx: ExecutionContext): boolean {
+    ctx.switchToHttp().getResponse<FastifyReply>().header('cache-control', 'no-store');
+    checkAdminToken(this.expectedHash, ctx.switchToHttp().getRequest<FastifyRequest>().headers.authorization);
+    return true;
+  }
+}

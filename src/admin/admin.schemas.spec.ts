@@ -1,0 +1,29 @@
+import { createKeySchema, createSigningKeySchema, createTenantSchema, keyHandleSchema, openApiBody } from './admin.schemas';
+
+describe('admin input schemas', () => {
+  it.each(['https://app.example.com', 'http://localhost:3000', 'https://xn--bcher-kva.de'])('accepts the origin %s', (o) => {
+    expect(createKeySchema.safeParse({ kind: 'public', allowedOrigins: [o] }).success).toBe(true);
+  });
+
+  it.each(['https://app.example.com/', 'https://app.example.com/path', 'app.example.com', 'null', '*', 'ftp://x.test', 'https://bücher.de', 'https://a.test:443'])(
+    'refuses the origin %p',
+    (o) => expect(createKeySchema.safeParse({ kind: 'public', allowedOrigins: [o] }).success).toBe(false),
+  );
+
+  it('takes handles, never keys, for revocation over HTTP', () => {
+    expect(keyHandleSchema.safeParse('0123456789abcdef').success).toBe(true);
+    expect(keyHandleSchema.safeParse('secret_key_svc_0123456789abcdef').success).toBe(false);
+  });
+
+  it('refuses unknown fields and out-of-range values', () => {
+    expect(createTenantSchema.safeParse({ id: 'acme', extra: 1 }).success).toBe(false);
+    expect(createTenantSchema.safeParse({ id: 'acme', retentionDays: 0 }).success).toBe(false);
+    expect(createTenantSchema.safeParse({ id: 'a.b' }).success).toBe(false);
+    expect(createSigningKeySchema.safeParse({ keyId: 'k', secret: 'short' }).success).toBe(false);
+    expect(createSigningKeySchema.safeParse({ keyId: 'k.' }).success).toBe(false);
+  });
+
+  it('renders as OpenAPI body schemas', () => {
+    expect(openApiBody(createKeySchema)).toMatchObject({ type: 'object', required: ['kind'], properties: { kind: { enum: ['public', 'secret'] } } });
+  });
+});

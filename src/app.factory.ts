@@ -1,0 +1,113 @@
+// Builds the Fastify-backed Nest application for a configuration. main.ts serves it; tests and the
+// benchmark boot it the same way.
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { randomUUID } from 'node:crypto';
+import { AppModule } from './app.module';
+import { ErrorFilter } from './common/error.filter';
+import { BASE_SECURITY_HEADERS, clientErrorHandler, frameworkErrors } from './common/security-headers';
+import { JsonLogger, redactUrl } from './common/json-logger';
+import type { AppConfig } from './config/config';
+import { API_VERSION } from './version';
+import { MetricsService } from './metrics/metrics.service';
+
+const RAW_BODY_TYPES = ['application/json', 'application/x-ndjson', 'application/ndjson', 'text/plain'];
+
+export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean } = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: cfg.INGEST_MAX_BODY_BYTES,
+    // Fastify's default is no limit, so a client sending its body a byte at a time held a connection
+    // (and its buffered body) forever. Node answers 408 and closes; it checks every interval below.
+    requestTimeout: cfg.REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: Math.min(60_000, cfg.REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: Math.min(5_000, Math.max(250, Math.floor(cfg.REQUEST_TIMEOUT_MS / 4))),
+    },
+    trustProxy: true,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    disableRequestLogging: cfg.LOG_LEVEL !== 'debug',
+    logger:
+      cfg.LOG_LEVEL === 'silent'
+        ? false
+        : {
+            level: cfg.LOG_LEVEL,
+            serializers: {
+              // Never log credentials: no headers, and token/signature removed from URLs.
+              req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
+            },
+          },
+    // replayValue may be 500 characters, percent-encoded up to 9 bytes each.
+    routerOptions: { maxParamLength: 8192 },
+    clientErrorHandler,
+    frameworkErrors,
+    forceCloseConnections: false,
+    return503OnClosing: true,
+  });
+  const fastify = adapter.getInstance();
+  // Bodies stay raw Buffers: ingestion needs the bytes (gzip, NDJSON), and every JSON endpoint parses
+  // through common/request-body so errors are uniform.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(RAW_BODY_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  fastify.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    reply.header('x-tapedeck-api-version', API_VERSION);
+    // Pages meant to be framed (the player) set their own CSP and Referrer-Policy and keep them.
+    const ownCsp = reply.hasHeader('content-security-policy');
+    for (const [k, v] of Object.entries(BASE_SECURITY_HEADERS)) {
+      if (k === 'x-frame-options' ? !ownCsp : !reply.hasHeader(k)) reply.header(k, v);
+    }
+    if (cfg.HSTS_MAX_AGE_SECONDS > 0 && req.protocol === 'https') reply.header('strict-transport-security', `max-age=${cfg.HSTS_MAX_AGE_SECONDS}`);
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg), adapter, {
+    logger: new JsonLogger(cfg.LOG_LEVEL),
+    bufferLogs: false,
+    bodyParser: false,
+  });
+  app.useGlobalFilters(new ErrorFilter());
+  const metrics = app.get(MetricsService);
+  fastify.addHook('onResponse', async (req, reply) => {
+    metrics.httpDuration.observe({ method: req.method, route: req.routeOptions?.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+  // Graceful stop on SIGTERM/SIGINT: Fastify finishes in-flight requests, then providers drain NATS.
+  if (opts.shutdownHooks !== false) app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  app.enableCors({
+    origin: true,
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key'],
+    exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+  });
+
+  const doc = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Tapedeck')
+      .setDescription('Self-hosted session-recording service for rrweb: ingestion, listing, replays, player, screenshots, statistics. Errors: application and authentication failures are text/plain; request-schema validation failures are JSON {error, message, issues}.')
+      .setVersion(API_VERSION)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'public_key_svc_* (write) or secret_key_svc_* (full access)' })
+      .addSecurity('presigned', { type: 'apiKey', in: 'query', name: 'signature', description: 'With tenantId, expires, keyId: see docs/presigned-links.md' })
+      .build(),
+  );
+  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...sharedSchemas } };
+  fastify.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(doc));
+  return app;
+}
+
+const sharedSchemas = {
+  Event: {
+    type: 'object',
+    required: ['type', 'timestamp', 'data'],
+    properties: {
+      type: { type: 'integer', minimum: 0, description: 'rrweb EventType: 0 DomContentLoaded, 1 Load, 2 FullSnapshot, 3 IncrementalSnapshot, 4 Meta, 5 Custom, 6 Plugin' },
+      timestamp: { type: 'integer', description: 'Epoch milliseconds' },
+      data: { type: 'object', additionalProperties: true },
+      sequenceId: { type: 'integer', minimum: 0, description: 'Optional per-recording client sequence; repeated values at the same timestamp are dropped on read' },
+      originalTimestamp: { type: 'integer', description: 'On reads: the original absolute epoch ms (equal to timestamp for a single recording; replays renumber timestamp)' },
+      recordingId: { type: 'string', format: 'uuid', description: 'On replay reads: the recording the event came from' },
+    },
+    additionalProperties: true,
+  },
+};

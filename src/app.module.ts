@@ -1,0 +1,36 @@
+// The application: one Nest module per feature, adapters from InfrastructureModule. Which features
+// run depends on the process role (TAPEDECK_ROLE): api, projector, or all.
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import type { AppConfig } from './config/config';
+import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { AdminModule } from './admin/admin.module';
+import { AuthModule } from './auth/auth.module';
+import { HealthController } from './health/health.controller';
+import { MetricsModule } from './metrics/metrics.module';
+import { IngestionModule } from './ingestion/ingestion.module';
+import { RecordingsModule } from './recordings/recordings.module';
+import { ProjectionsModule } from './projections/projections.module';
+import { ReplaysModule } from './replays/replays.module';
+import { SdkModule } from './recorder-sdk/sdk.module';
+import { RetentionModule } from './retention/retention.module';
+import { StatisticsModule } from './statistics/statistics.module';
+import { RenderingModule } from './rendering/rendering.module';
+
+/** Feature modules registered by role; features add themselves here. */
+export const API_MODULES: Type[] = [AuthModule, IngestionModule, RecordingsModule, ReplaysModule, SdkModule, AdminModule, StatisticsModule, RenderingModule];
+export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule];
+
+@Module({})
+export class AppModule {
+  static forRoot(cfg: AppConfig): DynamicModule {
+    const roleModules = [
+      ...(cfg.TAPEDECK_ROLE !== 'projector' ? API_MODULES : []),
+      ...(cfg.TAPEDECK_ROLE !== 'api' ? PROJECTOR_MODULES : []),
+    ];
+    return {
+      module: AppModule,
+      imports: [InfrastructureModule.forRoot(cfg), MetricsModule, AuthModule, ...new Set(roleModules)],
+      controllers: [HealthController],
+    };
+  }
+}

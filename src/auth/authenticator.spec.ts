@@ -1,0 +1,98 @@
+import { AppError } from '../common/app-error';
+import { loadConfig } from '../config/config';
+import { Authenticator, Presented } from './authenticator';
+import { PresignScope, sign } from './presign';
+import { MemoryKv, memoryNats } from './testing/memory-kv';
+import { TenantRegistry } from './tenant-registry';
+
+const RID = '0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
+const OTHER = '1b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
+const SECRET = 'signing-secret-0123456789';
+const NOW = 1_767_225_600_000;
+const cfg = loadConfig({ PRESIGN_MAX_TTL_SECONDS: '3600' });
+const recording = { keys: ['secret' as const], presign: 'recording' as const };
+
+let auth: Authenticator;
+let keys: { pub: string; sec: string };
+
+beforeAll(async () => {
+  const registry = new TenantRegistry(memoryNats(new MemoryKv()));
+  await registry.start();
+  await registry.createTenant('acme');
+  await registry.createTenant('other');
+  await registry.createSigningKey('acme', 'k1', SECRET);
+  keys = { pub: (await registry.createKey('acme', 'public')).key, sec: (await registry.createKey('acme', 'secret')).key };
+  auth = new Authenticator(registry, cfg);
+});
+
+function link(scope: PresignScope = { kind: 'recording', recordingId: RID }, expires = NOW / 1000 + 60) {
+  return { tenantId: 'acme', expires: String(expires), keyId: 'k1', signature: sign(SECRET, scope, 'acme', expires) } as Record<string, string>;
+}
+const presented = (query: Record<string, unknown>, recordingId = RID): Presented => ({ query, params: { recordingId } });
+function failure(f: () => unknown): string {
+  try {
+    f();
+    return 'accepted';
+  } catch (e) {
+    return e instanceof AppError ? e.code : `crash: ${String(e)}`;
+  }
+}
+
+describe('Authenticator', () => {
+  it('accepts a valid link for its recording only, upper- or lowercase id', () => {
+    expect(auth.authenticate(recording, presented(link()), NOW)).toMatchObject({ tenantId: 'acme', credential: 'presigned' });
+    expect(failure(() => auth.authenticate(recording, presented(link(), RID.toUpperCase()), NOW))).toBe('accepted');
+    expect(failure(() => auth.authenticate(recording, presented(link(), OTHER), NOW))).toBe('forbidden');
+  });
+
+  it.each([
+    ['tenantId', 'other'],
+    ['tenantId', 'acme.k1'],
+    ['expires', String(NOW / 1000 + 61)],
+    ['expires', '1e3'],
+    ['keyId', 'k2'],
+    ['signature', '0'.repeat(64)],
+    ['signature', ''],
+  ])('refuses a link whose %s was changed to %p (403)', (name, value) => {
+    expect(failure(() => auth.authenticate(recording, presented({ ...link(), [name]: value }), NOW))).toBe('forbidden');
+  });
+
+  it('refuses expired links and links beyond the maximum lifetime (403)', () => {
+    expect(failure(() => auth.authenticate(recording, presented(link(undefined, NOW / 1000 - 1)), NOW))).toBe('forbidden');
+    expect(failure(() => auth.authenticate(recording, presented(link(undefined, NOW / 1000 + 3601)), NOW))).toBe('forbidden');
+    expect(failure(() => auth.authenticate(recording, presented(link(undefined, NOW / 1000 + 3600)), NOW))).toBe('accepted');
+  });
+
+  it('does not let a link open a route without presigned access (401)', () => {
+    expect(failure(() => auth.authenticate({ keys: ['secret'] }, presented(link()), NOW))).toBe('unauthorized');
+  });
+
+  it('lets a replay link open its replay only', () => {
+    const scope: PresignScope = { kind: 'replay', groupingProp: 'user', replayValue: 'a b' };
+    const p = (replayValue: string): Presented => ({ query: link(scope), params: { groupingProp: 'user', replayValue } });
+    expect(failure(() => auth.authenticate({ keys: ['secret'], presign: 'replay' }, p('a b'), NOW))).toBe('accepted');
+    expect(failure(() => auth.authenticate({ keys: ['secret'], presign: 'replay' }, p('a c'), NOW))).toBe('forbidden');
+    expect(failure(() => auth.authenticate(recording, { query: link(scope), params: { recordingId: RID } }, NOW))).toBe('forbidden');
+  });
+
+  it('refuses a public key on a read route (401) and accepts the secret key', () => {
+    expect(failure(() => auth.authenticate(recording, { authorization: `Bearer ${keys.pub}`, query: {}, params: {} }))).toBe('unauthorized');
+    expect(failure(() => auth.authenticate(recording, { authorization: `Bearer ${keys.sec}`, query: {}, params: {} }))).toBe('accepted');
+  });
+
+  it('never repeats a presented key or signature in its messages', () => {
+    const sig = link().signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a'));
+    for (const p of [
+      { authorization: `Bearer ${keys.sec}x`, query: {}, params: {} },
+      { authorization: `Basic ${keys.sec}`, query: {}, params: {} },
+      presented({ ...link(), signature: sig }),
+    ]) {
+      try {
+        auth.authenticate(recording, p, NOW);
+      } catch (e) {
+        expect((e as Error).message).not.toContain(keys.sec);
+        expect((e as Error).message).not.toContain(sig);
+      }
+    }
+  });
+});

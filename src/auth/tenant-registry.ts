@@ -1,0 +1,223 @@
+// Tenants and their keys, kept in a JetStream key-value bucket and mirrored in memory by a watcher,
+// so authentication costs no round trip and every instance sees a new or revoked key within a second.
+//   tenants.<tenantId>            {id, name, createdAt, retentionDays}
+//   keys.<sha256(key)>            {tenantId, kind, handle, createdAt, allowedOrigins}
+//   signing.<tenantId>.<keyId>    {tenantId, keyId, secret, createdAt}
+// Revocation deletes the entry. API keys are stored only as hashes. A write resolves once this
+// instance's cache has seen it (bounded wait), so the next read here reflects it.
+import { Logger } from '@nestjs/common';
+import { KV, KvEntry } from 'nats';
+import { AppError } from '../common/app-error';
+import type { NatsClient } from '../infrastructure/nats/nats-connection';
+import { TENANTS_BUCKET } from '../infrastructure/nats/subjects';
+import {
+  generateKey,
+  generateSigningSecret,
+  hashKey,
+  keyHandle,
+  KeyKind,
+  kindOfKey,
+  safeEqual,
+  SIGNING_KEY_ID,
+  TENANT_ID,
+} from './key-material';
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: number;
+  retentionDays?: number;
+}
+export interface ApiKeyRecord {
+  tenantId: string;
+  kind: KeyKind;
+  handle: string;
+  hash: string;
+  createdAt: number;
+  allowedOrigins?: string[];
+}
+export interface SigningKey {
+  tenantId: string;
+  keyId: string;
+  secret: string;
+  createdAt: number;
+}
+
+const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+
+export class TenantRegistry {
+  private readonly logger = new Logger('tenants');
+  private readonly tenants = new Map<string, Tenant>();
+  private readonly keys = new Map<string, ApiKeyRecord>();
+  private readonly signing = new Map<string, SigningKey>();
+  private kv!: KV;
+  private stopWatch?: () => void;
+  /** Highest bucket revision applied to the cache. */
+  private revision = 0;
+
+  constructor(private readonly nats: NatsClient, private readonly replicas = 1) {}
+
+  /** Opens (creating if needed) the bucket and loads it; resolves once the cache is complete. */
+  async start(): Promise<void> {
+    this.kv = await this.nats.js.views.kv(TENANTS_BUCKET, { history: 1, replicas: this.replicas });
+    let initialized!: () => void;
+    const ready = new Promise<void>((r) => (initialized = r));
+    const watch = await this.kv.watch({ key: '>', initializedFn: () => initialized() });
+    this.stopWatch = () => watch.stop();
+    void (async () => {
+      for await (const e of watch) this.apply(e);
+    })().catch((err) => this.logger.error({ msg: 'tenant watch ended', err: String(err) }));
+    await ready;
+  }
+
+  stop(): void {
+    this.stopWatch?.();
+  }
+
+  private apply(e: KvEntry) {
+    this.revision = Math.max(this.revision, e.revision);
+    const [kind, ...rest] = e.key.split('.');
+    const deleted = e.operation === 'DEL' || e.operation === 'PURGE';
+    const value = deleted ? null : (JSON.parse(e.string()) as unknown);
+    if (kind === 'tenants') {
+      if (value) this.tenants.set(rest[0], value as Tenant);
+      else this.tenants.delete(rest[0]);
+    } else if (kind === 'keys') {
+      if (value) this.keys.set(rest[0], value as ApiKeyRecord);
+      else this.keys.delete(rest[0]);
+    } else if (kind === 'signing') {
+      const id = rest.join('.');
+      if (value) this.signing.set(id, value as SigningKey);
+      else this.signing.delete(id);
+    }
+  }
+
+  // ---- reads (memory only) ----
+
+  /** The key record for a presented API key, or null. */
+  authenticate(presented: string): ApiKeyRecord | null {
+    if (!kindOfKey(presented)) return null;
+    const hash = hashKey(presented);
+    const rec = this.keys.get(hash);
+    if (!rec || !safeEqual(rec.hash, hash) || !this.tenants.has(rec.tenantId)) return null;
+    return rec;
+  }
+
+  signingKey(tenantId: string, keyId: string): SigningKey | undefined {
+    const k = this.signing.get(`${tenantId}.${keyId}`);
+    // Key ids may hold dots: "a.b" + "c" must not find tenant "a"'s key "b.c".
+    return k && k.tenantId === tenantId && k.keyId === keyId ? k : undefined;
+  }
+
+  /** Any signing key of the tenant, newest first (used to sign links the service hands out). */
+  currentSigningKey(tenantId: string): SigningKey | undefined {
+    let best: SigningKey | undefined;
+    for (const k of this.signing.values()) if (k.tenantId === tenantId && (!best || k.createdAt > best.createdAt)) best = k;
+    return best;
+  }
+
+  tenant(id: string): Tenant | undefined {
+    return this.tenants.get(id);
+  }
+
+  listTenants(): Tenant[] {
+    return [...this.tenants.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  listKeys(tenantId: string): Omit<ApiKeyRecord, 'hash'>[] {
+    return [...this.keys.values()].filter((k) => k.tenantId === tenantId).map(({ hash: _h, ...k }) => k);
+  }
+
+  listSigningKeys(tenantId: string): { keyId: string; createdAt: number }[] {
+    return [...this.signing.values()].filter((k) => k.tenantId === tenantId).map((k) => ({ keyId: k.keyId, createdAt: k.createdAt }));
+  }
+
+  // ---- writes (to the bucket; the watcher updates every instance's cache) ----
+
+  async createTenant(id: string, name = id, retentionDays?: number): Promise<Tenant> {
+    return (await this.createTenantIfAbsent(id, name, retentionDays)).tenant;
+  }
+
+  /** Creates the tenant unless it exists; an existing tenant is returned unchanged. */
+  async createTenantIfAbsent(id: string, name = id, retentionDays?: number): Promise<{ tenant: Tenant; created: boolean }> {
+    if (!TENANT_ID.test(id)) throw new AppError('bad_request', 'tenant id must be 1-64 characters of A-Z a-z 0-9 _ -');
+    const existing = await this.kv.get(`tenants.${id}`);
+    if (existing && existing.operation === 'PUT') return { tenant: JSON.parse(existing.string()) as Tenant, created: false };
+    const t: Tenant = { id, name, createdAt: Date.now(), ...(retentionDays ? { retentionDays } : {}) };
+    await this.put(`tenants.${id}`, t);
+    return { tenant: t, created: true };
+  }
+
+  async setRetention(id: string, retentionDays: number | undefined): Promise<Tenant> {
+    const t = await this.requireTenant(id);
+    const next: Tenant = { ...t, retentionDays };
+    await this.put(`tenants.${id}`, next);
+    return next;
+  }
+
+  private async put(key: string, value: unknown): Promise<void> {
+    await this.caughtUp(await this.kv.put(key, enc(value)));
+  }
+
+  private async remove(key: string): Promise<void> {
+    await this.kv.delete(key);
+    const marker = await this.kv.get(key);
+    if (marker) await this.caughtUp(marker.revision);
+  }
+
+  /** Waits (at most 2 s) until the watcher has applied `revision` to this instance's cache. */
+  private async caughtUp(revision: number): Promise<void> {
+    for (const deadline = Date.now() + 2000; this.revision < revision && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  private async requireTenant(id: string): Promise<Tenant> {
+    const e = TENANT_ID.test(id) ? await this.kv.get(`tenants.${id}`) : null;
+    if (!e || e.operation !== 'PUT') throw new AppError('not_found', `no tenant ${id}`);
+    return JSON.parse(e.string()) as Tenant;
+  }
+
+  /** Stores a key (generated unless given). Returns the plaintext key: it is not stored. */
+  async createKey(tenantId: string, kind: KeyKind, key = generateKey(kind), allowedOrigins?: string[]): Promise<{ key: string; record: Omit<ApiKeyRecord, 'hash'> }> {
+    await this.requireTenant(tenantId);
+    if (kindOfKey(key) !== kind) throw new AppError('bad_request', `a ${kind} key must start with the ${kind} prefix`);
+    const hash = hashKey(key);
+    const existing = await this.kv.get(`keys.${hash}`);
+    const prev = existing?.operation === 'PUT' ? (JSON.parse(existing.string()) as ApiKeyRecord) : undefined;
+    if (prev && prev.tenantId !== tenantId) throw new AppError('bad_request', 'that key belongs to another tenant');
+    const rec: ApiKeyRecord = { tenantId, kind, hash, handle: keyHandle(hash), createdAt: prev?.createdAt ?? Date.now(), ...(allowedOrigins?.length ? { allowedOrigins } : {}) };
+    if (!prev || JSON.stringify(prev) !== JSON.stringify(rec)) await this.put(`keys.${hash}`, rec);
+    const { hash: _h, ...record } = rec;
+    return { key, record };
+  }
+
+  /** Revokes a key given either the key itself or its handle. */
+  async revokeKey(tenantId: string, keyOrHandle: string): Promise<boolean> {
+    const hash = kindOfKey(keyOrHandle) ? hashKey(keyOrHandle) : [...this.keys.values()].find((k) => k.tenantId === tenantId && k.handle === keyOrHandle)?.hash;
+    if (!hash) return false;
+    const e = await this.kv.get(`keys.${hash}`);
+    if (!e || e.operation !== 'PUT' || (JSON.parse(e.string()) as ApiKeyRecord).tenantId !== tenantId) return false;
+    await this.remove(`keys.${hash}`);
+    return true;
+  }
+
+  async createSigningKey(tenantId: string, keyId: string, secret = generateSigningSecret()): Promise<SigningKey> {
+    await this.requireTenant(tenantId);
+    if (!SIGNING_KEY_ID.test(keyId)) throw new AppError('bad_request', 'keyId must be 1-64 characters of A-Z a-z 0-9 _ - and inner dots');
+    if (secret.length < 16) throw new AppError('bad_request', 'signing secret must have at least 16 characters');
+    const existing = await this.kv.get(`signing.${tenantId}.${keyId}`);
+    const prev = existing?.operation === 'PUT' ? (JSON.parse(existing.string()) as SigningKey) : undefined;
+    if (prev && safeEqual(prev.secret, secret)) return prev;
+    const k: SigningKey = { tenantId, keyId, secret, createdAt: Date.now() };
+    await this.put(`signing.${tenantId}.${keyId}`, k);
+    return k;
+  }
+
+  async revokeSigningKey(tenantId: string, keyId: string): Promise<boolean> {
+    const e = TENANT_ID.test(tenantId) && SIGNING_KEY_ID.test(keyId) ? await this.kv.get(`signing.${tenantId}.${keyId}`) : null;
+    if (!e || e.operation !== 'PUT') return false;
+    await this.remove(`signing.${tenantId}.${keyId}`);
+    return true;
+  }
+}

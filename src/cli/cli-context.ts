@@ -1,0 +1,33 @@
+// The clients a CLI run needs, opened on first use and closed once the command ends.
+import type { AppConfig } from '../config/config';
+import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { NatsClient } from '../infrastructure/nats/nats-connection';
+import type { CliContext } from './command';
+
+const NATS_CONNECT_TIMEOUT_MS = 15_000;
+
+export function createCliContext(cfg: AppConfig): CliContext & { close(): Promise<void> } {
+  let nats: Promise<NatsClient> | undefined;
+  let ch: ClickHouse | undefined;
+  return {
+    cfg,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    nats() {
+      nats ??= Promise.race([
+        NatsClient.connect(cfg, 'tapedeck-cli'),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`NATS at ${cfg.NATS_URL} did not answer within ${NATS_CONNECT_TIMEOUT_MS / 1000} s`)), NATS_CONNECT_TIMEOUT_MS).unref()),
+      ]);
+      return nats;
+    },
+    clickhouse() {
+      ch ??= new ClickHouse(cfg);
+      return ch;
+    },
+    async close() {
+      await ch?.close().catch(() => undefined);
+      const n = await nats?.catch(() => undefined);
+      await n?.close();
+    },
+  };
+}

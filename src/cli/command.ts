@@ -1,0 +1,21 @@
+import type { AppConfig } from '../config/config';
+import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import type { NatsClient } from '../infrastructure/nats/nats-connection';
+
+/** What a command gets: configuration, lazily opened clients (closed by main), output streams. */
+export interface CliContext {
+  cfg: AppConfig;
+  nats(): Promise<NatsClient>;
+  clickhouse(): ClickHouse;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream;
+}
+
+/** Runs with the words after the command name; resolves to the exit code (default 0). */
+export type CommandHandler = (args: string[], ctx: CliContext) => Promise<number | void>;
+
+/** Command name (one or more words, e.g. "projections rebuild") → handler. */
+export type CommandMap = Record<string, CommandHandler>;
+
+/** Thrown for bad arguments: main prints the message and exits with 2. */
+export class UsageError extends Error {}

@@ -1,0 +1,72 @@
+// The one global error filter. Application and authentication failures answer text/plain;
+// request-schema failures (ValidationError) answer JSON with the failing fields. A 500 carries an
+// error id that is logged with the cause; its body never holds a stack or a secret.
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { AppError, statusOf } from './app-error';
+import { ValidationError } from './validation';
+
+type FastifyLikeError = { statusCode?: number; code?: string; message?: string };
+
+export function describeError(err: unknown): {
+  status: number;
+  contentType: string;
+  body: string;
+  headers: Record<string, string>;
+  errorId?: string;
+} {
+  if (err instanceof ValidationError) {
+    return {
+      status: 400,
+      contentType: 'application/json; charset=utf-8',
+      body: JSON.stringify({ error: 'validation_failed', message: err.message, issues: err.issues }),
+      headers: {},
+    };
+  }
+  if (err instanceof AppError) {
+    return { status: statusOf(err.code), contentType: 'text/plain; charset=utf-8', body: err.message, headers: err.headers };
+  }
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    if (status < 500) {
+      const res = err.getResponse();
+      const msg = typeof res === 'string' ? res : ((res as { message?: unknown }).message ?? err.message);
+      return { status, contentType: 'text/plain; charset=utf-8', body: String(msg), headers: {} };
+    }
+  }
+  // Errors raised by Fastify itself (body too large, bad content type, malformed URL).
+  const fe = err as FastifyLikeError;
+  if (fe && typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
+    const message =
+      fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? 'Request body is larger than the limit for this endpoint'
+        : fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 'Unsupported Content-Type'
+          : (fe.message ?? 'Bad request');
+    return { status: fe.statusCode, contentType: 'text/plain; charset=utf-8', body: message, headers: {} };
+  }
+  const errorId = randomUUID();
+  return {
+    status: 500,
+    contentType: 'text/plain; charset=utf-8',
+    body: `Internal server error (error id ${errorId})`,
+    headers: {},
+    errorId,
+  };
+}
+
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  catch(err: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const d = describeError(err);
+    if (d.errorId) {
+      this.logger.error({ msg: 'unhandled error', errorId: d.errorId, err: String((err as Error)?.stack ?? err) });
+    }
+    if (reply.sent) return;
+    reply.status(d.status).header('content-type', d.contentType).headers(d.headers).send(d.body);
+  }
+}

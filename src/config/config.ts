@@ -1,0 +1,117 @@
+// Configuration, parsed once at start from the environment. Nothing else reads process.env:
+// a bad value fails fast with the variable's name (see loadConfig).
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optional = <T extends z.ZodTypeAny>(s: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), s.optional());
+
+export const configSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  /** api: HTTP/WebSocket only; projector: projection workers only; all: both. */
+  TAPEDECK_ROLE: z.enum(['api', 'projector', 'all']).default('all'),
+  /** Public base URL used in links that leave the process (player, signed links). Empty: relative links. */
+  PUBLIC_BASE_URL: z.string().default(''),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  NATS_USER: optional(z.string()),
+  NATS_PASSWORD: optional(z.string()),
+  /** JetStream stream replicas: 1 locally, 3 in a cluster. */
+  STREAM_REPLICAS: int(1, 5).default(1),
+  /** Maximum age of stored events, in days (0: keep forever). */
+  STREAM_MAX_AGE_DAYS: int(0, 36500).default(0),
+  /** Maximum bytes the event stream may hold (-1: unlimited). */
+  STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
+  /** JetStream de-duplication window for Nats-Msg-Id, in seconds. */
+  STREAM_DUPLICATE_WINDOW_SECONDS: int(1, 7 * 24 * 3600).default(24 * 3600),
+
+  CLICKHOUSE_URL: z.string().url().default('http://127.0.0.1:8123'),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('tapedeck'),
+
+  CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+  RENDER_CONCURRENCY: int(1, 64).default(2),
+  RENDER_QUEUE: int(0, 10000).default(16),
+  RENDER_TIMEOUT_MS: int(100, 120000).default(15000),
+
+  /** Largest accepted ingestion request body (after decompression), bytes. */
+  INGEST_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  /** Largest single event, bytes. */
+  INGEST_MAX_EVENT_BYTES: int(1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  /** How long an ingestion request waits for JetStream before answering 503. */
+  INGEST_PUBLISH_TIMEOUT_MS: int(100, 120000).default(5000),
+  /**
+   * Time a client has to send a whole HTTP request, headers and body; a slower one is answered 408
+   * and its connection closed (slow-body clients). Responses and open WebSockets are not limited.
+   */
+  REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  WS_MAX_CONNECTIONS: int(1, 1_000_000).default(10000),
+  WS_MAX_MESSAGE_BYTES: int(1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  /** Interval of WebSocket pings; a connection that has not answered the previous one is closed (1001). */
+  WS_HEARTBEAT_MS: int(500, 600_000).default(20_000),
+  /** Requests per second per API key (token bucket; 0 disables). */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
+  RATE_LIMIT_BURST: int(1, 1_000_000).default(1000),
+
+  /** Longest lifetime a presigned link may have, seconds. */
+  PRESIGN_MAX_TTL_SECONDS: int(1, 365 * 24 * 3600).default(7 * 24 * 3600),
+  /** Lifetime of links the service signs itself (includeSignedUrls, player pages), seconds. */
+  PRESIGN_DEFAULT_TTL_SECONDS: int(1, 365 * 24 * 3600).default(3600),
+  /** Strict-Transport-Security max-age sent on HTTPS requests (as seen through X-Forwarded-Proto); 0: none. */
+  HSTS_MAX_AGE_SECONDS: int(0, 2 * 365 * 86400).default(0),
+  /** CSP frame-ancestors for the player page. */
+  PLAYER_FRAME_ANCESTORS: z.string().default("'self'"),
+  /** Admin HTTP API bearer token; the admin API is off when unset. */
+  TAPEDECK_ADMIN_TOKEN: optional(z.string().min(16)),
+
+  TAPEDECK_BOOTSTRAP_TENANT_ID: optional(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)),
+  TAPEDECK_BOOTSTRAP_PUBLIC_KEY: optional(z.string().regex(/^public_key_svc_[A-Za-z0-9_-]{16,}$/)),
+  TAPEDECK_BOOTSTRAP_SECRET_KEY: optional(z.string().regex(/^secret_key_svc_[A-Za-z0-9_-]{16,}$/)),
+  TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID: optional(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/)),
+  TAPEDECK_BOOTSTRAP_SIGNING_SECRET: optional(z.string().min(16)),
+
+  /** How often the projector role deletes recordings past their tenant's retention period (0: never). */
+  RETENTION_SWEEP_SECONDS: int(0, 7 * 86400).default(3600),
+  /** Projection batch size and idle fetch wait. */
+  PROJECTOR_BATCH: int(1, 10000).default(500),
+  PROJECTOR_FETCH_EXPIRES_MS: int(100, 60000).default(1000),
+});
+
+export type AppConfig = z.infer<typeof configSchema>;
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const cfg = parsed.data;
+  const boot = [
+    cfg.TAPEDECK_BOOTSTRAP_TENANT_ID,
+    cfg.TAPEDECK_BOOTSTRAP_PUBLIC_KEY,
+    cfg.TAPEDECK_BOOTSTRAP_SECRET_KEY,
+  ];
+  if (boot.some((v) => v) && !boot.every((v) => v)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  TAPEDECK_BOOTSTRAP_TENANT_ID, TAPEDECK_BOOTSTRAP_PUBLIC_KEY and TAPEDECK_BOOTSTRAP_SECRET_KEY must be set together',
+    );
+  }
+  if (!!cfg.TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID !== !!cfg.TAPEDECK_BOOTSTRAP_SIGNING_SECRET) {
+    throw new ConfigError(
+      'Invalid configuration:\n  TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID and TAPEDECK_BOOTSTRAP_SIGNING_SECRET must be set together',
+    );
+  }
+  return cfg;
+}
+
+export { bool as booleanString };

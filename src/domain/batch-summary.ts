@@ -1,0 +1,84 @@
+// A per-batch summary computed once at ingestion and carried in the message header (Td-Summary), so
+// projectors never decode event payloads. Events whose custom tag carries metadata are not counted
+// as events (reads do not return them); their payload lands in `meta`.
+import { EventType, METADATA_TAGS, RrwebEvent } from './rrweb-event';
+
+export interface BatchSummary {
+  v: 1;
+  /** Events, excluding metadata custom events. */
+  n: number;
+  /** Stored payload bytes of the batch. */
+  bytes: number;
+  minTs: number;
+  maxTs: number;
+  /** Event counts by rrweb type. */
+  types: Record<string, number>;
+  /** FullSnapshot events: page views. */
+  pv: number;
+  /** Viewport and URL from the first Meta event of the batch, with that event's time. */
+  vw?: number;
+  vh?: number;
+  url?: string;
+  metaTs?: number;
+  /** Metadata carried in-band (recording-meta / pageview-meta custom events), later keys win. */
+  meta?: Record<string, string>;
+  /** Events per minute: [minute start epoch ms, count]. */
+  minutes: [number, number][];
+}
+
+export const MAX_META_KEYS = 200;
+export const MAX_META_KEY_LENGTH = 200;
+export const MAX_META_VALUE_LENGTH = 4096;
+
+/** Metadata values are strings: numbers and booleans keep their string form, objects become JSON. */
+export function metadataValue(v: unknown): string | undefined {
+  if (v === null || v === undefined) return undefined;
+  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+  return s.slice(0, MAX_META_VALUE_LENGTH);
+}
+
+export function isMetadataEvent(e: RrwebEvent): boolean {
+  return e.type === EventType.Custom && typeof e.data?.tag === 'string' && METADATA_TAGS.has(e.data.tag as string);
+}
+
+export function summarizeBatch(events: RrwebEvent[], bytes: number): BatchSummary {
+  const s: BatchSummary = { v: 1, n: 0, bytes, minTs: Number.MAX_SAFE_INTEGER, maxTs: Number.MIN_SAFE_INTEGER, types: {}, pv: 0, minutes: [] };
+  const minutes = new Map<number, number>();
+  for (const e of events) {
+    s.minTs = Math.min(s.minTs, e.timestamp);
+    s.maxTs = Math.max(s.maxTs, e.timestamp);
+    if (isMetadataEvent(e)) {
+      const payload = e.data.payload;
+      if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
+        // Object.fromEntries, not assignment: a "__proto__" key must stay a key.
+        const merged = new Map(Object.entries(s.meta ?? {}));
+        for (const [k, v] of Object.entries(payload as Record<string, unknown>)) {
+          const value = metadataValue(v);
+          if (value === undefined || k.length === 0 || k.length > MAX_META_KEY_LENGTH) continue;
+          merged.set(k, value);
+        }
+        s.meta = Object.fromEntries(merged);
+      }
+      continue;
+    }
+    s.n++;
+    s.types[e.type] = (s.types[e.type] ?? 0) + 1;
+    if (e.type === EventType.FullSnapshot) s.pv++;
+    if (e.type === EventType.Meta && (s.metaTs === undefined || e.timestamp < s.metaTs)) {
+      const d = e.data as { width?: unknown; height?: unknown; href?: unknown };
+      s.metaTs = e.timestamp;
+      if (typeof d.width === 'number' && d.width > 0) s.vw = Math.round(d.width);
+      if (typeof d.height === 'number' && d.height > 0) s.vh = Math.round(d.height);
+      if (typeof d.href === 'string') s.url = d.href.slice(0, 2048);
+    }
+    const minute = Math.floor(e.timestamp / 60_000) * 60_000;
+    minutes.set(minute, (minutes.get(minute) ?? 0) + 1);
+  }
+  s.minutes = [...minutes.entries()].sort((a, b) => a[0] - b[0]);
+  return s;
+}
+
+/** JSON with every non-ASCII character escaped, safe to carry in a NATS header. */
+export function headerJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { BootService } from '../infrastructure/boot.service';
+import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { isMigrated } from '../infrastructure/clickhouse/migrator';
+import { NatsClient } from '../infrastructure/nats/nats-connection';
+import { EVENTS_STREAM } from '../infrastructure/nats/subjects';
+
+type State = { ok: boolean; detail?: unknown };
+
+/** Something that adds details to readiness (projector lag, renderer); never makes it fail. */
+export interface ReadinessContributor {
+  name: string;
+  details(): Promise<unknown>;
+}
+
+@Injectable()
+export class HealthService {
+  constructor(
+    private readonly nats: NatsClient,
+    private readonly ch: ClickHouse,
+    private readonly boot: BootService,
+  ) {}
+
+  private readonly contributors: ReadinessContributor[] = [];
+
+  register(c: ReadinessContributor): void {
+    this.contributors.push(c);
+  }
+
+  /**
+   * Ready means ingestion and event reads work: NATS up, stream present, and ClickHouse migrated at
+   * least once. A later ClickHouse outage only degrades the service (listings go stale) and must not
+   * take API pods out of rotation, so it is reported (status "degraded") without failing readiness.
+   */
+  async readiness(): Promise<{ ready: boolean; status: 'ready' | 'degraded' | 'not_ready'; checks: Record<string, State>; details: Record<string, unknown> }> {
+    const checks: Record<string, State> = {};
+    checks.nats = { ok: this.nats.connected && !this.nats.nc.isClosed() };
+    checks.stream = await this.nats.jsm.streams
+      .info(EVENTS_STREAM)
+      .then((i) => ({ ok: true, detail: { messages: i.state.messages, bytes: i.state.bytes } }))
+      .catch((e) => ({ ok: false, detail: String((e as Error).message) }));
+    const reachable = await this.ch.ping();
+    checks.clickhouse = { ok: reachable };
+    checks.migrations = { ok: this.boot.migrated && (!reachable || (await isMigrated(this.ch).catch(() => false))) };
+    const details: Record<string, unknown> = {};
+    for (const c of this.contributors) details[c.name] = await c.details().catch((e) => ({ error: String(e) }));
+    const ready = checks.nats.ok && checks.stream.ok && checks.migrations.ok;
+    return { ready, status: !ready ? 'not_ready' : reachable ? 'ready' : 'degraded', checks, details };
+  }
+}

@@ -1,0 +1,69 @@
+// The ClickHouse adapter: one HTTP client, queries built only with the `sql` helper, inserts as
+// JSONEachRow. Works against 18.16 and current servers (no query parameters, no DateTime64).
+import { createClient, ClickHouseClient } from '@clickhouse/client';
+import type { AppConfig } from '../../config/config';
+import { ident, Sql, sql } from './sql';
+
+export class ClickHouse {
+  readonly client: ClickHouseClient;
+
+  constructor(readonly cfg: Pick<AppConfig, 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE'>) {
+    this.client = createClient({
+      url: cfg.CLICKHOUSE_URL,
+      username: cfg.CLICKHOUSE_USER,
+      password: cfg.CLICKHOUSE_PASSWORD,
+      database: cfg.CLICKHOUSE_DATABASE,
+      request_timeout: 30_000,
+      // 18.16 rejects settings it does not know; send none by default.
+      clickhouse_settings: {},
+      compression: { request: false, response: false },
+    });
+  }
+
+  get database(): string {
+    return this.cfg.CLICKHOUSE_DATABASE;
+  }
+
+  async rows<T>(q: Sql): Promise<T[]> {
+    const rs = await this.client.query({ query: q.text, format: 'JSONEachRow' });
+    return rs.json<T>();
+  }
+
+  async command(q: Sql): Promise<void> {
+    await this.client.command({ query: q.text });
+  }
+
+  async insert(table: string, values: Record<string, unknown>[]): Promise<void> {
+    if (values.length === 0) return;
+    await this.client.insert({ table: ident(table).text, values, format: 'JSONEachRow' });
+  }
+
+  /** False unless ClickHouse answers within `timeoutMs`: a frozen server accepts connections and never replies. */
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    try {
+      const r = await this.client.ping({ select: false, abort_signal: AbortSignal.timeout(timeoutMs) });
+      return r.success;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Creates the configured database (through a client bound to `default`). */
+  async ensureDatabase(): Promise<void> {
+    const admin = createClient({
+      url: this.cfg.CLICKHOUSE_URL,
+      username: this.cfg.CLICKHOUSE_USER,
+      password: this.cfg.CLICKHOUSE_PASSWORD,
+      compression: { request: false, response: false },
+    });
+    try {
+      await admin.command({ query: sql`CREATE DATABASE IF NOT EXISTS ${ident(this.database)}`.text });
+    } finally {
+      await admin.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,63 @@
+// The admin plane: creates the event stream and the tenants bucket at boot, and fails loudly when an
+// existing stream's shape differs from what this build expects. Nothing else calls jetstreamManager.
+import { Logger } from '@nestjs/common';
+import { DiscardPolicy, RetentionPolicy, StorageType, StreamConfig, nanos } from 'nats';
+import type { AppConfig } from '../../config/config';
+import type { NatsClient } from './nats-connection';
+import { ALL_RECORDINGS, EVENTS_STREAM } from './subjects';
+
+export function eventStreamConfig(cfg: AppConfig): Partial<StreamConfig> & { name: string } {
+  return {
+    name: EVENTS_STREAM,
+    subjects: [ALL_RECORDINGS],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: cfg.STREAM_REPLICAS,
+    max_age: cfg.STREAM_MAX_AGE_DAYS > 0 ? nanos(cfg.STREAM_MAX_AGE_DAYS * 86_400_000) : 0,
+    max_bytes: cfg.STREAM_MAX_BYTES,
+    // When full, refuse new data (the client sees an error) rather than silently drop old data.
+    discard: DiscardPolicy.New,
+    duplicate_window: nanos(cfg.STREAM_DUPLICATE_WINDOW_SECONDS * 1000),
+    max_msg_size: -1,
+    allow_direct: true,
+    deny_delete: false,
+    deny_purge: false,
+  };
+}
+
+export async function provisionStreams(nats: NatsClient, cfg: AppConfig): Promise<void> {
+  const logger = new Logger('provision');
+  const want = eventStreamConfig(cfg);
+  let info;
+  try {
+    info = await nats.jsm.streams.info(EVENTS_STREAM);
+  } catch (e) {
+    if (!String((e as Error).message).includes('not found')) throw e;
+  }
+  if (!info) {
+    await nats.jsm.streams.add(want);
+    logger.log({ msg: 'created stream', stream: EVENTS_STREAM, replicas: want.num_replicas });
+  } else {
+    const have = info.config;
+    if (JSON.stringify(have.subjects) !== JSON.stringify(want.subjects) || have.storage !== want.storage) {
+      throw new Error(
+        `Stream ${EVENTS_STREAM} exists with subjects ${JSON.stringify(have.subjects)} / storage ${have.storage}; this build expects ${JSON.stringify(want.subjects)} / ${want.storage}. Refusing to start.`,
+      );
+    }
+    if (have.num_replicas !== want.num_replicas) {
+      logger.warn({ msg: 'stream replicas differ from STREAM_REPLICAS; leaving as is', have: have.num_replicas, want: want.num_replicas });
+    }
+    const drift =
+      have.max_age !== want.max_age || have.max_bytes !== want.max_bytes || have.duplicate_window !== want.duplicate_window || have.discard !== want.discard;
+    if (drift) {
+      await nats.jsm.streams.update(EVENTS_STREAM, {
+        ...have,
+        max_age: want.max_age!,
+        max_bytes: want.max_bytes!,
+        duplicate_window: want.duplicate_window!,
+        discard: want.discard!,
+      });
+      logger.log({ msg: 'updated stream limits', stream: EVENTS_STREAM });
+    }
+  }
+}

@@ -1,0 +1,31 @@
+// Stream and subject names: one stream holds every recording's history, keyed by subject
+//   td.rec.<tenantId>.<recordingId>.ev    event batches (one message per batch, or chunks of one)
+//   td.rec.<tenantId>.<recordingId>.meta  metadata writes (POST /metadata)
+//   td.rec.<tenantId>.<recordingId>.del   deletion markers
+// Tenant ids are [A-Za-z0-9_-] and recording ids lowercase UUIDs, so both are valid subject tokens.
+export const EVENTS_STREAM = 'TAPEDECK_EVENTS';
+export const SUBJECT_ROOT = 'td.rec';
+export const ALL_RECORDINGS = `${SUBJECT_ROOT}.>`;
+export const TENANTS_BUCKET = 'tapedeck_tenants';
+
+export type SubjectKind = 'ev' | 'meta' | 'del';
+
+export const recordingSubject = (tenantId: string, recordingId: string, kind: SubjectKind) =>
+  `${SUBJECT_ROOT}.${tenantId}.${recordingId}.${kind}`;
+export const recordingWildcard = (tenantId: string, recordingId: string) =>
+  `${SUBJECT_ROOT}.${tenantId}.${recordingId}.>`;
+
+export function parseSubject(subject: string): { tenantId: string; recordingId: string; kind: SubjectKind } | null {
+  const parts = subject.split('.');
+  if (parts.length !== 5 || `${parts[0]}.${parts[1]}` !== SUBJECT_ROOT) return null;
+  const kind = parts[4];
+  if (kind !== 'ev' && kind !== 'meta' && kind !== 'del') return null;
+  return { tenantId: parts[2], recordingId: parts[3], kind };
+}
+
+/** Message headers written at ingestion. */
+export const H = {
+  batch: 'Td-Batch',
+  chunk: 'Td-Chunk',
+  summary: 'Td-Summary',
+} as const;

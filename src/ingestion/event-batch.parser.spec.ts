@@ -1,0 +1,39 @@
+import { invalidEvent, MAX_EVENT_DEPTH, parseEventBatch, unstorableValue } from './event-batch.parser';
+
+const nested = (depth: number) => {
+  let v: unknown = {};
+  for (let i = 1; i < depth; i++) v = { a: v };
+  return v;
+};
+
+describe('unstorableValue', () => {
+  it('accepts values up to the depth bound and refuses deeper ones, without recursion', () => {
+    expect(unstorableValue(nested(MAX_EVENT_DEPTH))).toBeNull();
+    expect(unstorableValue(nested(MAX_EVENT_DEPTH + 1))).toMatch(/deeper than/);
+    expect(unstorableValue(nested(200_000))).toMatch(/deeper than/);
+    expect(unstorableValue([[[[1]]]], 4)).toBeNull();
+    expect(unstorableValue([[[[1]]]], 3)).toMatch(/deeper than 3/);
+  });
+
+  it('refuses non-finite numbers anywhere (JSON 1e400 parses as Infinity)', () => {
+    expect(unstorableValue(JSON.parse('{"a":[1,{"b":1e400}]}'))).toMatch(/not finite/);
+    expect(unstorableValue(JSON.parse('{"a":18446744073709551616,"b":-0}'))).toBeNull();
+  });
+
+  it('walks "__proto__" keys as ordinary data', () => {
+    expect(unstorableValue(JSON.parse('{"__proto__":{"x":1e400}}'))).toMatch(/not finite/);
+  });
+});
+
+describe('invalidEvent and parseEventBatch', () => {
+  it('names the reason for a too-deep event', () => {
+    expect(invalidEvent({ type: 3, timestamp: 1, data: nested(MAX_EVENT_DEPTH + 5) })).toMatch(/the event nests deeper than/);
+    expect(invalidEvent({ type: 3, timestamp: 1, data: nested(100) })).toBeNull();
+  });
+
+  it('refuses a deep or non-finite event in a batch with the index', () => {
+    const deep = `[{"type":3,"timestamp":1,"data":{}},{"type":3,"timestamp":1,"data":${'['.repeat(5000)}${']'.repeat(5000)}}]`;
+    expect(() => parseEventBatch(deep, 'json', 1 << 20)).toThrow(/index 1/);
+    expect(() => parseEventBatch('{"type":3,"timestamp":1,"data":{"x":-1e999}}', 'ndjson', 1 << 20)).toThrow(/line 1.*not finite/);
+  });
+});

@@ -1,0 +1,72 @@
+import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { Auth, CurrentAuth } from '../auth/auth.decorator';
+import type { AuthContext } from '../auth/auth-context';
+import { bodyBuffer, jsonBody, utf8 } from '../common/request-body';
+import { parseWith, uuidParam } from '../common/validation';
+import { formatOf, parseEventBatch } from './event-batch.parser';
+import { IngestionService } from './ingestion.service';
+
+const header = (req: FastifyRequest, name: string) => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+@ApiTags('ingestion')
+@Controller('recordings/:recordingId')
+export class IngestionController {
+  constructor(private readonly ingestion: IngestionService) {}
+
+  @Post(['events', 'ingest'])
+  @HttpCode(200)
+  @Auth({ keys: ['public', 'secret'], queryToken: true })
+  @ApiOperation({
+    summary: 'Create recording events',
+    description:
+      'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally gzip-compressed. ' +
+      'Answers 200 only after JetStream stored the batch. A retry with the same Idempotency-Key, or with an identical body, is stored once (duplicate: true). ' +
+      'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients). The key may be given as ?token= for sendBeacon-style clients.',
+  })
+  @ApiParam({ name: 'recordingId', format: 'uuid' })
+  @ApiConsumes('application/json', 'application/x-ndjson', 'application/ndjson')
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; same key = same batch' })
+  @ApiHeader({ name: 'Content-Encoding', required: false, description: 'gzip or identity' })
+  @ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
+  @ApiResponse({
+    status: 200,
+    description: 'Stored (or already stored: duplicate true)',
+    schema: { example: { recordingId: '550e8400-e29b-41d4-a716-446655440000', batchId: '3f2a…', events: 50, duplicate: false } },
+  })
+  @ApiResponse({ status: 400, description: 'Malformed JSON/NDJSON, invalid event (index or line named), empty batch, bad recordingId' })
+  @ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' })
+  @ApiResponse({ status: 415, description: 'Unsupported Content-Type or Content-Encoding' })
+  @ApiResponse({ status: 503, description: 'JetStream unreachable or did not confirm in time; nothing was acknowledged, retry' })
+  async ingest(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
+    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
+    const format = formatOf(header(req, 'content-type'));
+    const text = utf8(bodyBuffer(req, this.ingestion.maxBodyBytes));
+    const batch = parseEventBatch(text, format, this.ingestion.maxEventBytes);
+    return this.ingestion.ingest(auth.tenantId, recordingId, batch.events, batch.payload, header(req, 'idempotency-key'));
+  }
+
+  @Post(['metadata', 'meta'])
+  @HttpCode(200)
+  @Auth({ keys: ['public', 'secret'], queryToken: true })
+  @ApiOperation({
+    summary: 'Attach metadata',
+    description:
+      'Merges a JSON object of keys to values into the recording\'s metadata. Numbers and booleans are stored as their string form; later writes of a key overwrite earlier ones. Also reachable as /recordings/{recordingId}/meta. ' +
+      'Metadata also arrives in-band as custom events (type 5) tagged recording-meta or pageview-meta.',
+  })
+  @ApiParam({ name: 'recordingId', format: 'uuid' })
+  @ApiBody({ schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, example: { userId: 'user-123', plan: 'pro' } } })
+  @ApiResponse({ status: 200, schema: { example: { recordingId: '550e8400-e29b-41d4-a716-446655440000', keys: 2, duplicate: false } } })
+  @ApiResponse({ status: 400, description: 'Not an object, empty, nested values, too many keys, key too long' })
+  @ApiResponse({ status: 503, description: 'JetStream unreachable' })
+  async metadata(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
+    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
+    const metadata = this.ingestion.normalizeMetadata(jsonBody(req, 1024 * 1024));
+    return this.ingestion.attachMetadata(auth.tenantId, recordingId, metadata, header(req, 'idempotency-key'));
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { IngestMetrics } from './ingest-metrics';
+import { IngestionController } from './ingestion.controller';
+import { IngestionService } from './ingestion.service';
+import { WebSocketIngestion } from './websocket-ingestion';
+
+@Module({
+  controllers: [IngestionController],
+  providers: [IngestionService, IngestMetrics, WebSocketIngestion],
+  exports: [IngestionService, IngestMetrics],
+})
+export class IngestionModule {}

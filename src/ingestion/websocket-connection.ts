@@ -1,0 +1,174 @@
+// One ingesting WebSocket: frame parsing, buffering of compatible frames, batch acks, heartbeats and
+// backpressure. See websocket-ingestion.ts for the contract.
+import type { Logger } from '@nestjs/common';
+import { WebSocket } from 'ws';
+import { AppError, statusOf } from '../common/app-error';
+import { gunzipBounded, parseJson, utf8 } from '../common/request-body';
+import type { AppConfig } from '../config/config';
+import type { RrwebEvent } from '../domain/rrweb-event';
+import { invalidEvent, parseEventBatch } from './event-batch.parser';
+import { IDEMPOTENCY_KEY, IngestionService } from './ingestion.service';
+
+export interface WsOptions {
+  format: 'json' | 'ndjson';
+  gzip: boolean;
+}
+
+const FLUSH_BYTES = 256 * 1024;
+const FLUSH_MS = 250;
+const INFLIGHT_BYTES = 8 * 1024 * 1024;
+/** A compatible flush is retried for this long before the client is told (its frames have no ids). */
+const COMPAT_RETRY_MS = 10_000;
+
+export class IngestConnection {
+  private buffer: { events: RrwebEvent[]; raws: string[]; bytes: number } = { events: [], raws: [], bytes: 0 };
+  private timer?: NodeJS.Timeout;
+  private inflight = 0;
+  private paused = false;
+  private alive = true;
+  private readonly heartbeat: NodeJS.Timeout;
+  private pending = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly tenantId: string,
+    private readonly recordingId: string,
+    private readonly opts: WsOptions,
+    private readonly ingestion: IngestionService,
+    private readonly cfg: AppConfig,
+    private readonly logger: Logger,
+  ) {
+    ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
+    ws.on('pong', () => (this.alive = true));
+    ws.on('close', () => {
+      clearInterval(this.heartbeat);
+      this.flush();
+    });
+    ws.on('error', () => undefined);
+    this.heartbeat = setInterval(() => {
+      if (!this.alive) return this.ws.close(1001, 'heartbeat timeout');
+      this.alive = false;
+      this.ws.ping();
+    }, cfg.WS_HEARTBEAT_MS);
+  }
+
+  private send(frame: object) {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean) {
+    this.alive = true;
+    try {
+      const raw = isBinary && this.opts.gzip ? gunzipBounded(data, this.cfg.WS_MAX_MESSAGE_BYTES) : data;
+      const text = utf8(raw).trim();
+      if (text === '') return;
+      if (text.startsWith('{') && /^\{\s*"type"\s*:\s*"/.test(text)) return this.onControl(parseJson(text, 'Frame') as Record<string, unknown>, text);
+      this.onEvents(text);
+    } catch (e) {
+      this.sendError(e);
+    }
+  }
+
+  private onControl(frame: Record<string, unknown>, text: string) {
+    if (frame.type === 'ping') return this.send({ type: 'pong' });
+    if (frame.type !== 'batch') throw new AppError('bad_request', `Unknown frame type ${JSON.stringify(String(frame.type).slice(0, 40))}`);
+    const batch = frame.batch;
+    if (typeof batch !== 'string' || !IDEMPOTENCY_KEY.test(batch)) throw new AppError('bad_request', 'batch must be 1-128 characters of A-Z a-z 0-9 _ . : -');
+    const events = frame.events;
+    try {
+      if (!Array.isArray(events) || events.length === 0) throw new AppError('bad_request', 'events must be a non-empty array');
+      events.forEach((e, i) => {
+        const why = invalidEvent(e);
+        if (why) throw new AppError('bad_request', `Invalid event at index ${i}: ${why}`);
+      });
+    } catch (e) {
+      return this.sendError(e, batch);
+    }
+    const payload = rawEvents(frame, text) ?? JSON.stringify(events);
+    this.track(payload.length, async () => {
+      const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events as RrwebEvent[], payload, batch);
+      this.send({ type: 'ack', batch, events: r.events, duplicate: r.duplicate });
+    }, (e) => this.sendError(e, batch));
+  }
+
+  private onEvents(text: string) {
+    const parsed =
+      this.opts.format === 'json' && !text.startsWith('[')
+        ? parseEventBatch(`[${text}]`, 'json', this.cfg.INGEST_MAX_EVENT_BYTES)
+        : parseEventBatch(text, this.opts.format, this.cfg.INGEST_MAX_EVENT_BYTES);
+    const raw = parsed.payload.slice(1, -1);
+    this.buffer.events.push(...parsed.events);
+    this.buffer.raws.push(raw);
+    this.buffer.bytes += raw.length;
+    if (this.buffer.bytes >= FLUSH_BYTES) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush() {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.buffer.events.length === 0) return;
+    const { events, raws } = this.buffer;
+    this.buffer = { events: [], raws: [], bytes: 0 };
+    const payload = '[' + raws.join(',') + ']';
+    this.track(payload.length, async () => {
+      const deadline = Date.now() + COMPAT_RETRY_MS;
+      for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+        try {
+          const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, payload);
+          this.send({ type: 'upstream-result', ok: true, status: 204, statusText: 'No Content', headers: {}, final: false, events: r.events });
+          return;
+        } catch (e) {
+          if (!(e instanceof AppError && e.code === 'unavailable') || Date.now() + delay > deadline) throw e;
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+    }, (e) => this.sendError(e));
+  }
+
+  /** Runs a write while accounting its bytes; pauses reading above the in-flight bound. */
+  private track(bytes: number, work: () => Promise<void>, onError: (e: unknown) => void) {
+    this.inflight += bytes;
+    if (this.inflight > INFLIGHT_BYTES && !this.paused) {
+      this.paused = true;
+      this.ws.pause();
+    }
+    const p = work()
+      .catch(onError)
+      .finally(() => {
+        this.inflight -= bytes;
+        this.pending.delete(p);
+        if (this.paused && this.inflight <= INFLIGHT_BYTES / 2) {
+          this.paused = false;
+          this.ws.resume();
+        }
+      });
+    this.pending.add(p);
+  }
+
+  private sendError(e: unknown, batch?: string) {
+    const status = e instanceof AppError ? statusOf(e.code) : 503;
+    const message = e instanceof AppError ? e.message : 'Could not store the data; retry';
+    if (!(e instanceof AppError)) this.logger.error({ msg: 'ws ingest failed', err: String(e) });
+    this.send({ type: 'error', status, message, ...(batch ? { batch } : {}) });
+  }
+
+  async shutdown() {
+    this.flush();
+    await Promise.allSettled([...this.pending]);
+    this.ws.close(1001, 'server shutting down');
+  }
+}
+
+const BATCH_PREFIX = /^\{"type":"batch","batch":"[A-Za-z0-9_.:-]{1,128}","events":/;
+
+/**
+ * The events array exactly as the client wrote it, when the frame has the canonical key order
+ * {"type","batch","events"} and no other key (what our recorder sends): it saves re-serialising
+ * every batch. The frame already parsed as a whole, so the slice is valid JSON.
+ */
+export function rawEvents(frame: Record<string, unknown>, text: string): string | null {
+  const m = BATCH_PREFIX.exec(text);
+  if (!m || Object.keys(frame).length !== 3 || !text.endsWith('}')) return null;
+  return text.slice(m[0].length, -1);
+}

@@ -1,0 +1,116 @@
+// WebSocket ingestion (protocol: docs/websocket.md). Auth happens on the HTTP upgrade, with the same
+// Authenticator as HTTP. A batch frame is acknowledged only after JetStream stored it; compatible
+// rrweb-client frames are buffered (256 KiB / 250 ms) and their flush is reported by an
+// upstream-result frame. At most WS_INFLIGHT_BYTES per connection wait for JetStream; above that the
+// socket stops being read, so a slow JetStream cannot grow memory without bound.
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import { AppError } from '../common/app-error';
+import { describeError } from '../common/error.filter';
+import { rawTextResponse } from '../common/security-headers';
+import { Authenticator } from '../auth/authenticator';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { parseWith, uuidParam } from '../common/validation';
+import { IngestionService } from './ingestion.service';
+import { MetricsService } from '../metrics/metrics.service';
+import { IngestConnection, WsOptions } from './websocket-connection';
+
+const PATH = /^\/recordings\/([^/]+)\/(?:events|ingest)\/ws\/?$/;
+
+@Injectable()
+export class WebSocketIngestion implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ws');
+  private readonly wss: WebSocketServer;
+  private readonly connections = new Set<IngestConnection>();
+
+  constructor(
+    private readonly host: HttpAdapterHost,
+    private readonly authenticator: Authenticator,
+    private readonly ingestion: IngestionService,
+    @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+    metrics: MetricsService,
+  ) {
+    metrics.gauge('tapedeck_ws_connections', 'Open ingestion WebSockets', () => this.connections.size);
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: cfg.WS_MAX_MESSAGE_BYTES, perMessageDeflate: false });
+  }
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  onApplicationBootstrap() {
+    const server = this.host.httpAdapter.getHttpServer() as import('node:http').Server;
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // Node removes its own error listener from upgrade sockets: without one, a reset by the client
+      // (or any write error) would be an unhandled 'error' event and end the process.
+      socket.on('error', () => undefined);
+      try {
+        this.upgrade(req, socket, head);
+      } catch (e) {
+        // The same answers as HTTP (error filter): 400 JSON for a bad recordingId, 429 with Retry-After…
+        const d = describeError(e);
+        if (d.errorId) this.logger.error({ msg: 'upgrade failed', errorId: d.errorId, err: String((e as Error)?.stack ?? e) });
+        refuse(socket, d.status, d.contentType, d.body, d.headers);
+      }
+    });
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+    const url = parseUrl(req.url);
+    const m = PATH.exec(url.pathname);
+    if (!m) throw new AppError('not_found', 'No WebSocket endpoint at this path');
+    const recordingId = parseWith(uuidParam, decodePathSegment(m[1]), 'recordingId');
+    const query = Object.fromEntries(url.searchParams);
+    const auth = this.authenticator.authenticate(
+      { keys: ['public', 'secret'], queryToken: true },
+      { authorization: req.headers.authorization, query, params: { recordingId }, origin: req.headers.origin },
+    );
+    const options = wsOptions(query);
+    if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
+    this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const conn = new IngestConnection(ws, auth.tenantId, recordingId, options, this.ingestion, this.cfg, this.logger);
+      this.connections.add(conn);
+      ws.once('close', () => this.connections.delete(conn));
+    });
+  }
+
+  async onApplicationShutdown() {
+    await Promise.all([...this.connections].map((c) => c.shutdown()));
+    this.wss.close();
+  }
+}
+
+function wsOptions(q: Record<string, string>): WsOptions {
+  const contentType = (q.contentType ?? 'application/x-ndjson').toLowerCase();
+  if (!['application/x-ndjson', 'application/ndjson', 'application/json'].includes(contentType)) {
+    throw new AppError('bad_request', 'contentType must be application/x-ndjson, application/ndjson or application/json');
+  }
+  const contentEncoding = (q.contentEncoding ?? 'identity').toLowerCase();
+  if (!['identity', 'gzip'].includes(contentEncoding)) throw new AppError('bad_request', 'contentEncoding must be identity or gzip');
+  return { format: contentType === 'application/json' ? 'json' : 'ndjson', gzip: contentEncoding === 'gzip' };
+}
+
+function parseUrl(raw: string | undefined): URL {
+  try {
+    return new URL(raw ?? '/', 'http://localhost');
+  } catch {
+    throw new AppError('bad_request', 'Malformed request URL');
+  }
+}
+
+function decodePathSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new AppError('bad_request', 'Malformed percent-encoding in the path');
+  }
+}
+
+/** Answers a refused upgrade with a plain HTTP response (one write: the socket is ended with it). */
+function refuse(socket: Duplex, status: number, contentType: string, message: string, headers: Record<string, string>) {
+  if (socket.destroyed || !socket.writable) return void socket.destroy();
+  socket.end(rawTextResponse(status, message, headers, contentType));
+}

@@ -1,0 +1,134 @@
+// Child processes for the local stack and the test harness: nats-server with JetStream and
+// clickhouse-server, each on loopback ports of its own with data in a directory of its own.
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { createServer, connect as tcpConnect } from 'node:net';
+import { join } from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ManagedProcess {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  /** Stops the process (SIGTERM, then SIGKILL after a grace period). */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function assertPortFree(port: number, what: string) {
+  if (await tcpOpen(port)) throw new Error(`${what}: port ${port} on 127.0.0.1 is already in use by another process`);
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} while starting`);
+    if ((await check().catch(() => false)) && child.exitCode === null) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
+}
+
+const tcpOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = tcpConnect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+
+function manage(name: string, url: string, child: ChildProcess): ManagedProcess {
+  return {
+    name,
+    url,
+    child,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+export interface NatsOptions {
+  dir: string;
+  port?: number;
+  binary?: string;
+  /** Extra nats-server arguments (e.g. cluster routes). */
+  args?: string[];
+  configFile?: string;
+}
+
+export async function startNats(o: NatsOptions): Promise<ManagedProcess & { port: number }> {
+  const port = o.port ?? (await freePort());
+  await assertPortFree(port, 'nats-server');
+  mkdirSync(join(o.dir, 'jetstream'), { recursive: true });
+  const log = openSync(join(o.dir, 'nats.log'), 'a');
+  const args = o.configFile
+    ? ['-c', o.configFile]
+    : ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(o.dir, 'jetstream'), ...(o.args ?? [])];
+  const child = spawn(o.binary ?? 'nats-server', args, { stdio: ['ignore', log, log] });
+  await waitFor('nats-server', () => tcpOpen(port), child, 15_000);
+  return { ...manage('nats-server', `nats://127.0.0.1:${port}`, child), port };
+}
+
+export interface ClickHouseOptions {
+  dir: string;
+  httpPort?: number;
+  tcpPort?: number;
+  binary?: string;
+  configFile?: string;
+}
+
+export async function startClickHouse(o: ClickHouseOptions): Promise<ManagedProcess & { httpPort: number; tcpPort: number }> {
+  const httpPort = o.httpPort ?? (await freePort());
+  const tcpPort = o.tcpPort ?? (await freePort());
+  const interPort = await freePort();
+  await assertPortFree(httpPort, 'clickhouse-server');
+  await assertPortFree(tcpPort, 'clickhouse-server');
+  for (const d of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(o.dir, d), { recursive: true });
+  const log = openSync(join(o.dir, 'clickhouse.out.log'), 'a');
+  const child = spawn(
+    o.binary ?? 'clickhouse-server',
+    [
+      `--config-file=${o.configFile ?? '/etc/clickhouse-server/config.xml'}`,
+      '--',
+      `--path=${join(o.dir, 'data')}/`,
+      `--tmp_path=${join(o.dir, 'tmp')}/`,
+      `--user_files_path=${join(o.dir, 'user_files')}/`,
+      `--format_schema_path=${join(o.dir, 'format_schemas')}/`,
+      `--logger.log=${join(o.dir, 'clickhouse.log')}`,
+      `--logger.errorlog=${join(o.dir, 'clickhouse.err.log')}`,
+      `--http_port=${httpPort}`,
+      `--tcp_port=${tcpPort}`,
+      `--interserver_http_port=${interPort}`,
+      '--listen_host=127.0.0.1',
+    ],
+    { stdio: ['ignore', log, log] },
+  );
+  const url = `http://127.0.0.1:${httpPort}`;
+  await waitFor(
+    'clickhouse-server',
+    async () => {
+      const r = await fetch(`${url}/?query=SELECT%201`);
+      return r.ok;
+    },
+    child,
+    60_000,
+  );
+  return { ...manage('clickhouse-server', url, child), httpPort, tcpPort };
+}

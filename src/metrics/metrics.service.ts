@@ -1,0 +1,50 @@
+// Prometheus metrics. One registry per process; features register collect-time gauges
+// (`gauge(name, help, read)`) so no feature depends on prom-client directly.
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  readonly httpDuration = new Histogram({
+    name: 'tapedeck_http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly ingestLatency = new Histogram({
+    name: 'tapedeck_ingest_batch_seconds',
+    help: 'Time from a validated batch to its JetStream acknowledgement',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'tapedeck_' });
+  }
+
+  /** A gauge whose value is read when /metrics is scraped. */
+  gauge(name: string, help: string, read: () => number | Promise<number>, labels?: Record<string, string>): void {
+    const labelNames = labels ? Object.keys(labels) : [];
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        const v = await read();
+        if (labels) this.set(labels, v);
+        else this.set(v);
+      },
+    });
+  }
+
+  /** A counter whose value is read from a monotonic source when scraped. */
+  counter(name: string, help: string, read: () => number): void {
+    // prom-client counters cannot be set; a gauge typed as counter in HELP keeps it simple and exact.
+    new Gauge({ name, help: `${help} (monotonic)`, registers: [this.registry], collect() { this.set(read()); } });
+  }
+}
+
+export { Counter };

@@ -1,0 +1,13 @@
+// ClickHouse tables written by projections. Their DDL lives only in the numbered migrations
+// (001 to 003); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
+// cannot diverge.
+export const T = {
+  batches: 'recording_batches',
+  minutes: 'recording_minutes',
+  metadata: 'recording_metadata',
+  /** recording_metadata again, sorted by key and value for metadata filters (migration 003). */
+  metadataByKey: 'recording_metadata_by_key',
+  /** One row per `ev` summary; ReplacingMergeTree keeps the earliest start (migration 003). */
+  recordings: 'recordings',
+  deleted: 'deleted_recordings',
+} as const;

@@ -1,0 +1,5 @@
+import type { Projection } from './projection';
+import { recordingProjection } from './recording-projection';
+
+/** Every projection this build runs; each gets its own durable consumer. */
+export const PROJECTIONS: readonly Projection[] = [recordingProjection];

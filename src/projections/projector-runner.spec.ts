@@ -1,0 +1,201 @@
+import { retryDelayMs } from './backoff';
+import type { Projection, ProjectionMessage, ProjectionOutput } from './projection';
+import type { ProjectionStats } from './projection-metrics';
+import type { DeletedRecording, Delivery, ProjectionLag, ProjectionSink, ProjectionSource } from './projection-ports';
+import { ProjectorRunner } from './projector-runner';
+
+type Log = string[];
+
+class FakeDelivery implements Delivery {
+  acked = false;
+  naks: number[] = [];
+  constructor(
+    readonly message: ProjectionMessage,
+    private readonly log: Log,
+    readonly deliveryCount = 1,
+  ) {}
+  ack() {
+    this.acked = true;
+    this.log.push(`ack ${this.message.seq}`);
+  }
+  nak(delayMs: number) {
+    this.naks.push(delayMs);
+    this.log.push(`nak ${this.message.seq} ${delayMs}`);
+  }
+  working() {}
+}
+
+class FakeSink implements ProjectionSink {
+  failNext = 0;
+  readyAnswers: boolean[] = [];
+  constructor(private readonly log: Log) {}
+  async ready() {
+    const r = this.readyAnswers.shift() ?? true;
+    this.log.push(`ready ${r}`);
+    return r;
+  }
+  async insert(table: string, rows: unknown[]) {
+    if (this.failNext > 0) {
+      this.failNext--;
+      this.log.push(`insert-fail ${table}`);
+      throw new Error('ClickHouse: connection refused');
+    }
+    this.log.push(`insert ${table} ${rows.length}`);
+  }
+  async deleteRecordings(table: string, recordings: DeletedRecording[]) {
+    this.log.push(`delete ${table} ${recordings.map((r) => `${r.tenantId}/${r.recordingId}<${r.beforeSeq}`).join(' ')}`);
+  }
+}
+
+/** Serves scripted fetch results; aborts the run once the script is used up. */
+class FakeSource implements ProjectionSource {
+  ensures = 0;
+  fetchSizes: number[] = [];
+  failBodies = 0;
+  constructor(
+    private readonly log: Log,
+    readonly script: (() => Delivery[])[],
+    private readonly abort: AbortController,
+  ) {}
+  async ensure() {
+    this.ensures++;
+    this.log.push('ensure');
+  }
+  async fetch(max: number) {
+    this.fetchSizes.push(max);
+    const next = this.script.shift();
+    if (!next) {
+      this.abort.abort();
+      return [];
+    }
+    return next();
+  }
+  async loadBodies() {
+    if (this.failBodies > 0) {
+      this.failBodies--;
+      throw new Error('NATS timeout');
+    }
+  }
+  async lag(): Promise<ProjectionLag> {
+    return { pending: 0, ackPending: 0, ackFloorSeq: 0, streamLastSeq: 0, oldestUnprojectedAgeSeconds: 0 };
+  }
+}
+
+const msg = (seq: number): ProjectionMessage => ({ seq, subject: `td.rec.t.r.ev`, timeMs: seq, headers: {} });
+
+/** Rows in two tables per message, a deletion when the seq is a multiple of 10, seq 99 skipped. */
+const projection: Projection = {
+  name: 'fake',
+  filterSubject: 'td.rec.>',
+  tables: ['a', 'b'],
+  bodyKinds: [],
+  apply(messages): ProjectionOutput {
+    const ok = messages.filter((m) => m.seq !== 99);
+    return {
+      rows: { a: ok.map((m) => ({ seq: m.seq })), b: ok.map((m) => ({ seq: m.seq })), empty: [] },
+      deletions: ok.filter((m) => m.seq % 10 === 0).map((m) => ({ tables: ['a'], tenantId: 't', recordingId: 'r', beforeSeq: m.seq })),
+      skipped: messages.filter((m) => m.seq === 99).map((m) => ({ seq: m.seq, reason: 'bad' })),
+    };
+  },
+};
+
+const newStats = (): ProjectionStats => ({ batches: 0, messages: 0, rows: 0, skipped: 0, failures: 0, consecutiveFailures: 0, exhausted: 0 });
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+
+function setup() {
+  const log: Log = [];
+  const abort = new AbortController();
+  const sink = new FakeSink(log);
+  const source = new FakeSource(log, [], abort);
+  const stats = newStats();
+  const sleeps: number[] = [];
+  const runner = new ProjectorRunner(
+    { projection, source, sink, stats, logger: quiet, sleep: async (ms) => void sleeps.push(ms) },
+    { batch: 100, expiresMs: 1000, maxDeliver: 20 },
+  );
+  const deliveries = (seqs: number[], count = 1) => seqs.map((s) => new FakeDelivery(msg(s), log, count));
+  return { log, abort, sink, source, stats, sleeps, runner, deliveries };
+}
+
+describe('ProjectorRunner', () => {
+  it('writes one insert per table, then one deletion per table, and acks only afterwards', async () => {
+    const { runner, log, stats, deliveries } = setup();
+    const ds = deliveries([1, 2, 10, 20]);
+    expect(await runner.handle(ds)).toBe(true);
+    expect(log).toEqual(['insert a 4', 'insert b 4', 'delete a t/r<10 t/r<20', 'ack 1', 'ack 2', 'ack 10', 'ack 20']);
+    expect(stats).toMatchObject({ batches: 1, messages: 4, rows: 8, failures: 0 });
+  });
+
+  it('acks messages that produce no rows (skipped), and counts them', async () => {
+    const { runner, stats, deliveries } = setup();
+    const ds = deliveries([99]);
+    expect(await runner.handle(ds)).toBe(true);
+    expect(ds[0].acked).toBe(true);
+    expect(stats.skipped).toBe(1);
+  });
+
+  it('naks every message with a growing delay when a write fails, and never acks them', async () => {
+    const { runner, sink, stats, deliveries } = setup();
+    sink.failNext = 4; // both tables of two batches
+    const first = deliveries([1, 2]);
+    expect(await runner.handle(first)).toBe(false);
+    expect(first.map((d) => [d.acked, d.naks])).toEqual([[false, [retryDelayMs(1)]], [false, [retryDelayMs(1)]]]);
+    const second = deliveries([1, 2], 2);
+    expect(await runner.handle(second)).toBe(false);
+    expect(second[0].naks).toEqual([retryDelayMs(2)]);
+    expect(retryDelayMs(2)).toBeGreaterThan(retryDelayMs(1));
+    expect(stats).toMatchObject({ failures: 2, consecutiveFailures: 2, batches: 0 });
+    expect(stats.lastError).toMatch(/connection refused/);
+    expect(await runner.handle(deliveries([1, 2], 3))).toBe(true);
+    expect(stats.consecutiveFailures).toBe(0);
+  });
+
+  it('naks when payloads cannot be loaded', async () => {
+    const { runner, source, deliveries } = setup();
+    source.failBodies = 1;
+    const ds = deliveries([5]);
+    expect(await runner.handle(ds)).toBe(false);
+    expect(ds[0].naks).toHaveLength(1);
+  });
+
+  it('reports messages nak’ed on their last allowed delivery', async () => {
+    const { runner, sink, stats, deliveries } = setup();
+    sink.failNext = 1;
+    await runner.handle([...deliveries([1], 20), ...deliveries([2], 3)]);
+    expect(stats.exhausted).toBe(1);
+  });
+
+  it('after a failure waits for the sink, then fetches one message at a time', async () => {
+    const { runner, sink, source, log, abort, deliveries, sleeps } = setup();
+    sink.failNext = 1;
+    sink.readyAnswers = [false, false, true];
+    const script = [() => deliveries([1, 2, 3]), () => deliveries([1]), () => deliveries([2]), () => deliveries([3]), () => deliveries([4, 5])];
+    source.script.push(...script);
+    await runner.run(abort.signal, true);
+    expect(source.fetchSizes).toEqual([100, 1, 1, 1, 100, 100]);
+    expect(log.filter((l) => l.startsWith('ready'))).toEqual(['ready false', 'ready false', 'ready true']);
+    expect(sleeps[0]).toBe(retryDelayMs(1));
+    expect(log.filter((l) => l.startsWith('ack')).map((l) => Number(l.split(' ')[1]))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('re-ensures the consumer when a fetch fails (consumer deleted, NATS restarted) and carries on', async () => {
+    const { runner, source, log, abort, deliveries } = setup();
+    const script = [
+      () => {
+        throw new Error('consumer not found');
+      },
+      () => deliveries([7]),
+    ];
+    source.script.push(...script);
+    await runner.run(abort.signal, true);
+    expect(source.ensures).toBe(1);
+    expect(log).toContain('ack 7');
+    expect(log.indexOf('ensure')).toBeLessThan(log.indexOf('ack 7'));
+  });
+
+  it('ensures the consumer first when started without it', async () => {
+    const { runner, source, abort } = setup();
+    await runner.run(abort.signal);
+    expect(source.ensures).toBe(1);
+  });
+});

@@ -1,0 +1,73 @@
+// The recordings projection: every message of TAPEDECK_EVENTS (`td.rec.>`) becomes rows of
+// recording_batches, recording_minutes, recordings, recording_metadata (and its copy sorted by key,
+// recording_metadata_by_key) and deleted_recordings. All rows are versioned by stream sequence, so
+// applying a message twice (redelivery, rebuild) changes nothing once ReplacingMergeTree or a
+// de-duplicating read collapses the copies.
+//
+// Deletion rule: a `del` marker at seq D removes the recording's rows with seq < D (a mutation) and
+// is remembered in deleted_recordings; reads ignore rows with seq < the recording's max deletion
+// seq, which covers an older message redelivered after the mutation ran (the read side:
+// recordings/recordings-query.visibility.ts).
+import { ALL_RECORDINGS, parseSubject } from '../infrastructure/nats/subjects';
+import { metadataRows } from './metadata-rows';
+import type { Projection, ProjectionMessage, ProjectionOutput } from './projection';
+import { T } from './projection-tables';
+import { summaryRows } from './summary-rows';
+
+const keyOf = (tenantId: string, recordingId: string) => `${tenantId}\u0000${recordingId}`;
+const RECORDING_TABLES = [T.batches, T.minutes, T.recordings, T.metadata, T.metadataByKey];
+
+export function applyRecordingMessages(messages: readonly ProjectionMessage[]): ProjectionOutput {
+  const out: ProjectionOutput = { rows: Object.fromEntries([...RECORDING_TABLES, T.deleted].map((t) => [t, []])), deletions: [], skipped: [] };
+  // Markers in this very batch: earlier messages of the recording produce nothing at all.
+  const deletedBefore = new Map<string, { tenantId: string; recordingId: string; seq: number }>();
+  for (const m of messages) {
+    const s = parseSubject(m.subject);
+    if (s?.kind !== 'del') continue;
+    const k = keyOf(s.tenantId, s.recordingId);
+    if ((deletedBefore.get(k)?.seq ?? 0) < m.seq) deletedBefore.set(k, { tenantId: s.tenantId, recordingId: s.recordingId, seq: m.seq });
+  }
+  for (const m of messages) {
+    const s = parseSubject(m.subject);
+    if (!s) {
+      out.skipped.push({ seq: m.seq, reason: `unexpected subject ${m.subject}` });
+      continue;
+    }
+    const { tenantId, recordingId, kind } = s;
+    if (kind === 'del') {
+      out.rows[T.deleted].push({ tenant_id: tenantId, recording_id: recordingId, seq: m.seq, deleted_at: m.timeMs });
+      continue;
+    }
+    if (m.seq < (deletedBefore.get(keyOf(tenantId, recordingId))?.seq ?? 0)) continue;
+    if (kind === 'meta') {
+      const r = metadataRows(m, tenantId, recordingId);
+      if ('skip' in r) out.skipped.push({ seq: m.seq, reason: r.skip });
+      else {
+        out.rows[T.metadata].push(...r.rows);
+        out.rows[T.metadataByKey].push(...r.rows);
+      }
+      continue;
+    }
+    const r = summaryRows(m, tenantId, recordingId);
+    if ('skip' in r) out.skipped.push({ seq: m.seq, reason: r.skip });
+    else if ('rows' in r) {
+      out.rows[T.batches].push(r.rows.batch);
+      out.rows[T.recordings].push(r.rows.recording);
+      out.rows[T.minutes].push(...r.rows.minutes);
+      out.rows[T.metadata].push(...r.rows.metadata);
+      out.rows[T.metadataByKey].push(...r.rows.metadata);
+    }
+  }
+  for (const d of deletedBefore.values()) {
+    out.deletions.push({ tables: RECORDING_TABLES, tenantId: d.tenantId, recordingId: d.recordingId, beforeSeq: d.seq });
+  }
+  return out;
+}
+
+export const recordingProjection: Projection = {
+  name: 'recordings',
+  filterSubject: ALL_RECORDINGS,
+  tables: [...RECORDING_TABLES, T.deleted],
+  bodyKinds: ['meta'],
+  apply: applyRecordingMessages,
+};

@@ -1,0 +1,70 @@
+// Rows from one `ev` message: its Td-Summary header becomes a recording_batches row and a recordings
+// row (start time), its per-minute counts recording_minutes rows, and its in-band metadata
+// recording_metadata rows. Only chunk 0 of
+// a chunked batch carries the summary; other chunks produce nothing.
+import type { BatchSummary } from '../domain/batch-summary';
+import { H } from '../infrastructure/nats/subjects';
+import type { ProjectionMessage, Row } from './projection';
+
+export interface SummaryRows {
+  batch: Row;
+  recording: Row;
+  minutes: Row[];
+  metadata: Row[];
+}
+
+export type SummaryResult = { rows: SummaryRows } | { none: true } | { skip: string };
+
+const int = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : fallback);
+const uint = (v: unknown): number => Math.max(0, int(v));
+
+function chunkIndex(chunk: string | undefined): number {
+  const m = chunk ? /^(\d+)\/(\d+)$/.exec(chunk) : null;
+  return m ? Number(m[1]) : 0;
+}
+
+export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId: string): SummaryResult {
+  if (chunkIndex(m.headers[H.chunk]) !== 0) return { none: true };
+  const raw = m.headers[H.summary];
+  if (!raw) return { skip: 'no Td-Summary header' };
+  let s: BatchSummary;
+  try {
+    s = JSON.parse(raw) as BatchSummary;
+  } catch {
+    return { skip: 'Td-Summary is not JSON' };
+  }
+  if (!s || typeof s !== 'object' || s.v !== 1) return { skip: 'unknown Td-Summary version' };
+  const batchId = m.headers[H.batch] || `seq-${m.seq}`;
+  const key = { tenant_id: tenantId, recording_id: recordingId };
+  const types = Object.entries(s.types ?? {})
+    .map(([k, n]) => [Number(k), uint(n)] as const)
+    .filter(([k]) => Number.isInteger(k) && k >= 0 && k <= 65535)
+    .sort((a, b) => a[0] - b[0]);
+  const batch: Row = {
+    ...key,
+    batch_id: batchId,
+    seq: m.seq,
+    event_count: uint(s.n),
+    bytes: uint(s.bytes),
+    min_ts: int(s.minTs),
+    max_ts: int(s.maxTs),
+    page_views: uint(s.pv),
+    meta_ts: int(s.metaTs),
+    viewport_width: uint(s.vw),
+    viewport_height: uint(s.vh),
+    url: typeof s.url === 'string' ? s.url : '',
+    type_keys: types.map((t) => t[0]),
+    type_counts: types.map((t) => t[1]),
+    ingested_at: m.timeMs,
+  };
+  const minutes = (Array.isArray(s.minutes) ? s.minutes : [])
+    .filter((x) => Array.isArray(x) && x.length === 2)
+    .map(([minute, n]) => ({ ...key, batch_id: batchId, minute: int(minute), seq: m.seq, event_count: uint(n) }));
+  // Keys of one summary are distinct (the summary already let later in-band keys win) and share
+  // the message's seq as version.
+  const metadata = Object.entries(s.meta ?? {})
+    .filter(([k, v]) => k.length > 0 && typeof v === 'string')
+    .map(([k, v]) => ({ ...key, key: k, value: v, seq: m.seq, written_at: m.timeMs }));
+  const recording: Row = { ...key, started_at: int(s.minTs), seq: m.seq };
+  return { rows: { batch, recording, minutes, metadata } };
+}

@@ -1,0 +1,72 @@
+// The wire format of docs/websocket.md (Tapedeck batch frames) and how the recorder reacts to a
+// refused batch. Pure functions, no DOM.
+
+export const PING_FRAME = '{"type":"ping"}';
+
+/** A batch frame; `body` is already a JSON array text of events. */
+export function batchFrame(batchId: string, body: string): string {
+  return `{"type":"batch","batch":${JSON.stringify(batchId)},"events":${body}}`;
+}
+
+export type ServerFrame =
+  | { type: 'ack'; batch: string }
+  | { type: 'error'; status: number; message: string; batch?: string }
+  | { type: 'pong' }
+  | { type: 'other' };
+
+export function parseServerFrame(data: unknown): ServerFrame {
+  if (typeof data !== 'string') return { type: 'other' };
+  let frame: unknown;
+  try {
+    frame = JSON.parse(data);
+  } catch {
+    return { type: 'other' };
+  }
+  if (typeof frame !== 'object' || frame === null) return { type: 'other' };
+  const f = frame as Record<string, unknown>;
+  if (f.type === 'ack' && typeof f.batch === 'string') return { type: 'ack', batch: f.batch };
+  if (f.type === 'pong') return { type: 'pong' };
+  if (f.type === 'error') {
+    return {
+      type: 'error',
+      status: typeof f.status === 'number' ? f.status : 0,
+      message: typeof f.message === 'string' ? f.message : '',
+      ...(typeof f.batch === 'string' ? { batch: f.batch } : {}),
+    };
+  }
+  return { type: 'other' };
+}
+
+/**
+ * What to do with a batch the server answered with `status`:
+ * - `ack`: stored;
+ * - `drop`: a 4xx other than 408/429 can never succeed, drop the batch;
+ * - `fallback`: 502/503, the WebSocket path is unhealthy, send over HTTP for a while;
+ * - `retry`: anything else (429, 408, 5xx, network), send again later.
+ */
+export type Outcome = 'ack' | 'drop' | 'fallback' | 'retry';
+
+export function classifyStatus(status: number): Outcome {
+  if (status >= 200 && status < 300) return 'ack';
+  if (status >= 400 && status < 500 && status !== 408 && status !== 429) return 'drop';
+  if (status === 502 || status === 503) return 'fallback';
+  return 'retry';
+}
+
+/** UTF-8 length of a string, without allocating (for the keepalive body limit). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}

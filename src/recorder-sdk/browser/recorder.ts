@@ -1,0 +1,170 @@
+// The Tapedeck browser recorder, served at /sdk/recorder.js (an IIFE exposing the global `Tapedeck`).
+// A script tag with data-public-key starts recording at once; otherwise call Tapedeck.start().
+// State lives on a global symbol, so a page that loads the script twice still records once.
+import { isUuid, uuid } from './ids';
+import { RECORDER_VERSION, RecorderSession, type RecordOptions, type RecorderStats } from './session';
+import { MemoryStore, RECORDING_ID_KEY, SafeStore, pendingKey } from './storage';
+
+export type { RecordOptions, RecorderStats };
+
+export interface StartOptions {
+  /** A public write key (public_key_svc_...). */
+  publicKey: string;
+  /** Base URL of the Tapedeck server. Default: the origin the script was loaded from. */
+  serverUrl?: string;
+  /** Recording metadata, sent in the first `recording-meta` event. */
+  meta?: Record<string, unknown>;
+  /** rrweb record() options; they override the defaults (maskAllInputs, slimDOMOptions, inlineStylesheet). */
+  recordOptions?: RecordOptions;
+  /** 'websocket' (default, with HTTP fallback) or 'http' (POST only). */
+  transport?: 'websocket' | 'http';
+}
+
+interface Shared {
+  session: RecorderSession | null;
+  pendingMeta: Record<string, unknown>;
+  store: SafeStore | null;
+  scriptOrigin: string | null;
+}
+
+const SHARED_KEY = Symbol.for('tapedeck.recorder');
+
+function shared(): Shared {
+  const g = globalThis as unknown as Record<symbol, Shared | undefined>;
+  let s = g[SHARED_KEY];
+  if (!s) {
+    s = { session: null, pendingMeta: {}, store: null, scriptOrigin: null };
+    g[SHARED_KEY] = s;
+  }
+  return s;
+}
+
+function store(): SafeStore {
+  const s = shared();
+  if (!s.store) {
+    let inner: Storage | null = null;
+    try {
+      inner = window.sessionStorage;
+      const probe = '__tapedeck_probe__';
+      inner.setItem(probe, '1');
+      inner.removeItem(probe);
+    } catch {
+      inner = null;
+    }
+    s.store = new SafeStore(inner ?? new MemoryStore());
+  }
+  return s.store;
+}
+
+function storedRecordingId(create: boolean): string | null {
+  const st = store();
+  const id = st.getItem(RECORDING_ID_KEY);
+  if (isUuid(id)) return id;
+  if (!create) return null;
+  const fresh = uuid();
+  st.setItem(RECORDING_ID_KEY, fresh);
+  return fresh;
+}
+
+function normaliseServerUrl(raw: string | undefined): string {
+  const base = raw ?? shared().scriptOrigin ?? location.origin;
+  const url = new URL(base, location.href);
+  if (url.protocol === 'ws:') url.protocol = 'http:';
+  if (url.protocol === 'wss:') url.protocol = 'https:';
+  url.search = '';
+  url.hash = '';
+  return url.href.replace(/\/+$/, '');
+}
+
+/** Starts recording (once per page). Returns the recording id. */
+export function start(options: StartOptions): string {
+  const s = shared();
+  if (s.session) {
+    console.warn('[tapedeck] already recording; use Tapedeck.addMeta() to add metadata');
+    return s.session.recordingId;
+  }
+  if (!options || typeof options.publicKey !== 'string' || options.publicKey === '') {
+    throw new Error('[tapedeck] start() needs a publicKey');
+  }
+  const recordingId = storedRecordingId(true) as string;
+  const session = new RecorderSession({
+    recordingId,
+    publicKey: options.publicKey,
+    serverUrl: normaliseServerUrl(options.serverUrl),
+    meta: { ...s.pendingMeta, ...(options.meta ?? {}) },
+    recordOptions: options.recordOptions ?? {},
+    transport: options.transport === 'http' ? 'http' : 'websocket',
+    store: store(),
+  });
+  s.pendingMeta = {};
+  s.session = session;
+  session.start();
+  return recordingId;
+}
+
+/** Adds recording metadata (another `recording-meta` event); before start() it joins the first one. */
+export function addMeta(meta: Record<string, unknown>): void {
+  const s = shared();
+  if (s.session) s.session.addMeta(meta);
+  else s.pendingMeta = { ...s.pendingMeta, ...meta };
+}
+
+/**
+ * Stops recording and, within a few seconds, delivers what is left. With `resetRecordingId`, the next
+ * start() in this tab begins a new recording.
+ */
+export function stop(resetRecordingId = false): Promise<void> {
+  const s = shared();
+  const session = s.session;
+  s.session = null;
+  if (resetRecordingId) {
+    const id = session?.recordingId ?? storedRecordingId(false);
+    store().removeItem(RECORDING_ID_KEY);
+    if (id) store().removeItem(pendingKey(id));
+  }
+  if (!session) return Promise.resolve();
+  return session.stop().then(() => {
+    if (resetRecordingId) session.forget();
+  });
+}
+
+/** The recording id of this tab (created if needed, so it can be read before start()). */
+export function getRecordingId(): string | null {
+  return shared().session?.recordingId ?? storedRecordingId(true);
+}
+
+/** Resolves when everything recorded so far is acknowledged by the server. */
+export function flush(): Promise<void> {
+  return shared().session?.flush() ?? Promise.resolve();
+}
+
+export function stats(): RecorderStats | null {
+  return shared().session?.stats() ?? null;
+}
+
+export const version = RECORDER_VERSION;
+
+function autostart(): void {
+  if (typeof document === 'undefined') return;
+  const script = document.currentScript;
+  if (!(script instanceof HTMLScriptElement) || !script.src) return;
+  const s = shared();
+  try {
+    s.scriptOrigin ??= new URL(script.src, location.href).origin;
+  } catch {
+    // keep the page origin
+  }
+  const publicKey = script.getAttribute('data-public-key');
+  if (!publicKey || s.session) return;
+  try {
+    start({
+      publicKey,
+      serverUrl: script.getAttribute('data-server-url') || undefined,
+      transport: script.getAttribute('data-transport') === 'http' ? 'http' : 'websocket',
+    });
+  } catch (err) {
+    console.error('[tapedeck] could not start recording', err);
+  }
+}
+
+autostart();

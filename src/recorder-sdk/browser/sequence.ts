@@ -1,0 +1,46 @@
+// Per-recording sequence ids: strictly increasing positive integers that survive reloads of the tab.
+// Ids are leased from the store in blocks, so a page that dies without `pagehide` can only leave a gap,
+// never hand out an id twice (the server drops repeated sequenceIds of a recording).
+import type { KeyValueStore } from './storage';
+
+export class SequenceCounter {
+  private nextId: number;
+  /** Highest id this page may hand out without writing to the store again. */
+  private leasedUpTo: number;
+
+  constructor(
+    private readonly store: KeyValueStore,
+    private readonly key: string,
+    private readonly block = 100,
+  ) {
+    const stored = Number(store.getItem(key));
+    this.nextId = Number.isSafeInteger(stored) && stored >= 1 ? stored : 1;
+    this.leasedUpTo = this.nextId - 1;
+  }
+
+  next(): number {
+    if (this.nextId > this.leasedUpTo) {
+      this.leasedUpTo = this.nextId + this.block - 1;
+      this.write(this.leasedUpTo + 1);
+    }
+    return this.nextId++;
+  }
+
+  /** Stores the exact next id (called when the page may go away), so a reload leaves no gap. */
+  commit(): void {
+    this.write(this.nextId);
+    this.leasedUpTo = this.nextId - 1;
+  }
+
+  peek(): number {
+    return this.nextId;
+  }
+
+  private write(value: number): void {
+    try {
+      this.store.setItem(this.key, String(value));
+    } catch {
+      // Storage unavailable: ids stay unique within this page.
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// The built browser recorder (dist/sdk/recorder.js and its source map), read from disk once and kept
+// in memory with a strong ETag. A file that is missing is looked for again on the next request.
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SDK_ASSET_DIR = Symbol('SDK_ASSET_DIR');
+
+export type SdkAssetName = 'recorder.js' | 'recorder.js.map';
+
+export interface SdkAsset {
+  body: Buffer;
+  etag: string;
+  contentType: string;
+}
+
+const CONTENT_TYPES: Record<SdkAssetName, string> = {
+  'recorder.js': 'application/javascript; charset=utf-8',
+  'recorder.js.map': 'application/json; charset=utf-8',
+};
+
+@Injectable()
+export class SdkAssetService {
+  private readonly dir: string;
+  private readonly cache = new Map<SdkAssetName, SdkAsset>();
+
+  constructor(@Optional() @Inject(SDK_ASSET_DIR) dir?: string) {
+    // dist/recorder-sdk/ -> dist/sdk/
+    this.dir = dir ?? join(__dirname, '..', 'sdk');
+  }
+
+  get(name: SdkAssetName): SdkAsset | null {
+    const cached = this.cache.get(name);
+    if (cached) return cached;
+    let body: Buffer;
+    try {
+      body = readFileSync(join(this.dir, name));
+    } catch {
+      return null;
+    }
+    const asset = {
+      body,
+      etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
+      contentType: CONTENT_TYPES[name],
+    };
+    this.cache.set(name, asset);
+    return asset;
+  }
+}
+
+/** If-None-Match matching (RFC 9110 weak comparison): a list of tags, W/ prefixes, or `*`. */
+export function etagMatches(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const header = Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch;
+  const opaque = etag.replace(/^W\//, '');
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .some((t) => t === '*' || t.replace(/^W\//, '') === opaque);
+}

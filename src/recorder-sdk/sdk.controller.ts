@@ -1,0 +1,50 @@
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../common/app-error';
+import { SdkAssetService, etagMatches, type SdkAssetName } from './sdk-asset.service';
+
+@ApiTags('sdk')
+@Controller()
+export class SdkController {
+  constructor(private readonly assets: SdkAssetService) {}
+
+  @Get('sdk/recorder.js')
+  @ApiOperation({
+    summary: 'The browser recorder',
+    description:
+      'The Tapedeck recorder (rrweb record bundled in), an IIFE exposing the global Tapedeck. ' +
+      '`<script src="https://HOST/sdk/recorder.js" data-public-key="public_key_svc_..." async></script>` starts recording; see docs/recorder.md. ' +
+      'Public, cacheable for 5 minutes, loadable from any origin.',
+  })
+  @ApiProduces('application/javascript')
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag of a cached copy; answered with 304 when unchanged' })
+  @ApiResponse({ status: 200, description: 'The script (ETag, Cache-Control: public, max-age=300, Access-Control-Allow-Origin: *)' })
+  @ApiResponse({ status: 304, description: 'Not modified' })
+  @ApiResponse({ status: 404, description: 'The recorder was not built (run npm run build)' })
+  recorder(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.serve('recorder.js', req, reply);
+  }
+
+  @Get('sdk/recorder.js.map')
+  @ApiOperation({ summary: 'Source map of the browser recorder' })
+  @ApiProduces('application/json')
+  @ApiResponse({ status: 200, description: 'The source map' })
+  @ApiResponse({ status: 304, description: 'Not modified' })
+  @ApiResponse({ status: 404, description: 'The recorder was not built' })
+  sourceMap(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.serve('recorder.js.map', req, reply);
+  }
+
+  private serve(name: SdkAssetName, req: FastifyRequest, reply: FastifyReply) {
+    const asset = this.assets.get(name);
+    if (!asset) throw notFound(`${name} is not built`);
+    reply
+      .header('etag', asset.etag)
+      .header('cache-control', 'public, max-age=300')
+      .header('access-control-allow-origin', '*')
+      .header('cross-origin-resource-policy', 'cross-origin');
+    if (etagMatches(req.headers['if-none-match'], asset.etag)) return reply.status(304).send();
+    return reply.status(200).header('content-type', asset.contentType).send(asset.body);
+  }
+}

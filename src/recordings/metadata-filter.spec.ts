@@ -1,0 +1,61 @@
+import { AppError } from '../common/app-error';
+import { MAX_METADATA_FILTERS, parseMetadataFilters } from './metadata-filter';
+
+const fails = (query: Record<string, unknown>, message: RegExp) => {
+  let err: unknown;
+  try {
+    parseMetadataFilters(query);
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(AppError);
+  expect((err as AppError).code).toBe('bad_request');
+  expect((err as AppError).message).toMatch(message);
+};
+
+describe('parseMetadataFilters', () => {
+  it('reads metadata[k] and meta[k] from flat keys, ignoring other parameters', () => {
+    expect(parseMetadataFilters({ limit: '5', 'metadata[userId]': 'u1', 'meta[plan]': 'pro', metadataX: 'y' })).toEqual([
+      { key: 'userId', value: 'u1' },
+      { key: 'plan', value: 'pro' },
+    ]);
+  });
+
+  it('keeps keys verbatim: brackets, quotes, backslashes, unicode, __proto__, empty values', () => {
+    const q = { 'metadata[a]b]': '1', "metadata[it's]": 'x\\y', 'metadata[名前]': 'ü', 'metadata[__proto__]': 'p', 'meta[constructor]': '' };
+    expect(parseMetadataFilters(q)).toEqual([
+      { key: 'a]b', value: '1' },
+      { key: "it's", value: 'x\\y' },
+      { key: '名前', value: 'ü' },
+      { key: '__proto__', value: 'p' },
+      { key: 'constructor', value: '' },
+    ]);
+  });
+
+  it('accepts a nested object from a qs-style parser', () => {
+    expect(parseMetadataFilters({ metadata: { userId: 'u1' }, meta: { plan: 'pro' } })).toEqual([
+      { key: 'userId', value: 'u1' },
+      { key: 'plan', value: 'pro' },
+    ]);
+  });
+
+  it('refuses a key given twice, also across metadata[] and meta[]', () => {
+    fails({ 'metadata[a]': ['1', '2'] }, /"a" is given more than once/);
+    fails({ 'metadata[a]': '1', 'meta[a]': '2' }, /"a" is given more than once/);
+  });
+
+  it('refuses an empty key, a bare parameter, too long keys and values, bad unicode, too many filters', () => {
+    fails({ 'metadata[]': 'x' }, /key is empty/);
+    fails({ metadata: 'x' }, /Use metadata\[<key>\]=<value>/);
+    fails({ [`metadata[${'k'.repeat(201)}]`]: 'x' }, /1-200 characters/);
+    fails({ 'metadata[k]': 'v'.repeat(4097) }, /at most 4096/);
+    fails({ 'metadata[k]': 'a\ud800' }, /valid Unicode/);
+    const many = Object.fromEntries(Array.from({ length: MAX_METADATA_FILTERS + 1 }, (_, i) => [`metadata[k${i}]`, 'v']));
+    fails(many, /At most 20/);
+  });
+
+  it('accepts the limits exactly', () => {
+    const key = 'k'.repeat(200);
+    expect(parseMetadataFilters({ [`metadata[${key}]`]: 'v'.repeat(4096) })).toEqual([{ key, value: 'v'.repeat(4096) }]);
+  });
+});

@@ -1,0 +1,33 @@
+import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Auth, CurrentAuth } from '../auth/auth.decorator';
+import type { AuthContext } from '../auth/auth-context';
+import { notFound } from '../common/app-error';
+import { parseWith, uuidParam } from '../common/validation';
+import { JetStreamEventStore } from '../infrastructure/nats/event-store';
+
+@ApiTags('recordings')
+@Controller('recordings/:recordingId')
+export class RecordingDeletionController {
+  constructor(private readonly store: JetStreamEventStore) {}
+
+  @Delete()
+  @HttpCode(204)
+  @Auth({ keys: ['secret'] })
+  @ApiOperation({
+    summary: 'Delete a recording',
+    description:
+      'Removes the recording\'s events and metadata from the event store at once, and its rows from every projection shortly after (a deletion marker is projected). ' +
+      'A rebuild cannot bring it back: the data is gone from the stream. Events ingested for the same id afterwards start a new recording.',
+  })
+  @ApiParam({ name: 'recordingId', format: 'uuid' })
+  @ApiResponse({ status: 204, description: 'Deleted' })
+  @ApiResponse({ status: 404, description: 'No such recording for this tenant' })
+  @ApiResponse({ status: 503, description: 'JetStream unreachable; retry' })
+  async delete(@Param('recordingId') rawId: string, @CurrentAuth() auth: AuthContext): Promise<void> {
+    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
+    const c = await this.store.messageCounts(auth.tenantId, recordingId);
+    if (c.ev + c.meta === 0) throw notFound('Recording not found');
+    await this.store.deleteRecording(auth.tenantId, recordingId);
+  }
+}

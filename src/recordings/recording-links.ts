@@ -1,0 +1,26 @@
+// Links of one recording, relative like rrweb Cloud's (`/recordings/{id}`), or absolute under
+// PUBLIC_BASE_URL when it is set. With a presigned query (recording-links.signer.ts) the *Signed
+// variants open the recording's detail, events, player and screenshots without other credentials:
+// one signature covers every read resource of the recording (see auth/presign.ts).
+export interface RecordingLinks {
+  self: string;
+  events: string;
+  player: string;
+  screenshot: string;
+  selfSigned?: string;
+  eventsSigned?: string;
+  playerSigned?: string;
+  screenshotSigned?: string;
+}
+
+export function recordingLinks(recordingId: string, baseUrl = '', presignedQuery?: string): RecordingLinks {
+  const self = `${baseUrl.replace(/\/+$/, '')}/recordings/${encodeURIComponent(recordingId)}`;
+  const links: RecordingLinks = { self, events: `${self}/events`, player: `${self}/player.html`, screenshot: `${self}/screenshot.png` };
+  if (presignedQuery !== undefined) {
+    links.selfSigned = `${links.self}?${presignedQuery}`;
+    links.eventsSigned = `${links.events}?${presignedQuery}`;
+    links.playerSigned = `${links.player}?${presignedQuery}`;
+    links.screenshotSigned = `${links.screenshot}?${presignedQuery}`;
+  }
+  return links;
+}

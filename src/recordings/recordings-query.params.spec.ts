@@ -1,0 +1,31 @@
+import { ValidationError } from '../common/validation';
+import { RecordingsQueryParams } from './recordings-query.params';
+
+describe('RecordingsQueryParams.list', () => {
+  it('defaults to limit 50, offset 0, no signed URLs, no filters', () => {
+    expect(RecordingsQueryParams.list({})).toEqual({ limit: 50, offset: 0, includeSignedUrls: false, filters: [] });
+  });
+
+  it('reads limits, booleans and filters', () => {
+    expect(RecordingsQueryParams.list({ limit: '100', offset: '7', includeSignedUrls: 'true', 'meta[a]': 'b' })).toEqual({
+      limit: 100,
+      offset: 7,
+      includeSignedUrls: true,
+      filters: [{ key: 'a', value: 'b' }],
+    });
+  });
+
+  it.each([
+    [{ limit: '0' }, /limit: must be at least 1/],
+    [{ limit: '101' }, /limit: must be at most 100/],
+    [{ limit: '1.5' }, /limit: must be an integer/],
+    [{ limit: '' }, /limit: must be an integer/],
+    [{ offset: '-1' }, /offset: must be at least 0/],
+    [{ offset: 'abc' }, /offset: must be an integer/],
+    [{ offset: ['1', '2'] }, /offset/],
+    [{ includeSignedUrls: 'yes' }, /includeSignedUrls: must be true or false/],
+  ])('refuses %j', (q, message) => {
+    expect(() => RecordingsQueryParams.list(q)).toThrow(ValidationError);
+    expect(() => RecordingsQueryParams.list(q)).toThrow(message);
+  });
+});

@@ -1,0 +1,45 @@
+import { AppError } from '../common/app-error';
+import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import type { Sql } from '../infrastructure/clickhouse/sql';
+import type { RecordingEventsService } from './recording-events.service';
+import type { LinkSigner } from './recording-links.signer';
+import { RecordingsQueryService } from './recordings-query.service';
+
+const id = '550e8400-e29b-41d4-a716-446655440000';
+const summary = { recording_id: id, started_at: '100', ended_at: '250', event_count: '7', bytes: '900', page_views: '1', has_viewport: 1, viewport: [800, 600], first_url: 'https://e.test', last_activity_at: '300' };
+
+function service(rows: (q: string) => unknown[] | Error, exists = false) {
+  const ch = { rows: async (q: Sql) => { const r = rows(q.text); if (r instanceof Error) throw r; return r; } } as unknown as ClickHouse;
+  const events = { exists: async () => exists } as unknown as RecordingEventsService;
+  const signer = { baseUrl: '', forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }) } as unknown as LinkSigner;
+  return new RecordingsQueryService(ch, events, signer);
+}
+
+describe('RecordingsQueryService', () => {
+  it('lists a page with summaries, metadata, hasMore and signed links', async () => {
+    const s = service((q) => {
+      if (q.includes('ORDER BY started_at DESC')) return [{ recording_id: id, started_at: '100' }, { recording_id: 'next', started_at: '90' }];
+      if (q.includes('sum(event_count)')) return [summary];
+      return [{ recording_id: id, key: 'plan', value: 'pro' }];
+    });
+    const r = await s.list('t', { limit: 1, offset: 0, includeSignedUrls: true, filters: [] });
+    expect(r).toMatchObject({ limit: 1, offset: 0, hasMore: true, signedUrlsExpireAt: 42 });
+    expect(r.recordings).toHaveLength(1);
+    expect(r.recordings[0]).toMatchObject({ recordingId: id, timestamp: 100, metadata: { plan: 'pro' }, duration: 150, eventCount: 7, viewport: { width: 800, height: 600 } });
+    expect(r.recordings[0].links.eventsSigned).toBe(`/recordings/${id}/events?tenantId=t&expires=42&keyId=k&signature=s`);
+  });
+
+  it('answers projected: false for a recording only JetStream has, and 404 for none', async () => {
+    const detail = await service(() => [], true).get('t', id, false);
+    expect(detail).toMatchObject({ recordingId: id, projected: false, timestamp: null, eventCount: 0, metadata: {} });
+    await expect(service(() => [], false).get('t', id, false)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('falls back to JetStream when ClickHouse is unreachable, and says 503 on listings', async () => {
+    const down = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    await expect(service(down, true).get('t', id, false)).resolves.toMatchObject({ projected: false });
+    await expect(service(down, false).get('t', id, false)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(service(down).list('t', { limit: 5, offset: 0, includeSignedUrls: false, filters: [] })).rejects.toBeInstanceOf(AppError);
+    await expect(service(down).list('t', { limit: 5, offset: 0, includeSignedUrls: false, filters: [] })).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});

@@ -1,0 +1,38 @@
+import { sql } from '../infrastructure/clickhouse/sql';
+import { RecordingsSql } from './recordings-query.sql';
+
+describe('RecordingsSql', () => {
+  it('pages newest first with a stable tie-break, one extra row, tenant scoped, deletion-aware', () => {
+    const text = RecordingsSql.page({ tenantId: "a'b", filters: [] }, 50, 100).text;
+    expect(text).toContain('FROM recordings FINAL ANY LEFT JOIN (SELECT recording_id, max(seq) AS deleted_seq FROM deleted_recordings');
+    expect(text).toContain("WHERE tenant_id = 'a\\'b' AND seq > deleted_seq");
+    expect(text).toMatch(/ORDER BY started_at DESC, recording_id DESC LIMIT 51 OFFSET 100$/);
+    expect(text).not.toContain('recording_metadata_by_key');
+  });
+
+  it('adds the metadata filter as an IN subquery on the table it filters (not inside a FROM subquery)', () => {
+    const text = RecordingsSql.page({ tenantId: 't', filters: [{ key: 'k\\', value: "v'" }] }, 10, 0).text;
+    expect(text).toMatch(/^SELECT recording_id, started_at FROM recordings FINAL .* WHERE tenant_id = 't' AND recording_id IN \(SELECT recording_id FROM recording_metadata_by_key /s);
+    expect(text).toContain("key = 'k\\\\' AND value = 'v\\''");
+  });
+
+  it('applies a time window after FINAL, on started_at', () => {
+    const text = RecordingsSql.starts({ tenantId: 't', filters: [], window: { from: 1000, to: 2000 } }).text;
+    expect(text).toMatch(/FINAL .* WHERE .* AND started_at >= 1000 AND started_at < 2000$/s);
+  });
+
+  it('de-duplicates batches per batch id and escapes listed ids', () => {
+    const text = RecordingsSql.summaries('t', ["x'); DROP TABLE recordings; --", 'b']).text;
+    expect(text).toContain("recording_id IN ('x\\'); DROP TABLE recordings; --', 'b')");
+    expect(text).toContain('LIMIT 1 BY recording_id, batch_id');
+    expect(text).toContain('sum(event_count) AS event_count');
+    expect(RecordingsSql.batches('t', sql`SELECT recording_id FROM x`, 'stats').text).toContain('recording_id IN (SELECT recording_id FROM x)');
+  });
+
+  it('reads the latest metadata value per key (argMax by seq)', () => {
+    const text = RecordingsSql.metadata('t', ['r1']).text;
+    expect(text).toContain('argMax(value, seq) AS value');
+    expect(text).toContain("recording_id IN ('r1'))");
+    expect(text).toContain('WHERE seq > deleted_seq GROUP BY recording_id, key');
+  });
+});

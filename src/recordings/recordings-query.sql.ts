@@ -1,0 +1,65 @@
+// SQL of the recordings read model (listing, detail, statistics). Every value goes through `sql`.
+// Order and membership come from `recordings` (one row per recording once merged, read with FINAL:
+// the earliest batch wins); counts come from recording_batches de-duplicated per batch id
+// (LIMIT 1 BY), never from a plain sum over raw rows; min/max are duplicate-proof by nature.
+// All reads apply the deletion rule (seq above the recording's latest deletion marker).
+// Shape note: an `IN (subquery)` stays at the level of the table it filters; on 18.16 a subquery set
+// inside a FROM subquery is built again for every enclosing level (measured: twice the latency).
+import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
+import type { MetadataFilter } from './metadata-filter';
+import { matchingRecordingsSql } from './metadata-filter.sql';
+import { deletionJoin } from './recordings-query.visibility';
+
+const SUMMARY_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, meta_ts, viewport_width, viewport_height, url, ingested_at`;
+const STATS_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, type_keys, type_counts`;
+
+export interface StartsScope {
+  tenantId: string;
+  /** Metadata filters, most selective first. */
+  filters: readonly MetadataFilter[];
+  /** Only recordings whose first event time is in [from, to), epoch ms. */
+  window?: { from: number; to: number };
+}
+
+export const RecordingsSql = {
+  /**
+   * Visible recordings, one row each: recording_id, started_at. WHERE runs after FINAL (18.16 and
+   * current servers do not move it to PREWHERE under FINAL), so the window sees collapsed rows.
+   */
+  starts({ tenantId, filters, window }: StartsScope): Sql {
+    const filter = filters.length ? sql` AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})` : sql``;
+    const inWindow = window ? sql` AND started_at >= ${window.from} AND started_at < ${window.to}` : sql``;
+    return sql`SELECT recording_id, started_at FROM recordings FINAL ${deletionJoin(tenantId)} WHERE tenant_id = ${tenantId}${filter} AND seq > deleted_seq${inWindow}`;
+  },
+
+  /** One page, newest first by first event time, ties by recording id (stable); limit + 1 rows tell whether more follow. */
+  page(scope: StartsScope, limit: number, offset: number): Sql {
+    return sql`${RecordingsSql.starts(scope)} ORDER BY started_at DESC, recording_id DESC LIMIT ${limit + 1} OFFSET ${offset}`;
+  },
+
+  /**
+   * Visible batch rows of the given recordings (a list, or a subquery of ids), one per batch id.
+   * The id filter sits inside the subquery, before the deletion join: on 18.16 a JOIN runs before
+   * WHERE and turns off PREWHERE, so a filter after it would join every batch of the tenant.
+   */
+  batches(tenantId: string, ids: readonly string[] | Sql, columns: 'summary' | 'stats'): Sql {
+    const cols = columns === 'summary' ? SUMMARY_COLUMNS : STATS_COLUMNS;
+    const idSet = ids instanceof Sql ? sql`(${ids})` : list([...ids]);
+    return sql`SELECT ${cols} FROM (SELECT ${cols}, seq FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN ${idSet}) ${deletionJoin(tenantId)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id`;
+  },
+
+  /** Per-recording summary of the given recordings (viewport and URL of the earliest Meta event). */
+  summaries(tenantId: string, ids: readonly string[]): Sql {
+    const viewport = sql`viewport_width > 0 AND viewport_height > 0`;
+    return sql`SELECT recording_id, min(min_ts) AS started_at, max(max_ts) AS ended_at, sum(event_count) AS event_count, sum(bytes) AS bytes, sum(page_views) AS page_views,
+      countIf(${viewport}) > 0 AS has_viewport, argMinIf((viewport_width, viewport_height), meta_ts, ${viewport}) AS viewport,
+      argMinIf(url, meta_ts, url != '') AS first_url, max(ingested_at) AS last_activity_at
+      FROM (${RecordingsSql.batches(tenantId, ids, 'summary')}) GROUP BY recording_id`;
+  },
+
+  /** Latest visible value of every metadata key of the given recordings. */
+  metadata(tenantId: string, ids: readonly string[]): Sql {
+    return sql`SELECT recording_id, key, argMax(value, seq) AS value FROM (SELECT recording_id, key, value, seq FROM recording_metadata WHERE tenant_id = ${tenantId} AND recording_id IN ${list([...ids])})
+      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id, key ORDER BY recording_id, key`;
+  },
+};

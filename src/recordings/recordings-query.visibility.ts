@@ -1,0 +1,9 @@
+// The deletion rule on the read side (see projections/recording-projection.ts): a projection row
+// counts only if its seq is above the recording's latest deletion marker. Join this to a subquery
+// that selects `recording_id` and `seq`, then keep `seq > deleted_seq` (0 for never-deleted
+// recordings: ANY LEFT JOIN fills defaults on 18.16 and current servers). The right side is small.
+import { Sql, sql } from '../infrastructure/clickhouse/sql';
+
+export function deletionJoin(tenantId: string): Sql {
+  return sql`ANY LEFT JOIN (SELECT recording_id, max(seq) AS deleted_seq FROM deleted_recordings WHERE tenant_id = ${tenantId} GROUP BY recording_id) USING (recording_id)`;
+}

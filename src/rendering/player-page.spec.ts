@@ -1,0 +1,88 @@
+import { buildPlayerPage, PlayerPageInput } from './player-page';
+
+const base: PlayerPageInput = {
+  eventsUrl: '/recordings/0b6f8c1e-0000-4000-8000-000000000000/events?expires=1&signature=abc',
+  controls: true,
+  autoplay: false,
+  mode: 'standard',
+  speed: 1,
+  time: { kind: 'offset', value: 0 },
+  frameAncestors: "'self' https://app.example.com",
+};
+
+const configOf = (html: string) => JSON.parse(/<script type="application\/json" id="tapedeck-config">(.*?)<\/script>/s.exec(html)![1]);
+
+describe('buildPlayerPage', () => {
+  it('sends a strict CSP whose nonce admits only the inline bootstrap', () => {
+    const { html, headers } = buildPlayerPage(base);
+    const csp = headers['Content-Security-Policy'];
+    const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)![1];
+    expect(csp).toBe(
+      `default-src 'none'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; ` +
+        "font-src 'self' data:; connect-src 'self'; frame-src 'self' blob: data: about:; child-src 'self' blob:; " +
+        "frame-ancestors 'self' https://app.example.com; base-uri 'none'; form-action 'none'",
+    );
+    const scripts = html.match(/<script[^>]*>/g)!;
+    expect(scripts).toEqual([
+      '<script type="application/json" id="tapedeck-config">',
+      '<script src="/assets/rrweb-player.js">',
+      `<script nonce="${nonce}">`,
+    ]);
+    expect(headers).toMatchObject({
+      'Content-Type': 'text/html; charset=utf-8',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-store',
+    });
+  });
+
+  it('uses a fresh nonce per response', () => {
+    const a = buildPlayerPage(base).headers['Content-Security-Policy'];
+    const b = buildPlayerPage(base).headers['Content-Security-Policy'];
+    expect(a).not.toBe(b);
+  });
+
+  it('passes the options to the bootstrap', () => {
+    const { html } = buildPlayerPage({ ...base, autoplay: true, speed: 2, mode: 'minimal', controls: false, time: { kind: 'percent', value: 50 } });
+    expect(configOf(html)).toEqual({
+      eventsUrl: base.eventsUrl,
+      controls: false,
+      autoplay: true,
+      mode: 'minimal',
+      speed: 2,
+      time: { kind: 'percent', value: 50 },
+    });
+    expect(html).toContain('<body class="mode-minimal">');
+    expect(html).not.toContain('<header>');
+  });
+
+  it('shows a header in standard mode and no controls in capture mode', () => {
+    expect(buildPlayerPage({ ...base, title: 'Checkout flow' }).html).toContain('<header><h1>Checkout flow</h1></header>');
+    const capture = buildPlayerPage({ ...base, mode: 'capture', controls: true }).html;
+    expect(configOf(capture).controls).toBe(false);
+    expect(capture).not.toContain('<header>');
+  });
+
+  it('versions the asset URLs under the configured base', () => {
+    const { html } = buildPlayerPage({ ...base, assetsBase: '/tapedeck/assets/', assetVersion: 'abc123' });
+    expect(html).toContain('<link rel="stylesheet" href="/tapedeck/assets/rrweb-player.css?v=abc123">');
+    expect(html).toContain('<script src="/tapedeck/assets/rrweb-player.js?v=abc123">');
+  });
+
+  it('cannot be broken out of by the title or the events URL', () => {
+    const { html } = buildPlayerPage({ ...base, title: '</title><script>alert(1)</script>', eventsUrl: '/e?x=</script><script>alert(1)</script>' });
+    expect(html.match(/<script/g)).toHaveLength(3);
+    expect(configOf(html).eventsUrl).toBe('/e?x=</script><script>alert(1)</script>');
+    expect(html).toContain('&#60;/title&#62;');
+  });
+
+  it('refuses to embed an API key', () => {
+    expect(() => buildPlayerPage({ ...base, eventsUrl: '/e?token=secret_key_svc_abcdefabcdefabcdef' })).toThrow(/API key/);
+    expect(() => buildPlayerPage({ ...base, title: 'public_key_svc_abcdefabcdefabcdef' })).toThrow(/API key/);
+  });
+
+  it('refuses a frame-ancestors value that would inject directives', () => {
+    expect(() => buildPlayerPage({ ...base, frameAncestors: "'self'; script-src *" })).toThrow(/PLAYER_FRAME_ANCESTORS/);
+    expect(() => buildPlayerPage({ ...base, frameAncestors: "'none'\r\nSet-Cookie: x" })).toThrow(/PLAYER_FRAME_ANCESTORS/);
+  });
+});

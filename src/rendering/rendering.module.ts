@@ -1,0 +1,87 @@
+// Rendering: the Chromium pool and screenshot renderer (built from configuration; Chromium starts on
+// the first render), the screenshot and player routes and the player's assets. Metrics and readiness
+// details report the pool; readiness never fails on the renderer. Shutdown closes the warm replay
+// pages, then the browser.
+import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { HealthService } from '../health/health.service';
+import { MetricsService } from '../metrics/metrics.service';
+import { RecordingsModule } from '../recordings/recordings.module';
+import { AssetsController } from './assets.controller';
+import { BrowserPool } from './browser-pool';
+import { PlayerController } from './player.controller';
+import { PlayerService } from './player.service';
+import { PlayerAssets } from './player-assets';
+import { RecordingRenderSource } from './recording-render-source';
+import { ScreenshotController } from './screenshot.controller';
+import { ScreenshotRenderer } from './screenshot-renderer';
+import { ScreenshotService } from './screenshot.service';
+
+@Module({
+  imports: [RecordingsModule],
+  controllers: [ScreenshotController, PlayerController, AssetsController],
+  providers: [
+    {
+      provide: BrowserPool,
+      inject: [APP_CONFIG],
+      useFactory: (cfg: AppConfig) =>
+        new BrowserPool({
+          chromiumPath: cfg.CHROMIUM_PATH,
+          concurrency: cfg.RENDER_CONCURRENCY,
+          queueLimit: cfg.RENDER_QUEUE,
+          timeoutMs: cfg.RENDER_TIMEOUT_MS,
+        }),
+    },
+    {
+      provide: ScreenshotRenderer,
+      inject: [BrowserPool, APP_CONFIG],
+      useFactory: (pool: BrowserPool, cfg: AppConfig) => new ScreenshotRenderer(pool, { timeoutMs: cfg.RENDER_TIMEOUT_MS }),
+    },
+    PlayerAssets,
+    RecordingRenderSource,
+    ScreenshotService,
+    PlayerService,
+  ],
+})
+export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly pool: BrowserPool,
+    private readonly renderer: ScreenshotRenderer,
+    private readonly metrics: MetricsService,
+    private readonly health: HealthService,
+    @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const { pool, renderer, metrics } = this;
+    metrics.counter('tapedeck_render_total', 'Browser renders completed', () => pool.renders);
+    metrics.counter('tapedeck_render_failures_total', 'Browser renders that failed (timeouts and crashes included)', () => pool.failures);
+    metrics.counter('tapedeck_render_rejected_total', 'Render requests refused with 503: queue full or queue wait too long', () => pool.rejected);
+    metrics.counter('tapedeck_render_timeouts_total', 'Render attempts that ran out of RENDER_TIMEOUT_MS', () => pool.timeouts);
+    metrics.counter('tapedeck_render_browser_launches_total', 'Chromium launches (first use, recycling, crashes)', () => pool.launches);
+    metrics.counter('tapedeck_render_image_cache_hits_total', 'Screenshots answered from the encoded-image cache', () => renderer.imageCacheHits);
+    metrics.counter('tapedeck_render_warm_page_hits_total', 'Renders that reused a warm replay page', () => renderer.warmHits);
+    metrics.counter('tapedeck_render_cold_total', 'Renders that opened a new replay page', () => renderer.coldRenders);
+    metrics.gauge('tapedeck_render_queue_length', 'Render requests waiting for a browser slot', () => pool.queueLength);
+    metrics.gauge('tapedeck_render_in_flight', 'Browser slots in use', () => pool.inFlight);
+    this.health.register({
+      name: 'renderer',
+      details: async () => ({
+        chromium: this.cfg.CHROMIUM_PATH,
+        concurrency: this.cfg.RENDER_CONCURRENCY,
+        queueLimit: this.cfg.RENDER_QUEUE,
+        inFlight: pool.inFlight,
+        queued: pool.queueLength,
+        renders: pool.renders,
+        failures: pool.failures,
+        rejected: pool.rejected,
+        launches: pool.launches,
+      }),
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.renderer.close();
+    await this.pool.close();
+  }
+}

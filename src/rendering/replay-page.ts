@@ -1,0 +1,149 @@
+// A Chromium page (in its own context) holding rrweb's Replayer loaded with one recording, ready to
+// seek and shoot. rrweb is injected from the installed package, never fetched, and every request
+// the page or the replayed document makes is aborted except data: URLs, so a replay cannot reach
+// the network. The caller owns the page: close() it in finally, or keep it warm.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Viewport } from './screenshot-params';
+import { untilAborted } from './until-aborted';
+
+export const MAX_PAGE_SIDE = 4096;
+
+let rrwebBundle: { js: string; css: string } | undefined;
+
+function bundle(): { js: string; css: string } {
+  if (!rrwebBundle) {
+    const dist = dirname(require.resolve('rrweb')); // .../rrweb/dist/rrweb.cjs: the UMD sits beside it
+    rrwebBundle = {
+      js: readFileSync(join(dist, 'rrweb.umd.min.cjs'), 'utf8'),
+      css: readFileSync(join(dist, 'style.css'), 'utf8'),
+    };
+  }
+  return rrwebBundle;
+}
+
+// The cursor and its trail are replay UI, not page content: a screenshot shows only the page.
+const SHELL = `<!doctype html><html><head><meta charset="utf-8"><style>
+html,body{margin:0;padding:0;background:#fff;overflow:hidden}
+.replayer-wrapper>iframe{border:0;display:block}
+.replayer-mouse,.replayer-mouse-tail{display:none!important}
+</style></head><body><div id="root"></div></body></html>`;
+
+// The constructor builds the first snapshot on a 1 ms timer; waiting on a later 1 ms timer keeps
+// that from landing on top of our first seek.
+const SETUP = `async (json) => {
+  const silent = { log() {}, warn() {}, error() {} };
+  window.__replayer = new rrweb.Replayer(JSON.parse(json), {
+    root: document.getElementById('root'),
+    speed: 1, skipInactive: false, mouseTail: false, triggerFocus: false,
+    showWarning: false, showDebug: false, UNSAFE_replayCanvas: false, logger: silent,
+  });
+  await new Promise((res) => setTimeout(res, 1));
+}`;
+
+// Seek, then let images and fonts of the replayed document settle (bounded). No frame wait:
+// Page.captureScreenshot composites a fresh frame (checked against seeks that flip the page).
+// Forgetting the last played event makes every seek replay from the last snapshot before the
+// target, so the image never depends on what this warm page showed before (rrweb would otherwise
+// continue incrementally forwards, and loses its node map seeking back before a snapshot).
+const SEEK = `async ([offset, settleMs]) => {
+  const r = window.__replayer;
+  r.service.state.context.lastPlayedEvent = null;
+  r.pause(offset);
+  const frame = r.iframe;
+  const doc = frame.contentDocument;
+  const waits = [];
+  if (doc) {
+    if (doc.fonts) waits.push(doc.fonts.ready);
+    for (const img of Array.from(doc.images)) {
+      if (!img.complete) waits.push(new Promise((res) => { img.addEventListener('load', res); img.addEventListener('error', res); }));
+    }
+  }
+  if (waits.length) await Promise.race([Promise.all(waits), new Promise((res) => setTimeout(res, settleMs))]);
+  return { width: frame.offsetWidth, height: frame.offsetHeight };
+}`;
+
+export class ReplayPage {
+  /** Set while a render uses the page; a busy page is never shared. */
+  busy = false;
+  private viewport: Viewport;
+
+  private constructor(
+    readonly generation: number,
+    private readonly context: BrowserContext,
+    private readonly page: Page,
+    private readonly cdp: CDPSession,
+    viewport: Viewport,
+    private readonly settleMs: number,
+  ) {
+    this.viewport = viewport;
+  }
+
+  static async open(
+    browser: Browser,
+    generation: number,
+    eventsJson: string,
+    viewport: Viewport,
+    options: { timeoutMs: number; settleMs?: number; signal?: AbortSignal },
+  ): Promise<ReplayPage> {
+    const size = { width: clampSize(viewport.width), height: clampSize(viewport.height) };
+    const { signal } = options;
+    const creating = browser.newContext({ viewport: size, deviceScaleFactor: 1, serviceWorkers: 'block', acceptDownloads: false });
+    let context: BrowserContext;
+    try {
+      context = await untilAborted(creating, signal);
+    } catch (err) {
+      void creating.then((c) => c.close(), () => undefined); // a context that arrives late is closed
+      throw err;
+    }
+    const build = async () => {
+      context.setDefaultTimeout(options.timeoutMs);
+      await context.route('**/*', (route) => (route.request().url().startsWith('data:') ? route.continue() : route.abort('blockedbyclient')));
+      const page = await context.newPage();
+      await page.setContent(SHELL);
+      const { js, css } = bundle();
+      await page.addStyleTag({ content: css });
+      await page.addScriptTag({ content: js });
+      await page.evaluate(`(${SETUP})(${JSON.stringify(eventsJson)})`);
+      const cdp = await context.newCDPSession(page);
+      return new ReplayPage(generation, context, page, cdp, size, options.settleMs ?? 1000);
+    };
+    try {
+      return await untilAborted(build(), signal);
+    } catch (err) {
+      await context.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  get closed(): boolean {
+    return this.page.isClosed();
+  }
+
+  /** PNG of the replayed viewport at `offsetMs` from the first event. */
+  async shoot(offsetMs: number): Promise<Buffer> {
+    const frame = await this.page.evaluate<{ width: number; height: number }>(`(${SEEK})(${JSON.stringify([offsetMs, this.settleMs])})`);
+    const size = frame.width > 0 && frame.height > 0 ? { width: clampSize(frame.width), height: clampSize(frame.height) } : this.viewport;
+    if (size.width !== this.viewport.width || size.height !== this.viewport.height) {
+      await this.page.setViewportSize(size); // the recording resized its window before this moment
+      this.viewport = size;
+    }
+    // Straight CDP: page.screenshot() adds round trips (caret hiding in every frame) worth ~20 ms.
+    // optimizeForSpeed trades PNG size for time; the image is re-encoded by sharp anyway.
+    const shot = await this.cdp.send('Page.captureScreenshot', {
+      format: 'png',
+      clip: { x: 0, y: 0, ...size, scale: 1 },
+      optimizeForSpeed: true,
+    });
+    return Buffer.from(shot.data, 'base64');
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+  }
+}
+
+function clampSize(n: number): number {
+  return Math.min(MAX_PAGE_SIDE, Math.max(1, Math.round(n)));
+}

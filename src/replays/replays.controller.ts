@@ -1,0 +1,92 @@
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
+import { abortWhenClientGone, sendJsonStream } from '../common/stream-reply';
+import { z } from 'zod';
+import { Auth, CurrentAuth } from '../auth/auth.decorator';
+import type { AuthContext } from '../auth/auth-context';
+import { AppError } from '../common/app-error';
+import { parseWith, queryBoolean, queryInt } from '../common/validation';
+import { parseMetadataFilters } from '../recordings/metadata-filter';
+import { ReplaysService } from './replays.service';
+
+const groupingProp = z.string().min(1, { message: 'must be 1-100 characters' }).max(100, { message: 'must be 1-100 characters' });
+const replayValue = z.string().min(1, { message: 'must be 1-500 characters' }).max(500, { message: 'must be 1-500 characters' });
+const listQuery = z.object({ limit: queryInt(1, 100, 50), offset: queryInt(0, 1_000_000_000, 0), includeSignedUrls: queryBoolean(false) });
+
+async function stream(reply: FastifyReply, make: (signal: AbortSignal) => Promise<Readable>) {
+  return sendJsonStream(reply, await make(abortWhenClientGone(reply)));
+}
+
+@ApiTags('replays')
+@Controller()
+export class ReplaysController {
+  constructor(private readonly replays: ReplaysService) {}
+
+  private group(prop: string, value: string) {
+    return [{ key: parseWith(groupingProp, prop, 'groupingProp'), value: parseWith(replayValue, value, 'replayValue') }];
+  }
+
+  @Get('replays/:groupingProp/:replayValue')
+  @Auth({ keys: ['secret'], presign: 'replay' })
+  @ApiOperation({
+    summary: 'Get replay',
+    description:
+      'Merged metadata and composed events of the recordings whose latest value of groupingProp equals replayValue. Page views (a FullSnapshot with the Meta before it) play whole, ordered by start; ' +
+      'timestamps are renumbered from 0 with a 1000 ms gap between page views; originalTimestamp keeps the absolute time and recordingId the source. Merged metadata: union; on conflicts the most recently written value wins. Streamed.',
+  })
+  @ApiParam({ name: 'groupingProp', description: '1-100 characters' })
+  @ApiParam({ name: 'replayValue', description: '1-500 characters' })
+  @ApiResponse({ status: 200, schema: { type: 'object', properties: { metadata: { type: 'object', additionalProperties: { type: 'string' } }, events: { type: 'array', items: { $ref: '#/components/schemas/Event' } } } } })
+  @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
+  @ApiResponse({ status: 404, description: 'No recording in the group' })
+  get(@Param('groupingProp') p: string, @Param('replayValue') v: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
+    const filters = this.group(p, v);
+    return stream(reply, (signal) => this.replays.replay(auth.tenantId, filters, signal));
+  }
+
+  @Get('replays/:groupingProp/:replayValue/events')
+  @Auth({ keys: ['secret'], presign: 'replay' })
+  @ApiOperation({ summary: 'Get replay events', description: 'The composed events of the replay alone (see Get replay).' })
+  @ApiResponse({ status: 200, schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
+  @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
+  @ApiResponse({ status: 404, description: 'No recording in the group' })
+  events(@Param('groupingProp') p: string, @Param('replayValue') v: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
+    const filters = this.group(p, v);
+    return stream(reply, (signal) => this.replays.events(auth.tenantId, filters, signal));
+  }
+
+  @Get('replays/:groupingProp')
+  @Auth({ keys: ['secret'] })
+  @ApiOperation({ summary: 'List replays', description: 'Replays of a grouping key (one per distinct latest value), most recently active first, offset-paginated.' })
+  @ApiQuery({ name: 'limit', required: false, description: '1-100, default 50' })
+  @ApiQuery({ name: 'offset', required: false, description: 'default 0' })
+  @ApiQuery({ name: 'includeSignedUrls', required: false, description: 'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds)' })
+  @ApiResponse({
+    status: 200,
+    schema: { example: { replays: [{ groupingProp: 'sessionId', replayValue: 'S1', recordings: 3, startedAt: 1700000000000, endedAt: 1700000060000, duration: 60000, links: { self: '/replays/sessionId/S1', events: '/replays/sessionId/S1/events' } }], limit: 50, offset: 0 } },
+  })
+  @ApiResponse({ status: 400, description: 'Bad limit/offset/includeSignedUrls, or groupingProp length' })
+  list(@Param('groupingProp') p: string, @Query() q: Record<string, string>, @CurrentAuth() auth: AuthContext) {
+    const prop = parseWith(groupingProp, p, 'groupingProp');
+    const { limit, offset, includeSignedUrls } = parseWith(listQuery, { limit: q.limit, offset: q.offset, includeSignedUrls: q.includeSignedUrls }, 'query');
+    return this.replays.list(auth.tenantId, prop, limit!, offset!, includeSignedUrls);
+  }
+
+  @Get(['replay', 'replays'])
+  @Auth({ keys: ['secret'] })
+  @ApiOperation({
+    summary: 'Compose replay',
+    description: 'Composes the recordings matching every metadata[<key>]=<value> filter (AND; rrweb Cloud\'s meta[<key>]=<value> accepted) into one replayable event array, as Get replay composes a group.',
+  })
+  @ApiQuery({ name: 'metadata[<key>]', required: true, description: 'One or more filters; meta[<key>] accepted' })
+  @ApiResponse({ status: 200, schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
+  @ApiResponse({ status: 400, description: 'No filter, or a bad filter' })
+  @ApiResponse({ status: 404, description: 'No recording matches' })
+  compose(@Query() q: Record<string, unknown>, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
+    const filters = parseMetadataFilters(q);
+    if (filters.length === 0) throw new AppError('bad_request', 'Compose needs at least one metadata[<key>]=<value> filter');
+    return stream(reply, (signal) => this.replays.events(auth.tenantId, filters, signal));
+  }
+}

@@ -1,0 +1,77 @@
+// Replays: recordings that share a metadata value, composed into one stream (replay-composer.ts)
+// read from JetStream. Group membership and merged metadata come from the ClickHouse projections.
+import { Inject, Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { LinkSigner } from '../auth/link-signer';
+import { notFound } from '../common/app-error';
+import { jsonArrayStream, jsonObjectWithArray } from '../common/json-array-stream';
+import { RECORDING_EVENT_SOURCE, RecordingEventSource } from '../domain/rrweb-event';
+import { composeReplay } from './replay-composer';
+import { ReplayGroupsRepository } from './replay-groups.repository';
+import type { MetadataFilter as MetadataMatch } from '../recordings/metadata-filter';
+
+export interface ReplayListItem {
+  groupingProp: string;
+  replayValue: string;
+  recordings: number;
+  startedAt: number;
+  endedAt: number;
+  duration: number;
+  links: { self: string; events: string; selfSigned?: string; eventsSigned?: string };
+  signedUrlsExpireAt?: number;
+}
+
+const replayPath = (prop: string, value: string) => `/replays/${encodeURIComponent(prop)}/${encodeURIComponent(value)}`;
+
+@Injectable()
+export class ReplaysService {
+  constructor(
+    private readonly groups: ReplayGroupsRepository,
+    private readonly signer: LinkSigner,
+    @Inject(RECORDING_EVENT_SOURCE) private readonly source: RecordingEventSource,
+  ) {}
+
+  private async members(tenantId: string, filters: MetadataMatch[]): Promise<string[]> {
+    const ids = await this.groups.recordingIds(tenantId, filters);
+    if (ids.length === 0) throw notFound('No recording matches this replay');
+    return ids;
+  }
+
+  /** `{"metadata":{…},"events":[…]}`, streamed. */
+  async replay(tenantId: string, filters: MetadataMatch[], signal?: AbortSignal): Promise<Readable> {
+    const ids = await this.members(tenantId, filters);
+    const metadata = await this.groups.mergedMetadata(tenantId, ids);
+    return jsonObjectWithArray({ metadata }, 'events', composeReplay(tenantId, ids, this.source, signal));
+  }
+
+  /** The composed events alone, streamed. */
+  async events(tenantId: string, filters: MetadataMatch[], signal?: AbortSignal): Promise<Readable> {
+    const ids = await this.members(tenantId, filters);
+    return jsonArrayStream(composeReplay(tenantId, ids, this.source, signal));
+  }
+
+  async list(tenantId: string, groupingProp: string, limit: number, offset: number, signed: boolean) {
+    const rows = await this.groups.listGroups(tenantId, groupingProp, limit, offset);
+    const base = this.signer.base;
+    const replays: ReplayListItem[] = rows.map((r) => {
+      const path = replayPath(groupingProp, r.value);
+      const item: ReplayListItem = {
+        groupingProp,
+        replayValue: r.value,
+        recordings: r.recordings,
+        startedAt: r.startedAt,
+        endedAt: r.endedAt,
+        duration: Math.max(0, r.endedAt - r.startedAt),
+        links: { self: base + path, events: `${base}${path}/events` },
+      };
+      if (signed) {
+        const s = this.signer.sign(tenantId, { kind: 'replay', groupingProp, replayValue: r.value });
+        item.links.selfSigned = `${base}${path}?${s.query}`;
+        item.links.eventsSigned = `${base}${path}/events?${s.query}`;
+        item.signedUrlsExpireAt = s.expires;
+      }
+      return item;
+    });
+    return { replays, limit, offset };
+  }
+}

@@ -1,0 +1,72 @@
+// Per-tenant retention: every sweep, recordings of a tenant with `retentionDays` whose last event is
+// older than that are deleted exactly as DELETE /recordings/{id} deletes them (stream purge, then a
+// marker the projectors apply). Runs in the projector role; several workers sweeping at once only
+// repeat idempotent deletions.
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { TenantRegistry } from '../auth/tenant-registry';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { BootService } from '../infrastructure/boot.service';
+import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { sql } from '../infrastructure/clickhouse/sql';
+import { JetStreamEventStore } from '../infrastructure/nats/event-store';
+
+const DAY_MS = 86_400_000;
+const BATCH = 500;
+
+@Injectable()
+export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('retention');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+  deleted = 0;
+
+  constructor(
+    private readonly registry: TenantRegistry,
+    private readonly ch: ClickHouse,
+    private readonly store: JetStreamEventStore,
+    private readonly boot: BootService,
+    @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+  ) {}
+
+  onApplicationBootstrap() {
+    if (this.cfg.RETENTION_SWEEP_SECONDS <= 0) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((e) => this.logger.warn({ msg: 'retention sweep failed', err: String((e as Error).message) }))
+        .finally(() => (this.running = undefined));
+    }, this.cfg.RETENTION_SWEEP_SECONDS * 1000);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown() {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Recordings of a tenant whose last event is older than the cutoff (epoch ms). */
+  async expired(tenantId: string, cutoffMs: number): Promise<string[]> {
+    const rows = await this.ch.rows<{ recording_id: string }>(
+      sql`SELECT recording_id FROM recording_batches WHERE tenant_id = ${tenantId}
+          GROUP BY recording_id HAVING max(max_ts) < ${cutoffMs} ORDER BY recording_id LIMIT ${BATCH}`,
+    );
+    return rows.map((r) => r.recording_id);
+  }
+
+  /** One pass over every tenant with a retention period; returns the recordings deleted. */
+  async sweep(nowMs = Date.now()): Promise<number> {
+    if (!this.boot.migrated) return 0;
+    let count = 0;
+    for (const t of this.registry.listTenants()) {
+      if (!t.retentionDays || t.retentionDays <= 0) continue;
+      for (const id of await this.expired(t.id, nowMs - t.retentionDays * DAY_MS)) {
+        const c = await this.store.messageCounts(t.id, id);
+        if (c.ev + c.meta === 0) continue; // already purged; its rows go when the marker is projected
+        await this.store.deleteRecording(t.id, id);
+        count++;
+      }
+    }
+    if (count) this.logger.log({ msg: 'retention deleted recordings', count });
+    this.deleted += count;
+    return count;
+  }
+}

@@ -1,0 +1,47 @@
+import { ValidationError } from '../common/validation';
+import { alignDown, defaultInterval, parseStatisticsQuery } from './statistics.params';
+
+const now = Date.parse('2025-01-08T12:34:56Z');
+
+describe('parseStatisticsQuery', () => {
+  it('defaults to the last 7 days until now, hourly', () => {
+    const p = parseStatisticsQuery({}, now);
+    expect(p).toMatchObject({ from: now - 7 * 86_400_000, to: now, interval: 'hour', filters: [] });
+    expect(p.firstBucket).toBe(Date.parse('2025-01-01T12:00:00Z'));
+    expect(p.buckets).toBe(169);
+  });
+
+  it('reads epoch ms and ISO 8601 with a zone, and date-only as UTC midnight', () => {
+    expect(parseStatisticsQuery({ from: '1735689600000', to: '2025-01-02T00:00:00+01:00' }, now)).toMatchObject({ from: 1735689600000, to: Date.parse('2025-01-01T23:00:00Z') });
+    expect(parseStatisticsQuery({ from: '2025-01-01', to: '2025-01-03' }, now)).toMatchObject({ from: Date.parse('2025-01-01T00:00:00Z'), interval: 'hour' });
+  });
+
+  it('picks the interval by span and aligns weeks to Monday 00:00 UTC', () => {
+    expect(defaultInterval(6 * 3_600_000)).toBe('minute');
+    expect(defaultInterval(14 * 86_400_000)).toBe('hour');
+    expect(defaultInterval(730 * 86_400_000)).toBe('day');
+    expect(defaultInterval(731 * 86_400_000)).toBe('week');
+    const p = parseStatisticsQuery({ from: '2025-01-08T12:00:00Z', to: '2025-03-01T00:00:00Z', interval: 'week' }, now);
+    expect(new Date(p.firstBucket).toISOString()).toBe('2025-01-06T00:00:00.000Z');
+    expect(alignDown(5, { size: 60_000, offset: 0 })).toBe(0);
+  });
+
+  it.each([
+    [{ from: 'yesterday' }, /from: must be epoch milliseconds or ISO 8601/],
+    [{ from: '2025-01-01T10:00:00' }, /from: must be epoch milliseconds or ISO 8601/],
+    [{ from: '2025-13-45' }, /from: is not a valid time/],
+    [{ from: '2000', to: '1000' }, /from: must be before to/],
+    [{ from: '1000', to: '1000' }, /from: must be before to/],
+    [{ interval: 'month' }, /interval: must be minute, hour, day or week/],
+    [{ from: '0', to: String(3 * 86_400_000), interval: 'minute' }, /4320 buckets .* at most 2000/],
+    [{ groupBy: '' }, /groupBy: must be a metadata key/],
+    [{ groupBy: 'k'.repeat(201) }, /groupBy: must be a metadata key/],
+  ])('refuses %j', (q, message) => {
+    expect(() => parseStatisticsQuery(q, now)).toThrow(ValidationError);
+    expect(() => parseStatisticsQuery(q, now)).toThrow(message);
+  });
+
+  it('passes metadata filters and groupBy through', () => {
+    expect(parseStatisticsQuery({ groupBy: 'plan', 'metadata[env]': 'prod' }, now)).toMatchObject({ groupBy: 'plan', filters: [{ key: 'env', value: 'prod' }] });
+  });
+});

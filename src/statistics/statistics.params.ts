@@ -1,0 +1,72 @@
+// Query parameters of GET /statistics, validated with zod (400 JSON naming the field): from/to as
+// epoch ms or ISO 8601 (a time needs a zone: Z or ±hh:mm), interval by span when omitted, bucket
+// count capped. Metadata filters and groupBy share the listing's rules.
+import { z } from 'zod';
+import { ValidationError, parseWith } from '../common/validation';
+import { MAX_META_KEY_LENGTH } from '../domain/batch-summary';
+import { MetadataFilter, parseMetadataFilters } from '../recordings/metadata-filter';
+import type { Bucketing } from './statistics.sql';
+
+export const INTERVALS = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const;
+export type Interval = keyof typeof INTERVALS;
+export const MAX_BUCKETS = 2000;
+export const DEFAULT_SPAN_MS = 7 * 86_400_000;
+/** Weeks start on Monday 00:00 UTC; 1970-01-01 was a Thursday. */
+const WEEK_OFFSET = 4 * 86_400_000;
+const MAX_TIME = 8_640_000_000_000_000;
+
+const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+const time = z
+  .string()
+  .refine((s) => /^\d{1,16}$/.test(s) || ISO.test(s), { message: 'must be epoch milliseconds or ISO 8601 (a date, or a date-time with Z or an offset)' })
+  .transform((s) => (/^\d+$/.test(s) ? Number(s) : Date.parse(s)))
+  .refine((n) => Number.isFinite(n) && n >= 0 && n <= MAX_TIME, { message: 'is not a valid time' })
+  .optional();
+
+const schema = z.object({
+  from: time,
+  to: time,
+  interval: z.enum(['minute', 'hour', 'day', 'week'], { message: 'must be minute, hour, day or week' }).optional(),
+  groupBy: z
+    .string()
+    .min(1, { message: `must be a metadata key of 1-${MAX_META_KEY_LENGTH} characters` })
+    .max(MAX_META_KEY_LENGTH, { message: `must be a metadata key of 1-${MAX_META_KEY_LENGTH} characters` })
+    .refine((s) => s.isWellFormed(), { message: 'must be valid Unicode' })
+    .optional(),
+});
+
+export interface StatisticsParams {
+  from: number;
+  to: number;
+  interval: Interval;
+  bucketing: Bucketing;
+  /** Start of the first bucket (aligned; may precede from). */
+  firstBucket: number;
+  buckets: number;
+  groupBy?: string;
+  filters: MetadataFilter[];
+}
+
+export function defaultInterval(spanMs: number): Interval {
+  if (spanMs <= 6 * INTERVALS.hour) return 'minute';
+  if (spanMs <= 14 * INTERVALS.day) return 'hour';
+  if (spanMs <= 730 * INTERVALS.day) return 'day';
+  return 'week';
+}
+
+export const alignDown = (t: number, b: Bucketing) => t - ((((t - b.offset) % b.size) + b.size) % b.size);
+
+const fail = (path: string, message: string) => new ValidationError(`Invalid query: ${path}: ${message}`, [{ path, message }]);
+
+export function parseStatisticsQuery(query: Record<string, unknown>, nowMs = Date.now()): StatisticsParams {
+  const q = parseWith(schema, { from: query.from, to: query.to, interval: query.interval, groupBy: query.groupBy }, 'query');
+  const to = q.to ?? nowMs;
+  const from = q.from ?? Math.max(0, to - DEFAULT_SPAN_MS);
+  if (!(from < to)) throw fail('from', 'must be before to');
+  const interval = q.interval ?? defaultInterval(to - from);
+  const bucketing = { size: INTERVALS[interval], offset: interval === 'week' ? WEEK_OFFSET : 0 };
+  const firstBucket = alignDown(from, bucketing);
+  const buckets = Math.ceil((to - firstBucket) / bucketing.size);
+  if (buckets > MAX_BUCKETS) throw fail('interval', `${interval} gives ${buckets} buckets between from and to; at most ${MAX_BUCKETS}: choose a larger interval or a shorter range`);
+  return { from, to, interval, bucketing, firstBucket, buckets, groupBy: q.groupBy, filters: parseMetadataFilters(query) };
+}

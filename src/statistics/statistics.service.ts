@@ -1,0 +1,87 @@
+// GET /statistics from the ClickHouse projections. Definitions live in statistics.sql.ts (window =
+// recordings whose first event time is in [from, to); each counts with all its events). The window's
+// ids are read first: none gives the zero answer at once, a few thousand at most are passed as a
+// literal list (faster than the subquery); then one bucket query (series and totals) and, with
+// groupBy, the breakdown.
+import { Injectable } from '@nestjs/common';
+import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { bySelectivity } from '../recordings/metadata-filter.counts';
+import { fromReadModel } from '../recordings/recordings-query.read-model';
+import type { Interval, StatisticsParams } from './statistics.params';
+import { rowsWithTotals } from './statistics.read';
+import { StatisticsSql, WindowScope } from './statistics.sql';
+
+export const BREAKDOWN_LIMIT = 100;
+/** Windows of at most this many recordings are read by a literal id list (about 80 KB of SQL). */
+export const LITERAL_IDS_LIMIT = 2000;
+
+type Num = string | number;
+type BucketRow = { t: Num; recordings: Num; events: Num; bytes: Num; page_views: Num; duration_total: Num; duration_quantiles: Num[]; types: [Num[], Num[]] };
+type BreakdownRow = { has_value: Num; value: string; recordings: Num; events: Num };
+
+export interface StatisticsResult {
+  from: number;
+  to: number;
+  interval: Interval;
+  totals: { recordings: number; events: number; bytes: number; pageViews: number; duration: { total: number; avg: number; p50: number; p90: number; p99: number } };
+  series: { t: number; recordings: number; events: number }[];
+  eventTypes: Record<string, number>;
+  breakdown?: { key: string; values: { value: string | null; recordings: number; events: number }[]; truncated: boolean };
+}
+
+@Injectable()
+export class StatisticsService {
+  constructor(private readonly ch: ClickHouse) {}
+
+  async statistics(tenantId: string, p: StatisticsParams): Promise<StatisticsResult> {
+    const filters = await fromReadModel(bySelectivity(this.ch, tenantId, p.filters));
+    if (!filters) return shape(p, { data: [] }, []);
+    const scope: WindowScope = { tenantId, filters, window: { from: p.from, to: p.to } };
+    const known = await fromReadModel(this.ch.rows<{ recording_id: string }>(StatisticsSql.windowIds(scope, LITERAL_IDS_LIMIT + 1)));
+    if (known.length === 0) return shape(p, { data: [] }, []);
+    if (known.length <= LITERAL_IDS_LIMIT) scope.ids = known.map((r) => r.recording_id);
+    const [buckets, breakdown] = await fromReadModel(
+      Promise.all([
+        rowsWithTotals<BucketRow>(this.ch, StatisticsSql.buckets(scope, p.bucketing)),
+        p.groupBy === undefined ? Promise.resolve([]) : this.ch.rows<BreakdownRow>(StatisticsSql.breakdown(scope, p.groupBy, BREAKDOWN_LIMIT)),
+      ]),
+    );
+    return shape(p, buckets, breakdown);
+  }
+}
+
+function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: BucketRow }, breakdown: BreakdownRow[]): StatisticsResult {
+  const t = buckets.totals;
+  const recordings = Number(t?.recordings ?? 0);
+  const durationTotal = Number(t?.duration_total ?? 0);
+  const [p50 = 0, p90 = 0, p99 = 0] = recordings ? (t?.duration_quantiles ?? []).map(Number) : [];
+  const byBucket = new Map(buckets.data.map((r) => [Number(r.t), r]));
+  const result: StatisticsResult = {
+    from: p.from,
+    to: p.to,
+    interval: p.interval,
+    totals: {
+      recordings,
+      events: Number(t?.events ?? 0),
+      bytes: Number(t?.bytes ?? 0),
+      pageViews: Number(t?.page_views ?? 0),
+      duration: { total: durationTotal, avg: recordings ? Math.round(durationTotal / recordings) : 0, p50, p90, p99 },
+    },
+    series: Array.from({ length: p.buckets }, (_, i) => {
+      const at = p.firstBucket + i * p.bucketing.size;
+      const r = byBucket.get(at);
+      return { t: at, recordings: Number(r?.recordings ?? 0), events: Number(r?.events ?? 0) };
+    }),
+    eventTypes: {},
+  };
+  const map = recordings ? t?.types : undefined;
+  if (map) map[0].forEach((k, i) => (result.eventTypes[String(k)] = Number(map[1][i])));
+  if (p.groupBy !== undefined) {
+    result.breakdown = {
+      key: p.groupBy,
+      values: breakdown.slice(0, BREAKDOWN_LIMIT).map((r) => ({ value: Number(r.has_value) ? r.value : null, recordings: Number(r.recordings), events: Number(r.events) })),
+      truncated: breakdown.length > BREAKDOWN_LIMIT,
+    };
+  }
+  return result;
+}

@@ -1,0 +1,53 @@
+// SQL of GET /statistics. The window holds the recordings whose first event time is in [from, to)
+// (the same recordings, ids and counts as the listing); each recording counts with all its events.
+// Counts are sums over recording_batches de-duplicated per batch id; type counts come from the
+// per-batch summaries, which count exactly the events that event reads return. One query gives
+// the series and, WITH TOTALS, the totals (exact quantiles over all recordings of the window).
+import { Sql, sql } from '../infrastructure/clickhouse/sql';
+import { RecordingsSql, StartsScope } from '../recordings/recordings-query.sql';
+import { deletionJoin } from '../recordings/recordings-query.visibility';
+
+export type WindowScope = StartsScope & {
+  window: { from: number; to: number };
+  /** The window's recording ids when already known (small windows): a literal list reads faster than the subquery. */
+  ids?: readonly string[];
+};
+
+/** Buckets of `size` ms aligned to `offset` (UTC; weeks start on Monday: offset 4 days). */
+export interface Bucketing {
+  size: number;
+  offset: number;
+}
+
+function ids(scope: WindowScope): readonly string[] | Sql {
+  return scope.ids ?? sql`SELECT recording_id FROM (${RecordingsSql.starts(scope)})`;
+}
+
+/** One row per recording of the window: started_at, events, bytes, page_views, duration (ms), types (keys, counts). */
+function perRecording(scope: WindowScope): Sql {
+  return sql`SELECT recording_id, started_at, events, bytes, page_views, duration, types FROM (${RecordingsSql.starts(scope)}) ANY LEFT JOIN (
+    SELECT recording_id, sum(event_count) AS events, sum(bytes) AS bytes, sum(page_views) AS page_views, max(max_ts) - min(min_ts) AS duration, sumMap(type_keys, type_counts) AS types
+    FROM (${RecordingsSql.batches(scope.tenantId, ids(scope), 'stats')}) GROUP BY recording_id) USING (recording_id)`;
+}
+
+export const StatisticsSql = {
+  /** The window's recording ids, up to `limit` (to decide whether they fit in a literal list). */
+  windowIds(scope: WindowScope, limit: number): Sql {
+    return sql`SELECT recording_id FROM (${RecordingsSql.starts(scope)}) LIMIT ${limit}`;
+  },
+
+  /** Per bucket of first event time, and WITH TOTALS over the window (read as format JSON). */
+  buckets(scope: WindowScope, b: Bucketing): Sql {
+    return sql`SELECT started_at - ((started_at - ${b.offset}) % ${b.size} + ${b.size}) % ${b.size} AS t, count() AS recordings, sum(events) AS events, sum(bytes) AS bytes,
+      sum(page_views) AS page_views, sum(duration) AS duration_total, quantilesExact(0.5, 0.9, 0.99)(duration) AS duration_quantiles, sumMap(types.1, types.2) AS types
+      FROM (${perRecording(scope)}) GROUP BY t WITH TOTALS ORDER BY t`;
+  },
+
+  /** Recordings and events per latest value of `key` (has_value 0: recordings without the key); limit + 1 rows. */
+  breakdown(scope: WindowScope, key: string, limit: number): Sql {
+    return sql`SELECT has_value, value, count() AS recordings, sum(events) AS events FROM (${perRecording(scope)}) ANY LEFT JOIN (
+      SELECT recording_id, argMax(value, seq) AS value, 1 AS has_value FROM (SELECT recording_id, value, seq FROM recording_metadata_by_key WHERE tenant_id = ${scope.tenantId} AND key = ${key})
+      ${deletionJoin(scope.tenantId)} WHERE seq > deleted_seq GROUP BY recording_id) USING (recording_id)
+      GROUP BY has_value, value ORDER BY recordings DESC, has_value DESC, value ASC LIMIT ${limit + 1}`;
+  },
+};

@@ -1,0 +1,132 @@
+// Presigned links: any change to a signed link is refused (403), as are expired links, links that
+// live longer than PRESIGN_MAX_TTL_SECONDS and links of a revoked signing key; fuzzed credentials
+// never cause a 500.
+import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
+import { api, postEvents, sampleEvents } from '../harness/http';
+import { pollUntil } from '../harness/poll-until';
+import { testEnv } from '../harness/env';
+import { admin, createTenant, fakeKey, nowSeconds, presign, qs, rawGet, tenantA, TenantCreds } from './auth-fixtures';
+
+const MAX_TTL = 7 * 24 * 3600; // the service's default PRESIGN_MAX_TTL_SECONDS (the harness does not set it)
+
+let A: TenantCreds;
+let B: TenantCreds;
+let recX: string;
+let recY: string;
+const events = (id: string) => `/recordings/${id}/events`;
+
+beforeAll(async () => {
+  A = tenantA();
+  B = await createTenant('sig');
+  recX = randomUUID();
+  recY = randomUUID();
+  for (const id of [recX, recY]) expect((await postEvents(id, sampleEvents(5), A.publicKey)).status).toBe(200);
+});
+
+const get = (path: string, q: Record<string, string>) => api(`${path}?${qs(q)}`);
+
+describe('presigned links', () => {
+  it('open the signed recording, with the recording id in either case', async () => {
+    const link = presign(`/recordings/${recX}`, A);
+    expect((await get(events(recX), link)).status).toBe(200);
+    expect((await get(events(recX.toUpperCase()), link)).status).toBe(200);
+  });
+
+  it.each([
+    ['tenantId', () => B.tenantId],
+    ['tenantId', () => 'no_such_tenant'],
+    ['expires', (l: Record<string, string>) => String(Number(l.expires) + 1)],
+    ['expires', (l: Record<string, string>) => `${l.expires}.0`],
+    ['keyId', () => 'another-key'],
+    ['signature', (l: Record<string, string>) => (l.signature[0] === 'a' ? 'b' : 'a') + l.signature.slice(1)],
+    ['signature', (l: Record<string, string>) => l.signature.slice(0, 63)],
+  ])('refuse a changed %s with 403', async (name, change) => {
+    const link = presign(`/recordings/${recX}`, A);
+    const r = await get(events(recX), { ...link, [name]: change(link) });
+    expect(r.status).toBe(403);
+    expect(r.headers.get('content-type')).toMatch(/text\/plain/);
+  });
+
+  it('refuse a link used for another recording id with 403', async () => {
+    expect((await get(events(recY), presign(`/recordings/${recX}`, A))).status).toBe(403);
+  });
+
+  it('refuse an incomplete link with 403', async () => {
+    const { signature: _s, ...rest } = presign(`/recordings/${recX}`, A);
+    expect((await get(events(recX), rest)).status).toBe(403);
+  });
+
+  it('refuse expired links and links beyond the maximum lifetime with 403', async () => {
+    expect((await get(events(recX), presign(`/recordings/${recX}`, A, nowSeconds() - 1))).status).toBe(403);
+    expect((await get(events(recX), presign(`/recordings/${recX}`, A, nowSeconds() + MAX_TTL + 120))).status).toBe(403);
+    expect((await get(events(recX), presign(`/recordings/${recX}`, A, nowSeconds() + MAX_TTL - 120))).status).toBe(200);
+  });
+
+  it('stop working once their signing key is revoked', async () => {
+    const rec = randomUUID();
+    expect((await postEvents(rec, sampleEvents(3), B.publicKey)).status).toBe(200);
+    const link = presign(`/recordings/${rec}`, B);
+    expect((await get(events(rec), link)).status).toBe(200);
+    expect((await admin('DELETE', `/tenants/${B.tenantId}/signing-keys/${B.signingKeyId}`)).status).toBe(204);
+    await pollUntil(() => get(events(rec), link), (r) => r.status === 403, 2000, 20);
+  });
+});
+
+describe('fuzzed credentials never cause a server error', () => {
+  const headerChar = fc.integer({ min: 0x09, max: 0xff }).filter((c) => c !== 0x0a && c !== 0x0d).map((c) => String.fromCharCode(c));
+  const headerText = fc.string({ unit: headerChar, maxLength: 120 });
+  const anyText = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: 'binary', maxLength: 40 }), headerText);
+
+  it('for Authorization headers, any bytes but CR and LF (300 runs)', async () => {
+    const seen = new Set<number>();
+    const header = fc.oneof(
+      headerText,
+      fc
+        .tuple(fc.constantFrom('Bearer ', 'bearer ', 'Bearer  ', 'BEARER\t', 'Basic ', 'Bearer', ''), fc.constantFrom('', 'public_key_svc_', 'secret_key_svc_', A.secretKey, A.publicKey), headerText)
+        .map(([a, b, c]) => a + b + c),
+    );
+    const paths = [events(recX), `/recordings/${randomUUID()}/events`, '/admin/tenants'];
+    await fc.assert(
+      fc.asyncProperty(header, fc.constantFrom(...paths), async (h, path) => {
+        const status = await rawGet(testEnv().baseUrl, path, { authorization: h });
+        seen.add(status);
+        expect(status).toBeLessThan(500);
+      }),
+      { numRuns: 300 },
+    );
+    expect(seen).toContain(401); // the application answered, not only the HTTP parser
+  });
+
+  it('for presigned query strings (300 runs)', async () => {
+    const seen = new Set<number>();
+    const valid = presign(`/recordings/${recX}`, A);
+    const value = (name: keyof typeof valid) =>
+      fc.oneof(
+        { arbitrary: fc.constant(valid[name]), weight: 6 },
+        anyText,
+        fc.constantFrom('', '-1', '0', '1e9', '99999999999999999999', 'NaN', '%', '%zz', '%E0%A4%A', '../', '>', '*', 'a.b', fakeKey()),
+        fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+      );
+    const param = (name: keyof typeof valid) => fc.option(fc.array(value(name), { minLength: 1, maxLength: 2 }), { nil: undefined });
+    const encodeLoosely = fc.boolean();
+    const query = fc
+      .record({ tenantId: param('tenantId'), expires: param('expires'), keyId: param('keyId'), signature: param('signature'), token: param('signature'), raw: fc.option(headerText, { nil: undefined }) })
+      .chain((q) => encodeLoosely.map((loose) => ({ q, loose })));
+    await fc.assert(
+      fc.asyncProperty(query, fc.constantFrom(recX, recX.toUpperCase(), randomUUID(), 'not-a-uuid'), async ({ q, loose }, id) => {
+        const parts: string[] = [];
+        for (const [k, vs] of Object.entries(q)) {
+          if (k === 'raw' || !Array.isArray(vs)) continue;
+          for (const v of vs) parts.push(`${k}=${loose ? v.replace(/[#\s]/g, '') : encodeURIComponent(v)}`);
+        }
+        if (q.raw !== undefined) parts.push(encodeURI(q.raw));
+        const r = await api(`${events(id)}?${parts.join('&')}`);
+        seen.add(r.status);
+        expect(r.status).toBeLessThan(500);
+      }),
+      { numRuns: 300 },
+    );
+    expect([...seen]).toEqual(expect.arrayContaining([200, 403]));
+  });
+});

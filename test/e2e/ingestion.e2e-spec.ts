@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { api, postEvents, sampleEvents } from '../harness/http';
+import { testEnv } from '../harness/env';
+
+const readEvents = async (id: string) => {
+  const r = await api(`/recordings/${id}/events`, { key: testEnv().secretKey });
+  return r;
+};
+
+describe('HTTP ingestion', () => {
+  it('stores a JSON batch and acknowledges with a body', async () => {
+    const id = randomUUID();
+    const r = await postEvents(id, sampleEvents(20));
+    expect(r.status).toBe(200);
+    expect(r.json()).toMatchObject({ recordingId: id, events: 20, duplicate: false });
+  });
+
+  it('de-duplicates a retried batch, by content and by Idempotency-Key', async () => {
+    const id = randomUUID();
+    const events = sampleEvents(10);
+    expect((await postEvents(id, events)).json().duplicate).toBe(false);
+    expect((await postEvents(id, events)).json().duplicate).toBe(true);
+    const k = { 'idempotency-key': 'batch-1' };
+    expect((await postEvents(id, sampleEvents(5, 1), undefined, k)).json().duplicate).toBe(false);
+    expect((await postEvents(id, sampleEvents(5, 2), undefined, k)).json().duplicate).toBe(true);
+  });
+
+  it('accepts NDJSON and gzip, and the /ingest alias', async () => {
+    const id = randomUUID();
+    const nd = sampleEvents(5).map((e) => JSON.stringify(e)).join('\n') + '\n';
+    const r1 = await api(`/recordings/${id}/ingest`, {
+      method: 'POST',
+      key: testEnv().publicKey,
+      headers: { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+      body: gzipSync(nd),
+    });
+    expect(r1.status).toBe(200);
+    expect(r1.json().events).toBe(5);
+  });
+
+  it.each([
+    ['malformed JSON', '[{"type":1', 'application/json', /not valid JSON/],
+    ['an empty array', '[]', 'application/json', /empty/],
+    ['a missing data object', '[{"type":3,"timestamp":1}]', 'application/json', /index 0.*data/],
+    ['a float timestamp at index 1', '[{"type":3,"timestamp":1,"data":{}},{"type":3,"timestamp":1.5,"data":{}}]', 'application/json', /index 1.*timestamp/],
+    ['a bad NDJSON line', '{"type":3,"timestamp":1,"data":{}}\n{"type":"x","timestamp":1,"data":{}}', 'application/x-ndjson', /line 2/],
+  ])('refuses %s with a 400 naming the problem', async (_name, body, ct, msg) => {
+    const r = await api(`/recordings/${randomUUID()}/events`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': ct }, body });
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(msg);
+  });
+
+  it('refuses a bad recording id, bad keys and missing keys', async () => {
+    expect((await postEvents('not-a-uuid', sampleEvents(2))).status).toBe(400);
+    expect((await postEvents(randomUUID(), sampleEvents(2), 'public_key_svc_nope_nope_nope_nope')).status).toBe(401);
+    const r = await api(`/recordings/${randomUUID()}/events`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(401);
+    expect(r.headers.get('content-type')).toMatch(/text\/plain/);
+  });
+
+  it('answers 413 for an oversized gzip bomb', async () => {
+    const huge = gzipSync(Buffer.alloc(80 * 1024 * 1024, 0x20));
+    const r = await api(`/recordings/${randomUUID()}/events`, {
+      method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: huge,
+    });
+    expect(r.status).toBe(413);
+  });
+
+  it('stores a 16 MB event and reads it back equal', async () => {
+    const id = randomUUID();
+    const big = { type: 2, timestamp: Date.now(), data: { node: { type: 0, id: 1, childNodes: [] }, blob: 'x'.repeat(16 * 1024 * 1024) } };
+    const events = [{ type: 4, timestamp: big.timestamp - 1, data: { href: 'https://e.test', width: 800, height: 600 } }, big];
+    const r = await postEvents(id, events, testEnv().publicKey);
+    expect(r.status).toBe(200);
+    const back = await readEvents(id);
+    expect(back.status).toBe(200);
+    const got = back.json<Record<string, unknown>[]>();
+    expect(got).toHaveLength(2);
+    const { originalTimestamp, ...rest } = got[1];
+    expect(originalTimestamp).toBe(big.timestamp);
+    expect(JSON.stringify(rest)).toBe(JSON.stringify(big));
+  });
+});

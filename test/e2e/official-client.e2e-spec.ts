@@ -1,0 +1,82 @@
+// rrweb's official @rrweb/browser-client, unchanged, in Chromium against the service: over WebSocket,
+// and over its HTTP fallback when WebSockets are blocked. What it sent is read back, and its in-band
+// recording-meta becomes recording metadata.
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../harness/browser';
+import { testEnv } from '../harness/env';
+import { api } from '../harness/http';
+import { PageServer } from '../harness/page-server';
+import { pollUntil } from '../harness/poll-until';
+
+const CLIENT_UMD = readFileSync(require.resolve('@rrweb/browser-client').replace(/browser-client\.cjs$/, 'browser-client.umd.cjs'), 'utf8');
+
+const html = (base: string, key: string, tag: string) => `<!doctype html><html><head><title>official client</title>
+<script src="/client.js"></script></head><body><h1>Official client ${tag}</h1><button id="go" onclick="this.textContent += '!'">Go</button>
+<script>window.__sent = [];
+rrwebBrowserClient.start({ publicApiKey: ${JSON.stringify(key)}, serverUrl: ${JSON.stringify(base + '/recordings/{recordingId}/events/ws')},
+  meta: { suite: 'official-client', transport: ${JSON.stringify(tag)} }, emit: function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); } });
+</script></body></html>`;
+
+type Ev = { type: number; timestamp: number; data: { tag?: string }; originalTimestamp?: number };
+
+describe('@rrweb/browser-client against Tapedeck', () => {
+  let browser: Browser;
+  let pages: PageServer;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const { baseUrl, publicKey } = testEnv();
+    pages = await PageServer.start({ '/ws': () => html(baseUrl, publicKey, 'ws'), '/http': () => html(baseUrl, publicKey, 'http'), '/client.js': CLIENT_UMD });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await pages?.close();
+  });
+
+  async function record(path: string, blockWebSockets: boolean): Promise<{ id: string; page: Page }> {
+    const ctx = await browser.newContext();
+    if (blockWebSockets) await ctx.routeWebSocket(/.*/, (ws) => ws.close({ code: 1011, reason: 'blocked by test' }));
+    const page = await ctx.newPage();
+    await page.goto(pages.url + path);
+    for (let i = 0; i < 3; i++) await page.click('#go');
+    const id: string = await page.evaluate(() => (window as any).rrwebBrowserClient.getRecordingId());
+    return { id, page };
+  }
+
+  const withoutMeta = (sent: Ev[]) => sent.filter((e) => !(e.type === 5 && e.data.tag === 'recording-meta'));
+
+  /** Polls until the service holds as many events as the page has sent so far (rrweb keeps emitting). */
+  const readBack = (id: string, page: Page) =>
+    pollUntil(
+      async () => {
+        const sent = withoutMeta(await page.evaluate(() => (window as any).__sent as Ev[]));
+        const stored = (await api(`/recordings/${id}/events`, { key: testEnv().secretKey })).json<Ev[]>();
+        return { sent, stored };
+      },
+      ({ sent, stored }) => Array.isArray(stored) && stored.length === sent.length,
+      20_000,
+      250,
+    );
+
+  it.each([
+    ['WebSocket', '/ws', false],
+    ['HTTP fallback', '/http', true],
+  ])('stores what it sends over %s, and its recording-meta as metadata', async (_name, path, block) => {
+    const { id, page } = await record(path as string, block as boolean);
+    // The fallback POSTs every 5 s; the WebSocket path flushes within a second.
+    const { sent: events, stored } = await readBack(id, page);
+    expect(events.length).toBeGreaterThan(3);
+    await page.context().close();
+    const key = (e: Ev) => `${e.type}:${e.timestamp}:${JSON.stringify(e.data)}`;
+    expect(stored.map(key)).toEqual([...events].sort((a, b) => a.timestamp - b.timestamp).map(key));
+
+    const detail = await pollUntil(
+      () => api(`/recordings/${id}`, { key: testEnv().secretKey }),
+      (r) => r.status === 200 && r.json().metadata?.suite === 'official-client',
+      20_000,
+      250,
+    );
+    expect(detail.json().metadata).toMatchObject({ suite: 'official-client', transport: path.slice(1), includePii: 'false', recordVersion: expect.any(String) });
+  });
+});

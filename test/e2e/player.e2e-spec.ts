@@ -1,0 +1,246 @@
+// GET /recordings/{id}/player[.html] against the running service: the page loads in Chromium through
+// a presigned link alone, shows the recording, honours its options and logs nothing; a page asked
+// for with the private key holds no key and works without one; CSP frame-ancestors follows
+// PLAYER_FRAME_ANCESTORS (checked on a second instance configured with another value); bad
+// options answer 400, an Accept without HTML 406. The recorded page holds a third-party image: the
+// player's CSP (img-src 'self' data: blob:) refuses it, like the screenshot renderer never fetches
+// it; that one refusal is expected, any other console error or failed load fails the test.
+import { randomUUID } from 'node:crypto';
+import type { Browser, ConsoleMessage, Page } from 'playwright-core';
+import { launchChromium } from '../harness/browser';
+import { testEnv } from '../harness/env';
+import { api, postEvents, Res } from '../harness/http';
+import { ServiceProcess, startService } from '../harness/stack';
+import { admin } from './auth-fixtures';
+import { presignedQuery, recordAndIngest, RecordedFixture, tampered } from './rendering-e2e-fixtures';
+
+jest.setTimeout(180_000);
+
+const FRAME_ANCESTORS = "'self' https://app.example.com";
+
+let browser: Browser;
+let fx: RecordedFixture;
+let second: ServiceProcess;
+
+beforeAll(async () => {
+  const env = testEnv();
+  browser = await launchChromium();
+  [fx, second] = await Promise.all([
+    recordAndIngest(browser, { width: 1000, height: 500 }),
+    startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', PLAYER_FRAME_ANCESTORS: FRAME_ANCESTORS }, env.dir, 'player-second'),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await second?.stop();
+});
+
+const playerPath = (suffix = 'player.html', query = '') => `/recordings/${fx.recordingId}/${suffix}${query ? `?${query}` : ''}`;
+const signed = (query = '') => [query, presignedQuery(fx.recordingId)].filter(Boolean).join('&');
+
+interface Opened {
+  page: Page;
+  /** Console errors and warnings, page errors and CSP violations, except the expected one below. */
+  problems: string[];
+  /** The recorded page's third-party image, refused by the player's CSP (img-src 'self' data: blob:). */
+  blockedTracker: boolean;
+  headers: Record<string, string>;
+  status: number;
+}
+
+/** Opens a URL in a fresh context with no credentials; waits until the player is ready or failed. */
+async function open(url: string, fulfil?: { html: string; headers: Record<string, string> }): Promise<Opened> {
+  const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  // Failed loads by URL (the console only says "Failed to load resource"); the browser's own
+  // /favicon.ico probe is not the page's doing.
+  const failedLoads: string[] = [];
+  page.on('response', (r) => {
+    if (r.status() >= 400 && new URL(r.url()).pathname !== '/favicon.ico') failedLoads.push(`${r.status()} ${r.url()}`);
+  });
+  await context.addInitScript(() =>
+    window.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)),
+  );
+  if (fulfil) await page.route(url, (route) => route.fulfill({ status: 200, headers: fulfil.headers, body: fulfil.html }));
+  const res = await page.goto(url);
+  await page.waitForFunction(() => {
+    const s = (window as unknown as { __tapedeck?: { ready: boolean; error?: string } }).__tapedeck;
+    return !!s && (s.ready || !!s.error);
+  });
+  await page.waitForTimeout(300);
+  const blocked = (p: string) => p.includes(fx.trackerUrl) && /Content Security Policy|CSP violation/.test(p);
+  const reported = problems.filter((p) => !blocked(p) && !/Failed to load resource/.test(p)).concat(failedLoads);
+  return { page, problems: reported, blockedTracker: problems.some(blocked), headers: res!.headers(), status: res!.status() };
+}
+
+const state = (page: Page) =>
+  page.evaluate(() => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const t = (window as unknown as { __tapedeck: { ready: boolean; error?: string; player?: any } }).__tapedeck;
+    const r = t.player?.getReplayer();
+    const visible = (sel: string) => {
+      const el = document.querySelector(sel) as HTMLElement | null;
+      return !!el && el.offsetParent !== null && el.getBoundingClientRect().height > 0;
+    };
+    return {
+      ready: t.ready,
+      error: t.error,
+      playing: r?.service.state.value === 'playing',
+      speed: r?.config.speed,
+      time: r?.getCurrentTime() as number,
+      header: visible('header'),
+      controller: visible('.rr-controller'),
+      replayText: (r?.iframe.contentDocument?.body?.textContent ?? '') as string,
+    };
+  });
+
+describe('player page in Chromium', () => {
+  it('loads through a presigned link alone and shows the recording, with the defaults', async () => {
+    const { page, problems, headers, status, blockedTracker } = await open(testEnv().baseUrl + playerPath('player.html', signed()));
+    expect(status).toBe(200);
+    // The viewer's browser never fetches the recorded page's third-party resources.
+    expect(blockedTracker).toBe(true);
+    const s = await state(page);
+    expect(s).toMatchObject({ ready: true, error: undefined, playing: false, speed: 1, header: true, controller: true });
+    expect(s.time).toBeLessThan(50);
+    expect(s.replayText).toContain('Tapedeck fixture page');
+    expect(headers['content-type']).toMatch(/^text\/html/);
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'self'");
+    expect(headers['cache-control']).toBe('no-store');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('honours mode, controls, autoplay, speed and a start time', async () => {
+    const { page, problems } = await open(testEnv().baseUrl + playerPath('player', signed('mode=minimal&controls=false&autoplay=true&speed=2&time=offset:1000')));
+    const s = await state(page);
+    expect(s).toMatchObject({ ready: true, playing: true, speed: 2, header: false, controller: false });
+    expect(s.time).toBeGreaterThanOrEqual(1000);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('starts paused at a percentage with a slow speed', async () => {
+    const { page, problems } = await open(testEnv().baseUrl + playerPath('player.html', signed('time=percent:50&speed=0.25&autoplay=false')));
+    const s = await state(page);
+    expect(s).toMatchObject({ ready: true, playing: false, speed: 0.25, controller: true });
+    expect(Math.abs(s.time - (fx.lastTs - fx.firstTs) / 2)).toBeLessThan(50);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('uses a same-origin eventsUrl override (absolute or relative)', async () => {
+    const eventsPath = `/recordings/${fx.recordingId}/events?${presignedQuery(fx.recordingId)}`;
+    for (const eventsUrl of [testEnv().baseUrl + eventsPath, eventsPath]) {
+      const { page, problems } = await open(testEnv().baseUrl + playerPath('player.html', signed(`eventsUrl=${encodeURIComponent(eventsUrl)}`)));
+      const s = await state(page);
+      expect(s).toMatchObject({ ready: true });
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }
+  });
+
+  it('holds no private key when asked for with it, and the page works without any credential', async () => {
+    const url = testEnv().baseUrl + playerPath('player.html');
+    const res = await api(playerPath('player.html'), { key: testEnv().secretKey });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain(testEnv().secretKey);
+    expect(res.text).not.toMatch(/(secret|public)_key_svc_/);
+    const config = JSON.parse(/<script type="application\/json" id="tapedeck-config">([^<]*)<\/script>/.exec(res.text)![1]) as { eventsUrl: string };
+    expect(config.eventsUrl).toMatch(/^events\?tenantId=.+&expires=\d+&keyId=.+&signature=[0-9a-f]{64}$/);
+    const expires = Number(new URLSearchParams(config.eventsUrl.split('?')[1]).get('expires'));
+    expect(expires - Date.now() / 1000).toBeLessThanOrEqual(600 + 5); // short-lived
+    // The browser gets exactly this page, and no credential of its own.
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => (headers[k] = v));
+    const { page, problems } = await open(url, { html: res.text, headers });
+    expect(await state(page)).toMatchObject({ ready: true, error: undefined });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
+
+describe('player HTTP rules', () => {
+  const get = (path: string, init: { key?: string; accept?: string; base?: string } = {}): Promise<Res> =>
+    api(path, { key: init.key ?? testEnv().secretKey, base: init.base, headers: init.accept ? { accept: init.accept } : {} });
+
+  it('sends the CSP with the configured frame-ancestors', async () => {
+    const a = await get(playerPath('player.html'));
+    const csp = a.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toMatch(/script-src 'self' 'nonce-[^']+'/);
+    expect(csp).toContain("frame-ancestors 'self'");
+    const b = await get(playerPath('player.html'), { base: second.url });
+    expect(b.status).toBe(200);
+    expect(b.headers.get('content-security-policy')).toContain(`frame-ancestors ${FRAME_ANCESTORS}`);
+  });
+
+  it('is documented for both routes', async () => {
+    const doc = (await api('/openapi.json')).json<{ paths: Record<string, { get: { tags: string[]; parameters: { name: string }[]; responses: Record<string, unknown> } }> }>();
+    for (const suffix of ['player', 'player.html']) {
+      const op = doc.paths[`/recordings/{recordingId}/${suffix}`]?.get;
+      expect(op?.tags).toContain('rendering');
+      expect(op.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['controls', 'autoplay', 'mode', 'speed', 'time', 'eventsUrl', 'signature']));
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']));
+    }
+  });
+
+  it.each([
+    ['player.html', 'application/json', 200],
+    ['player', undefined, 200],
+    ['player', '*/*', 200],
+    ['player', 'text/html', 200],
+    ['player', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 200],
+    ['player', 'application/json', 406],
+    ['player', 'image/png, text/html;q=0', 406],
+  ])('%s with Accept %p answers %d', async (suffix, accept, status) => {
+    const r = await get(playerPath(suffix), { accept });
+    expect(r.status).toBe(status);
+    expect(r.headers.get('content-type')).toMatch(status === 200 ? /^text\/html/ : /^text\/plain/);
+  });
+
+  it.each([
+    'speed=5',
+    'speed=0.1',
+    'speed=fast',
+    'controls=yes',
+    'autoplay=maybe',
+    'mode=fancy',
+    'time=bogus',
+    `eventsUrl=${encodeURIComponent('//evil.example.com/e')}`,
+    `eventsUrl=${encodeURIComponent('https://evil.example.com/e')}`,
+    `eventsUrl=${encodeURIComponent('javascript:alert(1)')}`,
+    `eventsUrl=${encodeURIComponent('/recordings/x/events?token=secret_key_svc_abcdefghijklmnop')}`,
+  ])('answers 400 for %s', async (query) => {
+    const r = await get(playerPath('player.html', query));
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/^(text\/plain|application\/json)/);
+  });
+
+  it('answers 404 for an unknown recording, 401 for the public key or no key, 403 for a tampered link', async () => {
+    expect((await get(`/recordings/${randomUUID()}/player.html`)).status).toBe(404);
+    expect((await get(playerPath('player.html'), { key: testEnv().publicKey })).status).toBe(401);
+    expect((await api(playerPath('player.html'))).status).toBe(401);
+    expect((await api(playerPath('player.html', tampered(presignedQuery(fx.recordingId))))).status).toBe(403);
+  });
+
+  it('answers 400 with the private key of a tenant without a signing key', async () => {
+    const tenantId = `nosig_${randomUUID().slice(0, 8)}`;
+    expect((await admin('POST', '/tenants', { id: tenantId })).status).toBe(201);
+    const pub = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' })).json<{ key: string }>().key;
+    const sec = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' })).json<{ key: string }>().key;
+    const id = randomUUID();
+    expect((await postEvents(id, fx.events, pub)).status).toBe(200);
+    const r = await api(`/recordings/${id}/player.html`, { key: sec });
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(r.text).toMatch(/signing key/);
+    expect(r.text).not.toContain(sec);
+  });
+});

@@ -1,0 +1,153 @@
+// Deletion and retention, the privacy promises: DELETE /recordings/{id} (private key only, own tenant
+// only) removes the events from JetStream at once and the rows from every projection shortly after,
+// and a projection rebuild cannot bring them back; a tenant's retentionDays removes recordings whose
+// last event is older, and only those.
+import { randomUUID } from 'node:crypto';
+import { api, postEvents, Res, sampleEvents } from '../harness/http';
+import { testEnv } from '../harness/env';
+import { pollUntil } from '../harness/poll-until';
+import { ServiceProcess, startService } from '../harness/stack';
+import { admin, createTenant, TenantCreds } from './auth-fixtures';
+import { runCli } from './projections-fixtures';
+
+const env = () => testEnv();
+const secret = () => env().secretKey;
+const DAY = 86_400_000;
+
+const meta = (id: string, m: Record<string, string>, key = env().publicKey) =>
+  api(`/recordings/${id}/metadata`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
+const listed = (q: Record<string, string>, key = secret()) => api(`/recordings?${new URLSearchParams({ limit: '100', ...q })}`, { key });
+const ids = (r: Res) => (r.json().recordings as { recordingId: string }[]).map((x) => x.recordingId);
+
+/** A recording with events and a metadata key of its own, waited for until the listing shows it. */
+async function storedRecording(tag: string, key = env().publicKey, secretKey = secret(), start = Date.now()) {
+  const id = randomUUID();
+  expect((await postEvents(id, sampleEvents(6, start), key)).status).toBe(200);
+  expect((await meta(id, { 'privacy-tag': tag, 'privacy-group': tag }, key)).status).toBe(200);
+  await pollUntil(() => listed({ 'metadata[privacy-tag]': tag }, secretKey), (r) => r.status === 200 && ids(r).includes(id), 20_000);
+  return id;
+}
+
+/** Everything a reader could see of a recording, from the event store and every projection. */
+async function visibility(id: string, tag: string, secretKey = secret()) {
+  const [events, detail, list, stats, replay, replays] = await Promise.all([
+    api(`/recordings/${id}/events`, { key: secretKey }),
+    api(`/recordings/${id}`, { key: secretKey }),
+    listed({ 'metadata[privacy-tag]': tag }, secretKey),
+    api(`/statistics?${new URLSearchParams({ 'metadata[privacy-tag]': tag, from: String(Date.now() - 10 * DAY) })}`, { key: secretKey }),
+    api(`/replays/privacy-group/${encodeURIComponent(tag)}`, { key: secretKey }),
+    api('/replays/privacy-group?limit=100', { key: secretKey }),
+  ]);
+  return {
+    events: events.status,
+    detail: detail.status,
+    listed: ids(list).includes(id),
+    statRecordings: stats.json().totals.recordings as number,
+    replay: replay.status,
+    inReplayListing: (replays.json().replays as { replayValue: string }[]).some((r) => r.replayValue === tag),
+  };
+}
+const gone = { events: 404, detail: 404, listed: false, statRecordings: 0, replay: 404, inReplayListing: false };
+
+describe('DELETE /recordings/{id}', () => {
+  let tenantB: TenantCreds;
+  beforeAll(async () => {
+    tenantB = await createTenant('privacy');
+  });
+
+  it('needs the private key (public key: 401), is scoped to the tenant (another tenant: 404), then answers 204', async () => {
+    const tag = `del-${randomUUID()}`;
+    const id = await storedRecording(tag);
+    expect((await api(`/recordings/${id}`, { method: 'DELETE', key: env().publicKey })).status).toBe(401);
+    expect((await api(`/recordings/${id}`, { method: 'DELETE' })).status).toBe(401);
+    expect((await api(`/recordings/${id}`, { method: 'DELETE', key: tenantB.secretKey })).status).toBe(404);
+    expect((await api(`/recordings/${id}`, { method: 'DELETE', key: tenantB.publicKey })).status).toBe(401);
+    expect((await api('/recordings/not-a-uuid', { method: 'DELETE', key: secret() })).status).toBe(400);
+    // Nothing was removed by the refused attempts.
+    expect(await visibility(id, tag)).toMatchObject({ events: 200, detail: 200, listed: true, statRecordings: 1, replay: 200, inReplayListing: true });
+
+    const del = await api(`/recordings/${id}`, { method: 'DELETE', key: secret() });
+    expect(del.status).toBe(204);
+    expect(del.text).toBe('');
+    // The event store at once; every projection shortly after.
+    expect((await api(`/recordings/${id}/events`, { key: secret() })).status).toBe(404);
+    await pollUntil(() => visibility(id, tag), (v) => JSON.stringify(v) === JSON.stringify(gone), 15_000, 200);
+    expect((await api(`/recordings/${id}`, { method: 'DELETE', key: secret() })).status).toBe(404);
+  });
+
+  it('removes a recording whose id is given in upper case, and its presigned links stop working', async () => {
+    const tag = `del-${randomUUID()}`;
+    const id = await storedRecording(tag);
+    const signed = await api(`/recordings/${id}?includeSignedUrls=true`, { key: secret() });
+    const eventsSigned: string = signed.json().links.eventsSigned;
+    expect((await api(eventsSigned.replace(/^https?:\/\/[^/]+/, ''))).status).toBe(200);
+    expect((await api(`/recordings/${id.toUpperCase()}`, { method: 'DELETE', key: secret() })).status).toBe(204);
+    expect((await api(eventsSigned.replace(/^https?:\/\/[^/]+/, ''))).status).toBe(404);
+    await pollUntil(() => visibility(id, tag), (v) => JSON.stringify(v) === JSON.stringify(gone), 15_000, 200);
+  });
+
+  it('starts a new recording when the same id is written again, without any of the deleted events', async () => {
+    const tag = `del-${randomUUID()}`;
+    const id = await storedRecording(tag, env().publicKey, secret(), Date.now() - 60_000);
+    expect((await api(`/recordings/${id}`, { method: 'DELETE', key: secret() })).status).toBe(204);
+    const fresh = sampleEvents(3, Date.now()).map((e) => ({ ...e, data: { ...e.data, fresh: true } }));
+    expect((await postEvents(id, fresh)).status).toBe(200);
+    const back = JSON.parse((await api(`/recordings/${id}/events`, { key: secret() })).text) as { data: { fresh?: boolean } }[];
+    expect(back).toHaveLength(3);
+    expect(back.every((e) => e.data.fresh === true)).toBe(true);
+    // The old metadata went with the old recording.
+    const detail = await pollUntil(() => api(`/recordings/${id}`, { key: secret() }), (r) => r.status === 200 && r.json().eventCount === 3, 15_000, 200);
+    expect(detail.json().metadata).toEqual({});
+  });
+
+  it('stays deleted after `projections rebuild`, while recordings that were not deleted come back whole', async () => {
+    const tagDeleted = `del-${randomUUID()}`;
+    const tagKept = `keep-${randomUUID()}`;
+    const deleted = await storedRecording(tagDeleted);
+    const kept = await storedRecording(tagKept);
+    const keptBefore = (await api(`/recordings/${kept}`, { key: secret() })).json();
+    expect((await api(`/recordings/${deleted}`, { method: 'DELETE', key: secret() })).status).toBe(204);
+    await pollUntil(() => visibility(deleted, tagDeleted), (v) => JSON.stringify(v) === JSON.stringify(gone), 15_000, 200);
+
+    const r = await runCli(['projections', 'rebuild']).done;
+    expect({ code: r.code, stderr: r.code === 0 ? '' : r.stderr.slice(-2000) }).toEqual({ code: 0, stderr: '' });
+
+    expect(await visibility(deleted, tagDeleted)).toEqual(gone);
+    const keptAfter = await pollUntil(() => api(`/recordings/${kept}`, { key: secret() }), (x) => x.status === 200 && x.json().projected === true, 15_000);
+    const fields = ['recordingId', 'timestamp', 'metadata', 'startedAt', 'endedAt', 'duration', 'eventCount', 'bytes', 'pageViews', 'viewport', 'firstUrl'];
+    const pick = (o: Record<string, unknown>) => Object.fromEntries(fields.map((f) => [f, o[f]]));
+    expect(pick(keptAfter.json())).toEqual(pick(keptBefore));
+    expect(await visibility(kept, tagKept)).toMatchObject({ events: 200, detail: 200, listed: true, statRecordings: 1, replay: 200, inReplayListing: true });
+  });
+});
+
+describe('retention (tenant retentionDays, RETENTION_SWEEP_SECONDS)', () => {
+  let sweeper: ServiceProcess | undefined;
+  afterAll(async () => {
+    await sweeper?.stop();
+  });
+
+  it('deletes the recordings whose last event is older than retentionDays, and only those', async () => {
+    const tenantId = `ret_${randomUUID().slice(0, 8)}`;
+    expect((await admin('POST', '/tenants', { id: tenantId, name: 'Retention test', retentionDays: 1 })).status).toBe(201);
+    const pub = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' })).json().key as string;
+    const sec = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' })).json().key as string;
+    const oldTag = `old-${randomUUID()}`;
+    const freshTag = `fresh-${randomUUID()}`;
+    const old = await storedRecording(oldTag, pub, sec, Date.now() - 3 * DAY);
+    const fresh = await storedRecording(freshTag, pub, sec, Date.now() - 60_000);
+    // A recording of another tenant (no retention) just as old stays too.
+    const otherTag = `old-other-${randomUUID()}`;
+    const otherOld = await storedRecording(otherTag, env().publicKey, secret(), Date.now() - 3 * DAY);
+
+    const e = env();
+    sweeper = await startService({ ...e.serviceEnv, TAPEDECK_ROLE: 'projector', RETENTION_SWEEP_SECONDS: '1', TAPEDECK_ADMIN_TOKEN: '' }, e.dir, 'privacy-retention');
+
+    await pollUntil(() => visibility(old, oldTag, sec), (v) => JSON.stringify(v) === JSON.stringify(gone), 30_000, 250);
+    await new Promise((r) => setTimeout(r, 2500)); // two more sweeps
+    expect(await visibility(old, oldTag, sec)).toEqual(gone);
+    expect(await visibility(fresh, freshTag, sec)).toMatchObject({ events: 200, detail: 200, listed: true, replay: 200, inReplayListing: true });
+    expect(JSON.parse((await api(`/recordings/${fresh}/events`, { key: sec })).text)).toHaveLength(6);
+    expect((await visibility(otherOld, otherTag)).events).toBe(200);
+  }, 240_000);
+});

@@ -1,0 +1,200 @@
+// The projector against the real stack: batches and metadata become ClickHouse rows, duplicates and
+// redeliveries are counted once, deletions hide older rows, a deleted consumer is re-created, and a
+// rebuild from the stream (with ingestion going on meanwhile) equals the live projection.
+import { randomUUID } from 'node:crypto';
+import { headerJson, summarizeBatch } from '../../src/domain/batch-summary';
+import type { RrwebEvent } from '../../src/domain/rrweb-event';
+import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
+import { sql } from '../../src/infrastructure/clickhouse/sql';
+import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
+import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
+import { EVENTS_STREAM, recordingSubject } from '../../src/infrastructure/nats/subjects';
+import { testEnv } from '../harness/env';
+import { api, postEvents, sampleEvents } from '../harness/http';
+import { pollUntil } from '../harness/poll-until';
+import { clickhouse, CONSUMER, natsClient, publishRaw, recordingCounts, runCli, snapshot, storedHeaders, waitCaughtUp } from './projections-fixtures';
+
+let ch: ClickHouse;
+let nats: NatsClient;
+let store: JetStreamEventStore;
+
+beforeAll(async () => {
+  ch = clickhouse();
+  nats = await natsClient();
+  store = new JetStreamEventStore(nats, 5000);
+});
+
+afterAll(async () => {
+  await ch?.close();
+  await nats?.close();
+});
+
+const tenant = () => testEnv().tenantId;
+const metaEvent = (ts: number, payload: Record<string, unknown>) => ({ type: 5, timestamp: ts, data: { tag: 'recording-meta', payload } });
+const postMetadata = (id: string, body: Record<string, unknown>) =>
+  api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+async function metadataOf(tenantId: string, id: string): Promise<Record<string, string>> {
+  const rows = await ch.rows<{ key: string; value: string }>(
+    sql`SELECT key, argMax(value, seq) AS value FROM recording_metadata WHERE tenant_id = ${tenantId} AND recording_id = ${id} GROUP BY key ORDER BY key`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+}
+
+/** Appends a batch for any tenant straight to the event store (as ingestion does). */
+async function append(tenantId: string, id: string, events: unknown[], batchId: string = randomUUID()) {
+  const payload = Buffer.from(JSON.stringify(events));
+  return store.appendBatch(tenantId, id, batchId, payload, summarizeBatch(events as RrwebEvent[], payload.length));
+}
+
+async function deleteRecording(tenantId: string, id: string) {
+  return publishRaw(nats, recordingSubject(tenantId, id, 'del'), new Uint8Array(), {}, `del-${randomUUID()}`);
+}
+
+describe('projections', () => {
+  it('projects batches, per-minute counts, in-band and written metadata; later writes win', async () => {
+    const id = randomUUID();
+    const t0 = Date.UTC(2030, 0, 1, 10, 0, 30);
+    expect((await postEvents(id, [...sampleEvents(10, t0, { width: 1280, height: 720, href: 'https://shop.test/' }), metaEvent(t0 + 20, { plan: 'free', user: 'u1' })])).status).toBe(200);
+    expect((await postMetadata(id, { plan: 'pro', region: 'eu' })).status).toBe(200);
+    expect((await postEvents(id, [...sampleEvents(5, t0 + 60_000).slice(2), metaEvent(t0 + 60_010, { plan: 'enterprise' })])).status).toBe(200);
+
+    const counts = await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 2 && c.minuteEvents === 13);
+    expect(counts).toMatchObject({ batches: 2, events: 13, minuteEvents: 13 });
+    await pollUntil(() => metadataOf(tenant(), id), (m) => m.plan === 'enterprise');
+    expect(await metadataOf(tenant(), id)).toEqual({ plan: 'enterprise', region: 'eu', user: 'u1' });
+
+    const [first] = await ch.rows<Record<string, unknown>>(
+      sql`SELECT event_count, page_views, viewport_width, viewport_height, url, type_keys, type_counts FROM recording_batches FINAL WHERE tenant_id = ${tenant()} AND recording_id = ${id} ORDER BY min_ts LIMIT 1`,
+    );
+    expect(first).toEqual({ event_count: 10, page_views: 1, viewport_width: 1280, viewport_height: 720, url: 'https://shop.test/', type_keys: [2, 3, 4], type_counts: [1, 8, 1] });
+    const [rec] = await ch.rows<{ started_at: string }>(sql`SELECT min(started_at) AS started_at FROM recordings WHERE tenant_id = ${tenant()} AND recording_id = ${id}`);
+    expect(Number(rec.started_at)).toBe(t0);
+    const byKey = await ch.rows<{ key: string }>(sql`SELECT DISTINCT key FROM recording_metadata_by_key WHERE tenant_id = ${tenant()} AND recording_id = ${id} ORDER BY key`);
+    expect(byKey.map((r) => r.key)).toEqual(['plan', 'region', 'user']);
+  });
+
+  it('counts a retried batch once, also when it was stored twice (retry after the de-duplication window)', async () => {
+    const id = randomUUID();
+    const events = sampleEvents(8);
+    expect((await postEvents(id, events)).json().duplicate).toBe(false);
+    expect((await postEvents(id, events)).json().duplicate).toBe(true);
+    // Store the batch again under a new Nats-Msg-Id, as a retry a day later would be.
+    const last = await nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: recordingSubject(tenant(), id, 'ev') });
+    const heads = await storedHeaders(nats, last.seq);
+    expect(heads.subject).toBe(recordingSubject(tenant(), id, 'ev'));
+    await publishRaw(nats, heads.subject, heads.data, heads.headers, `late-${randomUUID()}`);
+
+    await waitCaughtUp(nats);
+    const c = await recordingCounts(ch, tenant(), id);
+    expect(c).toMatchObject({ batches: 1, events: 8, minuteEvents: 8 });
+    expect(c.raw).toBe(2);
+  });
+
+  it('redelivers a batch whose write failed halfway and still counts it once (nak, backoff, catch-up)', async () => {
+    const id = randomUUID();
+    await ch.command(sql`RENAME TABLE recording_minutes TO recording_minutes_away`);
+    try {
+      expect((await postEvents(id, sampleEvents(12))).status).toBe(200);
+      // recording_batches is written first, recording_minutes fails: the batch is nak'ed and comes back.
+      const copies = () => ch.rows<{ n: string }>(sql`SELECT count() AS n FROM recording_batches WHERE tenant_id = ${tenant()} AND recording_id = ${id}`);
+      await pollUntil(copies, (r) => Number(r[0].n) >= 2, 30_000);
+      const ready = await api('/readyz');
+      expect(ready.json().details.projections.recordings.failures).toBeGreaterThan(0);
+    } finally {
+      await ch.command(sql`RENAME TABLE recording_minutes_away TO recording_minutes`);
+    }
+    const c = await pollUntil(() => recordingCounts(ch, tenant(), id), (x) => x.minuteEvents === 12, 60_000);
+    expect(c).toMatchObject({ batches: 1, events: 12, minuteEvents: 12 });
+    expect(c.raw).toBeGreaterThanOrEqual(2);
+  });
+
+  it('hides a deleted recording, and shows what is written after its deletion', async () => {
+    const id = randomUUID();
+    expect((await postEvents(id, sampleEvents(6))).status).toBe(200);
+    expect((await postMetadata(id, { gone: 'soon' })).status).toBe(200);
+    await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 1);
+    await deleteRecording(tenant(), id);
+    await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 0 && c.raw === 0);
+    await pollUntil(
+      () => ch.rows<{ n: string }>(sql`SELECT count() AS n FROM recording_metadata WHERE tenant_id = ${tenant()} AND recording_id = ${id}`),
+      (r) => Number(r[0].n) === 0,
+    );
+    expect((await postEvents(id, sampleEvents(3, Date.now() + 1000))).status).toBe(200);
+    expect(await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 1)).toMatchObject({ batches: 1, events: 3 });
+  });
+
+  it('re-creates its durable consumer when it is deleted, and carries on', async () => {
+    await waitCaughtUp(nats);
+    await nats.jsm.consumers.delete(EVENTS_STREAM, CONSUMER);
+    const id = randomUUID();
+    expect((await postEvents(id, sampleEvents(4))).status).toBe(200);
+    await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 1, 60_000);
+    await waitCaughtUp(nats);
+  });
+
+  it('reports lag per projection (projections status)', async () => {
+    await waitCaughtUp(nats);
+    const r = await runCli(['projections', 'status', '--json']).done;
+    expect(r.code).toBe(0);
+    const [row] = JSON.parse(r.stdout);
+    expect(row).toMatchObject({ projection: 'recordings', consumer: CONSUMER, lag: { pending: 0, ackPending: 0, oldestUnprojectedAgeSeconds: 0 } });
+    const text = await runCli(['projections', 'status']).done;
+    expect(text.stdout).toMatch(/^recordings\tconsumer projector-recordings\tpending 0/);
+  });
+
+  it('rebuilds from the stream into fresh tables, swaps them in, and equals the live projection', async () => {
+    // A dataset with several tenants, metadata overwrites, duplicates and a deletion.
+    const tenants = ['rebuild_a', 'rebuild_b', tenant()];
+    const ids = tenants.map(() => [randomUUID(), randomUUID()]);
+    const t0 = Date.UTC(2031, 5, 1);
+    for (const [ti, t] of tenants.entries()) {
+      for (const [ri, id] of ids[ti].entries()) {
+        for (let b = 0; b < 3; b++) await append(t, id, [...sampleEvents(5 + b, t0 + b * 61_000 + ri), metaEvent(t0 + b * 61_000 + 10, { step: String(b), tenant: t })], `${id}-b${b}`);
+        await store.appendMetadata(t, id, randomUUID(), { step: 'written', owner: `o${ri}` });
+      }
+    }
+    expect((await append(tenants[0], ids[0][0], sampleEvents(5, t0), `${ids[0][0]}-b0`)).duplicate).toBe(true); // within the window
+    const dup = await storedHeaders(nats, (await append(tenants[1], ids[1][0], sampleEvents(4, t0 + 5), `${ids[1][0]}-dup`)).seq);
+    await publishRaw(nats, dup.subject, dup.data, dup.headers, `late-${randomUUID()}`); // stored twice
+    await deleteRecording(tenants[1], ids[1][1]);
+    await append(tenants[2], ids[2][1], sampleEvents(3, t0 + 999_000), `${ids[2][1]}-late`);
+
+    await waitCaughtUp(nats);
+    const live = await snapshot(ch);
+    expect(live.recording_batches.length).toBeGreaterThan(15);
+    expect(live.deleted_recordings.some((r) => r.recording_id === ids[1][1])).toBe(true);
+
+    // Ingestion continues during the rebuild: what the live projector writes into the old tables in
+    // the meantime must reach the new ones (the tail).
+    const during = randomUUID();
+    const cli = runCli(['projections', 'rebuild', 'recordings']);
+    let finished = false;
+    const ended = cli.done.then((r) => ((finished = true), r));
+    let posted = 0;
+    while (!finished) {
+      expect((await postEvents(during, sampleEvents(3, Date.now()), undefined, { 'idempotency-key': `during-${posted}` })).status).toBe(200);
+      posted++;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const r = await ended;
+    expect(r).toMatchObject({ code: 0, stderr: expect.stringMatching(/recordings rebuild \[#+\] 100\.0%/) });
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ projection: 'recordings' });
+    expect(report.replayed).toBeGreaterThanOrEqual(report.expected);
+    expect(posted).toBeGreaterThan(0);
+
+    await waitCaughtUp(nats);
+    const rebuilt = await snapshot(ch);
+    const withoutDuring = Object.fromEntries(Object.entries(rebuilt).map(([t, rows]) => [t, rows.filter((x) => x.recording_id !== during)]));
+    expect(withoutDuring).toEqual(live);
+    expect(await recordingCounts(ch, tenant(), during)).toMatchObject({ batches: posted, events: 3 * posted });
+
+    // Nothing of the rebuild is left behind, and a second rebuild (no ingestion) equals the first.
+    const tables = await ch.rows<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = currentDatabase() AND (name LIKE '%\\_rebuild\\_%' OR name LIKE '%\\_old\\_%')`);
+    expect(tables).toEqual([]);
+    expect(await runCli(['projections', 'rebuild']).done).toMatchObject({ code: 0 });
+    await waitCaughtUp(nats);
+    expect(await snapshot(ch)).toEqual(rebuilt);
+  });
+});

@@ -1,0 +1,229 @@
+// GET /recordings/{id}/screenshot[.png|.jpeg|.jpg|.webp] against the running service: a page recorded
+// in Chromium and ingested over HTTP is rendered at a moment T and compared by pixels with a live
+// screenshot taken at T; the spec's validation (400), range (422), format negotiation, size
+// derivation, presigned access, authentication and conditional requests are checked.
+import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../harness/browser';
+import { testEnv } from '../harness/env';
+import { api, postEvents } from '../harness/http';
+import { similarity } from '../integration/rendering-fixtures';
+import { getBytes, magicFormat, presignedQuery, recordAndIngest, RecordedFixture, tampered } from './rendering-e2e-fixtures';
+
+/** Same thresholds as the renderer's integration test: ≥ 97% of pixels within 20/255 per channel. */
+const MIN_SIMILAR_PIXELS = 0.97;
+const MAX_MEAN_ABS_DIFF = 0.03;
+
+jest.setTimeout(180_000);
+
+let browser: Browser;
+let fx: RecordedFixture;
+const secret = () => testEnv().secretKey;
+const shot = (suffix: string, query = '', init: { key?: string | null; headers?: Record<string, string> } = {}) =>
+  getBytes(`/recordings/${fx.recordingId}/${suffix}${query ? `?${query}` : ''}`, {
+    key: init.key === null ? undefined : (init.key ?? secret()),
+    headers: init.headers,
+  });
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  fx = await recordAndIngest(browser, { width: 1000, height: 500 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('screenshot', () => {
+  it('renders the moment T like a live screenshot taken at T', async () => {
+    const r = await shot('screenshot.png', `time=epoch:${fx.at}&width=${fx.viewport.width}&height=${fx.viewport.height}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('image/png');
+    expect(await sharp(r.body).metadata()).toMatchObject({ format: 'png', width: 1000, height: 500 });
+    const same = await similarity(fx.live, r.body);
+    const earlier = await shot('screenshot.png', `time=epoch:${fx.before}&width=1000&height=500`);
+    const differs = await similarity(fx.live, earlier.body);
+    console.log(
+      `screenshot at T: ${(same.similarPixels * 100).toFixed(2)}% similar pixels, mean abs diff ${(same.meanAbsDiff * 100).toFixed(2)}%; ` +
+        `before the interactions: ${(differs.similarPixels * 100).toFixed(2)}% similar`,
+    );
+    expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
+    expect(same.meanAbsDiff).toBeLessThan(MAX_MEAN_ABS_DIFF);
+    expect(differs.similarPixels).toBeLessThan(MIN_SIMILAR_PIXELS); // the comparison tells states apart
+  });
+
+  it.each([
+    ['time=bogus'],
+    ['time=offset:abc'],
+    ['time=percent:101'],
+    ['time=epoch:-5'],
+    ['width=0'],
+    ['width=4097'],
+    ['width=12.5'],
+    ['width=abc'],
+    ['height=0'],
+    ['height=4097'],
+    ['quality=0'],
+    ['quality=101'],
+    ['width=100&width=200'],
+  ])('answers 400 for %s', async (query) => {
+    const r = await shot('screenshot', query);
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/^(text\/plain|application\/json)/);
+  });
+
+  it('answers 400 for a recording id that is not a UUID', async () => {
+    const r = await getBytes('/recordings/not-a-uuid/screenshot.png', { key: secret() });
+    expect(r.status).toBe(400);
+  });
+
+  it.each([
+    ['offset past the end', () => `time=offset:${fx.lastTs - fx.firstTs + 1}`],
+    ['negative offset before the start', () => `time=offset:-${fx.lastTs - fx.firstTs + 1}`],
+    ['epoch before the start', () => `time=epoch:${fx.firstTs - 1}`],
+    ['epoch after the end', () => `time=epoch:${fx.lastTs + 1}`],
+  ])('answers 422 for a position outside the recording (%s)', async (_name, query) => {
+    const r = await shot('screenshot.png', query());
+    expect(r.status).toBe(422);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(r.text).toMatch(/outside the recording/);
+  });
+
+  it('accepts every position inside the recording, including its ends', async () => {
+    for (const q of ['time=offset:0', `time=offset:-1`, 'time=percent:100', `time=epoch:${fx.lastTs}`, '']) {
+      expect((await shot('screenshot.png', `${q}&width=200`)).status).toBe(200);
+    }
+  });
+
+  it('answers 404 for an unknown recording', async () => {
+    const r = await getBytes(`/recordings/${randomUUID()}/screenshot.png`, { key: secret() });
+    expect(r.status).toBe(404);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
+  });
+
+  describe('format negotiation', () => {
+    it.each([
+      ['screenshot.png', 'image/webp', 'png'],
+      ['screenshot.jpeg', 'image/png', 'jpeg'],
+      ['screenshot.jpg', 'image/webp', 'jpeg'],
+      ['screenshot.webp', 'image/jpeg', 'webp'],
+      ['screenshot', 'image/webp', 'webp'],
+      ['screenshot', 'image/jpeg', 'jpeg'],
+      ['screenshot', 'image/png', 'png'],
+      ['screenshot', '*/*', 'png'],
+      ['screenshot', 'image/*', 'png'],
+      ['screenshot', 'image/webp;q=0.5, image/jpeg', 'jpeg'],
+      ['screenshot', 'text/html', 'png'],
+      ['screenshot', undefined, 'png'],
+    ])('%s with Accept %p gives %s', async (path, accept, format) => {
+      const r = await shot(path, 'width=320', { headers: accept ? { accept } : {} });
+      expect(r.status).toBe(200);
+      expect(magicFormat(r.body)).toBe(format);
+      expect(r.headers.get('content-type')).toBe(`image/${format}`);
+      if (path === 'screenshot') expect(r.headers.get('vary')).toMatch(/accept/i);
+    });
+
+    it('applies quality to JPEG and WebP', async () => {
+      const size = async (path: string, quality: number) => (await shot(path, `width=640&quality=${quality}`)).body.length;
+      expect(await size('screenshot.jpeg', 5)).toBeLessThan(await size('screenshot.jpeg', 95));
+      expect(await size('screenshot.webp', 5)).toBeLessThan(await size('screenshot.webp', 95));
+    });
+  });
+
+  describe('size', () => {
+    it.each([
+      ['height=300', 600, 300],
+      ['width=500', 500, 250],
+      ['', 1280, 640],
+      ['width=400&height=400', 400, 400],
+      ['width=4096&height=1', 4096, 1],
+    ])('%s gives %dx%d for a 1000x500 recording', async (query, width, height) => {
+      const r = await shot('screenshot.png', query);
+      expect(r.status).toBe(200);
+      expect(await sharp(r.body).metadata()).toMatchObject({ width, height });
+    });
+  });
+
+  describe('access', () => {
+    it('opens with a presigned link and no other credentials', async () => {
+      const r = await shot('screenshot.webp', `width=300&${presignedQuery(fx.recordingId)}`, { key: null });
+      expect(r.status).toBe(200);
+      expect(magicFormat(r.body)).toBe('webp');
+    });
+
+    it('refuses a tampered presigned link (403) and a link of another recording (403)', async () => {
+      const link = presignedQuery(fx.recordingId);
+      expect((await shot('screenshot.png', tampered(link), { key: null })).status).toBe(403);
+      expect((await shot('screenshot.png', presignedQuery(randomUUID()), { key: null })).status).toBe(403);
+    });
+
+    it('refuses the public key and missing credentials (401)', async () => {
+      expect((await shot('screenshot.png', '', { key: testEnv().publicKey })).status).toBe(401);
+      expect((await shot('screenshot', '', { key: null })).status).toBe(401);
+    });
+
+    it('ignores query parameters outside the spec', async () => {
+      expect((await shot('screenshot.png', 'width=200&format=jpeg&foo=bar')).status).toBe(200);
+    });
+  });
+
+  describe('operations', () => {
+    it('reports renders in /metrics and the renderer in /readyz details', async () => {
+      const metrics = (await api('/metrics')).text;
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+      expect(value('tapedeck_render_total')).toBeGreaterThan(0);
+      expect(value('tapedeck_render_image_cache_hits_total')).toBeGreaterThan(0);
+      for (const name of ['tapedeck_render_failures_total', 'tapedeck_render_queue_length', 'tapedeck_render_in_flight', 'tapedeck_render_rejected_total']) {
+        expect(Number.isFinite(value(name))).toBe(true);
+      }
+      const ready = await api('/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.json().details.renderer).toMatchObject({ concurrency: expect.any(Number), renders: expect.any(Number), inFlight: expect.any(Number) });
+    });
+
+    it('documents every screenshot route with its query parameters', async () => {
+      const doc = (await api('/openapi.json')).json<{ paths: Record<string, { get: { tags: string[]; parameters: { name: string }[]; responses: Record<string, unknown> } }> }>();
+      for (const suffix of ['screenshot', 'screenshot.png', 'screenshot.jpeg', 'screenshot.jpg', 'screenshot.webp']) {
+        const op = doc.paths[`/recordings/{recordingId}/${suffix}`]?.get;
+        expect(op?.tags).toContain('rendering');
+        expect(op.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['recordingId', 'time', 'width', 'height', 'quality', 'signature']));
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '304', '400', '401', '403', '404', '422', '503']));
+      }
+    });
+  });
+
+  describe('caching', () => {
+    it('sends a strong ETag and private caching, and answers If-None-Match with 304', async () => {
+      const first = await shot('screenshot.png', 'time=percent:50&width=400');
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag')!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      expect(first.headers.get('cache-control')).toBe('private, max-age=60');
+      const again = await shot('screenshot.png', 'time=percent:50&width=400', { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      expect(again.body.length).toBe(0);
+      expect(again.headers.get('etag')).toBe(etag);
+      const weak = await shot('screenshot.png', 'time=percent:50&width=400', { headers: { 'if-none-match': `"nope", W/${etag}` } });
+      expect(weak.status).toBe(304);
+      const other = await shot('screenshot.png', 'time=percent:50&width=400', { headers: { 'if-none-match': '"nope"' } });
+      expect(other.status).toBe(200);
+      expect(other.body.equals(first.body)).toBe(true);
+    });
+
+    it('renders late events: the same request gives the new picture once events before T arrive', async () => {
+      const id = randomUUID();
+      const late = (e: { timestamp: number }) => e.timestamp > fx.before && e.timestamp <= fx.at;
+      expect((await postEvents(id, fx.events.filter((e) => !late(e)))).status).toBe(200);
+      const get = () => getBytes(`/recordings/${id}/screenshot.png?time=epoch:${fx.at}&width=1000&height=500`, { key: secret() });
+      const first = await get();
+      expect(first.status).toBe(200);
+      expect((await similarity(fx.live, first.body)).similarPixels).toBeLessThan(MIN_SIMILAR_PIXELS); // no interactions yet
+      expect((await postEvents(id, fx.events.filter(late))).status).toBe(200);
+      const after = await get();
+      expect(after.status).toBe(200);
+      expect(after.headers.get('etag')).not.toBe(first.headers.get('etag'));
+      expect((await similarity(fx.live, after.body)).similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
+    });
+  });
+});

@@ -1,0 +1,116 @@
+// A three-node NATS cluster with JetStream on loopback for fault and scale tests: each node has its
+// own client port, cluster port, store directory and server name, and routes to the other two. Nodes
+// can be killed and restarted on the same ports and data directories; the stream leader is read from
+// JetStream (`streams.info(...).cluster.leader`).
+import { join } from 'node:path';
+import { connect, JetStreamManager, NatsConnection } from 'nats';
+import { freePort, ManagedProcess, startNats } from '../../src/local/processes';
+import { pollUntil } from './poll-until';
+
+export interface ClusterNode {
+  name: string;
+  port: number;
+  clusterPort: number;
+  dir: string;
+  proc?: ManagedProcess;
+}
+
+export class NatsCluster {
+  private admin?: { nc: NatsConnection; jsm: JetStreamManager };
+
+  private constructor(
+    readonly nodes: ClusterNode[],
+    private readonly clusterName: string,
+  ) {}
+
+  /** Starts `size` nodes and waits until JetStream has a meta leader. */
+  static async start(dir: string, size = 3, clusterName = 'tapedeck-test'): Promise<NatsCluster> {
+    const nodes: ClusterNode[] = [];
+    for (let i = 1; i <= size; i++) nodes.push({ name: `n${i}`, port: await freePort(), clusterPort: await freePort(), dir: join(dir, `nats-n${i}`) });
+    const cluster = new NatsCluster(nodes, clusterName);
+    try {
+      await Promise.all(nodes.map((n) => cluster.startNode(n)));
+      await cluster.waitJetStream();
+    } catch (e) {
+      await cluster.stop();
+      throw e;
+    }
+    return cluster;
+  }
+
+  /** Every node's client URL, comma-separated (NATS_URL). */
+  get url(): string {
+    return this.nodes.map((n) => `nats://127.0.0.1:${n.port}`).join(',');
+  }
+
+  node(name: string): ClusterNode {
+    const n = this.nodes.find((x) => x.name === name);
+    if (!n) throw new Error(`no cluster node ${name}`);
+    return n;
+  }
+
+  private startNode(n: ClusterNode): Promise<void> {
+    const routes = this.nodes.filter((o) => o !== n).map((o) => `nats://127.0.0.1:${o.clusterPort}`);
+    return startNats({
+      dir: n.dir,
+      port: n.port,
+      args: ['--name', n.name, '--cluster_name', this.clusterName, '--cluster', `nats://127.0.0.1:${n.clusterPort}`, '--routes', routes.join(',')],
+    }).then((p) => void (n.proc = p));
+  }
+
+  /**
+   * A JetStream admin connection to the cluster (created on first use). Requests time out after 1 s,
+   * so a poll moves on quickly while the connection fails over from a killed node.
+   */
+  async client(): Promise<{ nc: NatsConnection; jsm: JetStreamManager }> {
+    if (!this.admin) {
+      const nc = await connect({ servers: this.url.split(','), name: 'cluster-harness', maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+      this.admin = { nc, jsm: await nc.jetstreamManager({ timeout: 1000, checkAPI: false }) };
+    }
+    return this.admin;
+  }
+
+  /** Waits until the JetStream API answers (a meta leader is elected). */
+  async waitJetStream(timeoutMs = 60_000): Promise<void> {
+    const c = await this.client();
+    await pollUntil(() => c.jsm.getAccountInfo(), () => true, timeoutMs, 250);
+  }
+
+  /** Name of the node leading `stream`, once one is elected and (optionally) it is not `not`. */
+  async streamLeader(stream: string, opts: { not?: string; timeoutMs?: number } = {}): Promise<string> {
+    const c = await this.client();
+    const info = await pollUntil(
+      () => c.jsm.streams.info(stream),
+      (i) => !!i.cluster?.leader && i.cluster.leader !== opts.not,
+      opts.timeoutMs ?? 60_000,
+      100,
+    );
+    return info.cluster!.leader!;
+  }
+
+  /** Kills one node (SIGKILL by default) and waits for it to exit. */
+  async kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const n = this.node(name);
+    await n.proc?.stop(signal);
+    n.proc = undefined;
+  }
+
+  /** Starts a killed node again with the same ports, name and data directory. */
+  async restart(name: string): Promise<void> {
+    const n = this.node(name);
+    if (n.proc) throw new Error(`${name} is running`);
+    await this.startNode(n);
+  }
+
+  /** Pids of the running nodes (for emergency clean-up). */
+  pids(): number[] {
+    return this.nodes.flatMap((n) => (n.proc?.child.pid ? [n.proc.child.pid] : []));
+  }
+
+  async stop(): Promise<void> {
+    await this.admin?.nc.close().catch(() => undefined);
+    this.admin = undefined;
+    await Promise.all(this.nodes.map((n) => n.proc?.stop('SIGKILL')));
+    for (const n of this.nodes) n.proc = undefined;
+  }
+}

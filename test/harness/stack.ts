@@ -1,0 +1,118 @@
+// Starts the real parts for end-to-end tests: nats-server, clickhouse-server and the built service
+// (node dist/main.js) as child processes on free loopback ports, with temporary data directories.
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { freePort, ManagedProcess, startClickHouse, startNats } from '../../src/local/processes';
+
+/** The repository root (this file also runs compiled from dist-bench/). */
+export const ROOT = (() => {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'nest-cli.json'))) return dir;
+  return resolve(__dirname, '..', '..');
+})();
+
+export interface TestEnv {
+  dir: string;
+  baseUrl: string;
+  natsUrl: string;
+  clickhouseUrl: string;
+  tenantId: string;
+  publicKey: string;
+  secretKey: string;
+  signingKeyId: string;
+  signingSecret: string;
+  adminToken: string;
+  chromiumPath: string;
+  /** Environment the service was started with (to start more instances). */
+  serviceEnv: Record<string, string>;
+  pids: { nats: number; clickhouse: number; service: number };
+}
+
+export function randomKeys() {
+  const r = () => randomBytes(18).toString('base64url');
+  return {
+    tenantId: `t_${randomBytes(4).toString('hex')}`,
+    publicKey: `public_key_svc_${r()}`,
+    secretKey: `secret_key_svc_${r()}`,
+    signingKeyId: 'test-key-1',
+    signingSecret: r() + r(),
+  };
+}
+
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts one instance of the built service and waits for /readyz. */
+export async function startService(env: Record<string, string>, dir: string, name = 'service'): Promise<ServiceProcess> {
+  const port = await freePort();
+  const log = openSync(join(dir, `${name}-${port}.log`), 'a');
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', log, log],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}; see ${dir}`);
+    const ok = await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`${name} not ready in 60 s; see ${dir}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    child,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+export async function startStack(): Promise<{ env: TestEnv; procs: ManagedProcess[]; service: ServiceProcess }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tapedeck-test-'));
+  const [nats, ch] = await Promise.all([startNats({ dir: join(dir, 'nats') }), startClickHouse({ dir: join(dir, 'clickhouse') })]);
+  const keys = randomKeys();
+  const adminToken = randomBytes(24).toString('hex');
+  const serviceEnv: Record<string, string> = {
+    NATS_URL: nats.url,
+    CLICKHOUSE_URL: ch.url,
+    CLICKHOUSE_DATABASE: 'tapedeck_test',
+    LOG_LEVEL: 'info',
+    TAPEDECK_ROLE: 'all',
+    TAPEDECK_ADMIN_TOKEN: adminToken,
+    TAPEDECK_BOOTSTRAP_TENANT_ID: keys.tenantId,
+    TAPEDECK_BOOTSTRAP_PUBLIC_KEY: keys.publicKey,
+    TAPEDECK_BOOTSTRAP_SECRET_KEY: keys.secretKey,
+    TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID: keys.signingKeyId,
+    TAPEDECK_BOOTSTRAP_SIGNING_SECRET: keys.signingSecret,
+    CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    INGEST_PUBLISH_TIMEOUT_MS: '2000',
+  };
+  let service: ServiceProcess;
+  try {
+    service = await startService(serviceEnv, dir);
+  } catch (e) {
+    await Promise.all([nats.stop(), ch.stop()]);
+    throw e;
+  }
+  const env: TestEnv = {
+    dir,
+    baseUrl: service.url,
+    natsUrl: nats.url,
+    clickhouseUrl: ch.url,
+    ...keys,
+    adminToken,
+    chromiumPath: serviceEnv.CHROMIUM_PATH,
+    serviceEnv,
+    pids: { nats: nats.child.pid!, clickhouse: ch.child.pid!, service: service.child.pid! },
+  };
+  return { env, procs: [nats, ch], service };
+}

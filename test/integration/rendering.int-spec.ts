@@ -1,0 +1,408 @@
+// Rendering against the real Chromium: a page recorded with @rrweb/record is screenshotted live at a
+// moment T and rendered by ScreenshotRenderer at T from its events; the two must match by pixels.
+// The hosted player page is served from a tiny local server and must load, honour its options and
+// log nothing to the console. Latencies are printed, not asserted.
+import type { Server } from 'node:http';
+import sharp from 'sharp';
+import { Browser, chromium, ConsoleMessage, Page } from 'playwright-core';
+import type { RrwebEvent } from '../../src/domain/rrweb-event';
+import type { AppError } from '../../src/common/app-error';
+import { BrowserPool, CHROMIUM_ARGS } from '../../src/rendering/browser-pool';
+import { PlayerAssets } from '../../src/rendering/player-assets';
+import { buildPlayerPage } from '../../src/rendering/player-page';
+import { parsePlayerQuery } from '../../src/rendering/player-params';
+import { ScreenshotRenderer, ScreenshotRequest } from '../../src/rendering/screenshot-renderer';
+import { pollUntil } from '../harness/poll-until';
+import { fixtureHtml, percentile, recordedEvents, similarity, startRecording, startServer } from './rendering-fixtures';
+
+const CHROMIUM = '/usr/bin/chromium';
+const VIEWPORT = { width: 800, height: 600 };
+/** Pixels whose channels all differ by at most 20/255 must make up at least this share. */
+const MIN_SIMILAR_PIXELS = 0.97;
+const MAX_MEAN_ABS_DIFF = 0.03;
+
+jest.setTimeout(180_000);
+
+describe('rendering with Chromium', () => {
+  let browser: Browser;
+  let server: Server;
+  let origin: string;
+  let trackerHits = 0;
+  let playerEvents: RrwebEvent[] = [];
+  const assets = new PlayerAssets();
+  const TRACKER_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    ({ server, origin } = await startServer((req, res, url) => {
+      const send = (status: number, headers: Record<string, string>, body?: string | Buffer) => {
+        res.writeHead(status, headers);
+        res.end(body);
+      };
+      if (url.pathname === '/tracker.png') {
+        trackerHits++;
+        return send(200, { 'Content-Type': 'image/png' }, TRACKER_PNG);
+      }
+      if (url.pathname === '/fixture') return send(200, { 'Content-Type': 'text/html' }, fixtureHtml(`${origin}/tracker.png`));
+      if (url.pathname === '/events.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents));
+      if (url.pathname.startsWith('/assets/')) {
+        const r = assets.respond(url.pathname.slice('/assets/'.length), req.headers['if-none-match'], url.searchParams.get('v') ?? undefined);
+        return send(r.status, r.headers, r.body);
+      }
+      if (url.pathname === '/player') {
+        try {
+          const q = parsePlayerQuery(Object.fromEntries(url.searchParams), origin);
+          const page = buildPlayerPage({
+            ...q,
+            eventsUrl: q.eventsUrl ?? '/events.json',
+            frameAncestors: "'self'",
+            title: 'Recording fixture',
+            assetVersion: assets.version,
+          });
+          return send(200, page.headers, page.html);
+        } catch (err) {
+          return send(400, { 'Content-Type': 'text/plain' }, String(err));
+        }
+      }
+      return send(404, { 'Content-Type': 'text/plain' }, 'not found');
+    }));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((r) => server?.close(r));
+  });
+
+  /** Records the fixture; returns the events, the live screenshot at T, T, and a moment before the changes. */
+  async function recordFixture(): Promise<{ events: RrwebEvent[]; live: Buffer; at: number; before: number }> {
+    const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.goto(`${origin}/fixture`);
+    await startRecording(page);
+    await page.waitForTimeout(150);
+    const before = await page.evaluate(() => Date.now());
+    await page.waitForTimeout(100);
+    await page.fill('#name', 'Ada Lovelace');
+    await page.click('#toggle');
+    for (let i = 0; i < 5; i++) await page.click('#add');
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.mouse.move(0, 0);
+    await page.waitForTimeout(300);
+    const at = await page.evaluate(() => Date.now());
+    const live = await page.screenshot({ type: 'png', caret: 'hide' });
+    await page.waitForTimeout(300);
+    // After T: none of this may show in a render at T.
+    await page.click('#toggle');
+    for (let i = 0; i < 4; i++) await page.click('#add');
+    await page.fill('#name', 'Grace Hopper');
+    await page.waitForTimeout(300);
+    const events = await recordedEvents(page);
+    await context.close();
+    return { events, live, at, before };
+  }
+
+  /** About 1000 events: a counter updated every few milliseconds. */
+  async function recordBusyPage(): Promise<RrwebEvent[]> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/fixture`);
+    await startRecording(page);
+    await page.evaluate(async () => {
+      const panel = document.getElementById('panel')!;
+      for (let i = 0; i < 990; i++) {
+        panel.textContent = `tick ${i}`;
+        if (i % 100 === 0) panel.classList.toggle('open');
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    });
+    await page.waitForTimeout(100);
+    const events = await recordedEvents(page);
+    await context.close();
+    return events;
+  }
+
+  describe('screenshots', () => {
+    let pool: BrowserPool;
+    let renderer: ScreenshotRenderer;
+    let fixture: Awaited<ReturnType<typeof recordFixture>>;
+
+    beforeAll(async () => {
+      pool = new BrowserPool({ chromiumPath: CHROMIUM, concurrency: 2, queueLimit: 8, timeoutMs: 15_000 });
+      renderer = new ScreenshotRenderer(pool, { timeoutMs: 15_000 });
+      fixture = await recordFixture();
+    });
+
+    afterAll(async () => {
+      await renderer?.close();
+      await pool?.close();
+    });
+
+    it('renders the moment T like a live screenshot taken at T, without touching the network', async () => {
+      const hitsBefore = trackerHits;
+      const image = await renderer.render({
+        contentKey: 'fixture',
+        events: fixture.events,
+        time: { kind: 'epoch', value: fixture.at },
+        format: 'png',
+        width: VIEWPORT.width,
+        height: VIEWPORT.height,
+      });
+      const same = await similarity(fixture.live, image.bytes);
+      const earlier = await renderer.render({
+        contentKey: 'fixture',
+        events: fixture.events,
+        time: { kind: 'epoch', value: fixture.before },
+        format: 'png',
+        width: VIEWPORT.width,
+        height: VIEWPORT.height,
+      });
+      const differs = await similarity(fixture.live, earlier.bytes);
+      console.log(
+        `fixture: ${fixture.events.length} events; at T: ${(same.similarPixels * 100).toFixed(2)}% similar pixels, mean abs diff ${(same.meanAbsDiff * 100).toFixed(2)}%; ` +
+          `before the interactions: ${(differs.similarPixels * 100).toFixed(2)}% similar, ${(differs.meanAbsDiff * 100).toFixed(2)}% diff`,
+      );
+      expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
+      expect(same.meanAbsDiff).toBeLessThan(MAX_MEAN_ABS_DIFF);
+      // The metric tells the states apart: the panel and the list changed after `before`.
+      expect(differs.similarPixels).toBeLessThan(MIN_SIMILAR_PIXELS);
+      expect(trackerHits).toBe(hitsBefore);
+    });
+
+    it('gives a warm page the same bytes as a cold one, whatever it showed before', async () => {
+      const render = (contentKey: string, value: number) =>
+        renderer.render({ contentKey, events: fixture.events, time: { kind: 'epoch', value }, format: 'png', ...VIEWPORT });
+      const coldAtT = await render('fixture', fixture.at); // cached from the first test
+      const coldBefore = await render('fixture-2', fixture.before);
+      const warmAtT = await render('fixture-2', fixture.at); // seeks forwards
+      const warmStart = await renderer.render({ contentKey: 'fixture-2', events: fixture.events, time: { kind: 'offset', value: 0 }, format: 'png', ...VIEWPORT });
+      expect(warmAtT.etag).toBe(coldAtT.etag);
+      // offset 0 (before the first snapshot, which comes a few ms after the Meta event) shows the
+      // first snapshot, even on a page that was showing a later moment.
+      const start = await similarity(coldBefore.bytes, warmStart.bytes);
+      expect(start.similarPixels).toBeGreaterThanOrEqual(0.999);
+    });
+
+    it('negotiates formats and sizes, with a strong ETag and a cache', async () => {
+      const base = { contentKey: 'fixture', events: fixture.events, time: { kind: 'percent', value: 50 } } as const;
+      const png = await renderer.render({ ...base, format: 'png' });
+      expect(png.contentType).toBe('image/png');
+      expect(await sharp(png.bytes).metadata()).toMatchObject({ format: 'png', width: 1280, height: 960 }); // 800x600 ratio
+      const jpeg = await renderer.render({ ...base, format: 'jpeg', height: 300, quality: 50 });
+      expect(jpeg.contentType).toBe('image/jpeg');
+      expect(await sharp(jpeg.bytes).metadata()).toMatchObject({ format: 'jpeg', width: 400, height: 300 });
+      const webp = await renderer.render({ ...base, format: 'webp', width: 320, height: 320 });
+      expect(await sharp(webp.bytes).metadata()).toMatchObject({ format: 'webp', width: 320, height: 320 });
+      expect(png.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      const again = await renderer.render({ ...base, format: 'png', events: () => Promise.reject(new Error('must not load')) });
+      expect(again.etag).toBe(png.etag);
+    });
+
+    it('refuses a position outside the recording with 422', async () => {
+      const last = Math.max(...fixture.events.map((e) => e.timestamp));
+      await expect(
+        renderer.render({ contentKey: 'fixture', events: fixture.events, time: { kind: 'epoch', value: last + 1 }, format: 'png' }),
+      ).rejects.toMatchObject({ code: 'unprocessable' });
+    });
+
+    it('measures cold and warm latency on ~1000 events at 1280x720', async () => {
+      const events = await recordBusyPage();
+      // A pool of its own, so the first render pays for launching Chromium.
+      const freshPool = new BrowserPool({ chromiumPath: CHROMIUM, concurrency: 2, queueLimit: 8, timeoutMs: 15_000 });
+      const fresh = new ScreenshotRenderer(freshPool, { timeoutMs: 15_000 });
+      const at = (p: number) => ({ kind: 'percent', value: p }) as const;
+      const timed = async (r: Partial<ScreenshotRequest>) => {
+        const t = performance.now();
+        await fresh.render({ contentKey: 'busy', events, time: at(50), format: 'png', width: 1280, height: 720, ...r });
+        return performance.now() - t;
+      };
+      try {
+        const coldLaunch = await timed({});
+        const cold = await timed({ contentKey: 'busy-again' });
+        const warm: number[] = [];
+        for (let i = 0; i < 20; i++) warm.push(await timed({ time: at(2 + i * 4.9) }));
+        const warmJpeg: number[] = [];
+        for (let i = 0; i < 10; i++) warmJpeg.push(await timed({ time: at(3 + i * 9.1), format: 'jpeg' }));
+        const cached = await timed({});
+        console.log(
+          `latency, ${events.length} events at 1280x720: cold with browser launch ${coldLaunch.toFixed(0)} ms; cold ${cold.toFixed(0)} ms; ` +
+            `warm PNG p50 ${percentile(warm, 50).toFixed(0)} ms (p90 ${percentile(warm, 90).toFixed(0)}); ` +
+            `warm JPEG p50 ${percentile(warmJpeg, 50).toFixed(0)} ms; cached ${cached.toFixed(1)} ms`,
+        );
+        expect(events.length).toBeGreaterThan(900);
+        expect(fresh.warmHits).toBe(30);
+        expect(fresh.coldRenders).toBe(2);
+      } finally {
+        await fresh.close();
+        await freshPool.close();
+      }
+    });
+
+    it('answers 503 when a render runs out of time, and leaves nothing open behind it', async () => {
+      const tight = new BrowserPool({ chromiumPath: CHROMIUM, concurrency: 1, queueLimit: 0, timeoutMs: 150 });
+      const hurried = new ScreenshotRenderer(tight, { timeoutMs: 150 });
+      try {
+        await tight.run(async () => undefined); // launch outside the measured render
+        const err = await hurried
+          .render({ contentKey: 'fixture', events: fixture.events, time: { kind: 'offset', value: 0 }, format: 'png' })
+          .catch((e: AppError) => e);
+        expect(err).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/timed out/) });
+        await pollUntil(async () => tight.inFlight, (n) => n === 0, 10_000, 20);
+        expect(await tight.run(async (l) => l.browser.contexts().length)).toBe(0);
+        expect(tight.timeouts).toBe(1);
+        expect(tight.launches).toBe(1); // the task let go when aborted: no browser restart
+      } finally {
+        await hurried.close();
+        await tight.close();
+      }
+    });
+
+    it('survives a browser crash during a render: retried once on a new browser', async () => {
+      const launchesBefore = pool.launches;
+      let first = true;
+      const result = await pool.run(async (lease) => {
+        if (first) {
+          first = false;
+          const cdp = await lease.browser.newBrowserCDPSession();
+          await cdp.send('Browser.crash').catch(() => undefined);
+          const ctx = await lease.browser.newContext(); // fails: the browser is gone
+          await ctx.close();
+          return 'unreachable';
+        }
+        const ctx = await lease.browser.newContext();
+        try {
+          const page = await ctx.newPage();
+          return await page.evaluate(() => 'rendered after restart');
+        } finally {
+          await ctx.close();
+        }
+      });
+      expect(result).toBe('rendered after restart');
+      expect(pool.launches).toBe(launchesBefore + 1);
+      expect(pool.crashes).toBe(1);
+      // Warm pages of the dead browser are dropped, not reused.
+      const image = await renderer.render({ contentKey: 'fixture', events: fixture.events, time: { kind: 'offset', value: 10 }, format: 'png' });
+      expect(image.bytes.length).toBeGreaterThan(1000);
+    });
+  });
+
+  describe('player page', () => {
+    let duration = 0;
+
+    beforeAll(async () => {
+      const { events } = await recordFixture();
+      playerEvents = events;
+      const ts = events.map((e) => e.timestamp);
+      duration = Math.max(...ts) - Math.min(...ts);
+    });
+
+    async function open(query: string): Promise<{ page: Page; problems: string[]; headers: Record<string, string> }> {
+      const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (m: ConsoleMessage) => {
+        if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+      });
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+      await context.addInitScript(() =>
+        window.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)),
+      );
+      const res = await page.goto(`${origin}/player?${query}`);
+      await page.waitForFunction(() => {
+        const s = (window as unknown as { __tapedeck?: { ready: boolean; error?: string } }).__tapedeck;
+        return !!s && (s.ready || !!s.error);
+      });
+      await page.waitForTimeout(300);
+      return { page, problems, headers: res!.headers() };
+    }
+
+    const state = (page: Page) =>
+      page.evaluate(() => {
+        const t = (window as unknown as { __tapedeck: { ready: boolean; error?: string; player?: any } }).__tapedeck;
+        const r = t.player?.getReplayer();
+        const visible = (sel: string) => {
+          const el = document.querySelector(sel) as HTMLElement | null;
+          return !!el && el.offsetParent !== null && el.getBoundingClientRect().height > 0;
+        };
+        return {
+          ready: t.ready,
+          error: t.error,
+          playing: r?.service.state.value === 'playing',
+          speed: r?.config.speed,
+          time: r?.getCurrentTime(),
+          header: visible('header'),
+          controller: visible('.rr-controller'),
+          status: (document.getElementById('status') as HTMLElement).hidden ? null : document.getElementById('status')!.textContent,
+          replayText: r?.iframe.contentDocument?.body?.textContent ?? '',
+          playerBox: document.querySelector('.rr-player')?.getBoundingClientRect().toJSON(),
+        };
+      });
+
+    it('loads with the defaults: standard page, controls, paused at the start', async () => {
+      const { page, problems, headers } = await open('');
+      const s = await state(page);
+      expect(s).toMatchObject({ ready: true, error: undefined, playing: false, speed: 1, header: true, controller: true, status: null });
+      expect(s.time).toBeLessThan(50);
+      expect(s.replayText).toContain('Tapedeck fixture page');
+      const nonce = /'nonce-([^']+)'/.exec(headers['content-security-policy'])![1];
+      expect(await page.locator(`script[nonce]`).count()).toBe(1);
+      expect(await page.evaluate(() => document.querySelector('script[nonce]')!.getAttribute('nonce'))).toBe(''); // hidden from the DOM
+      expect(headers['content-security-policy']).toContain("default-src 'none'");
+      expect(headers['content-security-policy']).toContain("frame-ancestors 'self'");
+      expect(nonce.length).toBeGreaterThanOrEqual(16);
+      expect(headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it('honours controls=false, autoplay, speed and a start time', async () => {
+      const { page, problems } = await open('mode=minimal&controls=false&autoplay=true&speed=2&time=offset:1000');
+      const s = await state(page);
+      expect(s).toMatchObject({ ready: true, playing: true, speed: 2, header: false, controller: false });
+      expect(s.time).toBeGreaterThanOrEqual(1000);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it('starts paused at a percentage with a non-standard speed', async () => {
+      const { page, problems } = await open('time=percent:50&speed=0.25');
+      const s = await state(page);
+      expect(s).toMatchObject({ ready: true, playing: false, speed: 0.25, controller: true });
+      expect(Math.abs(s.time - duration / 2)).toBeLessThan(50);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it('capture mode fills the viewport without any chrome', async () => {
+      const { page, problems } = await open('mode=capture');
+      const s = await state(page);
+      expect(s).toMatchObject({ ready: true, header: false, controller: false, playing: false });
+      expect(Math.max(s.playerBox.width / 1024, s.playerBox.height / 768)).toBeGreaterThan(0.99);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it('shows an error in the page when the events cannot be fetched', async () => {
+      const { page, problems } = await open('eventsUrl=/missing.json');
+      const s = await state(page);
+      expect(s.ready).toBe(false);
+      expect(s.error).toMatch(/HTTP 404/);
+      expect(s.status).toMatch(/could not be loaded/);
+      expect(problems.filter((p) => !/404/.test(p))).toEqual([]);
+      await page.context().close();
+    });
+
+    it('answers 400 for a cross-origin eventsUrl', async () => {
+      const res = await fetch(`${origin}/player?eventsUrl=${encodeURIComponent('//evil.example.com/e')}`);
+      expect(res.status).toBe(400);
+    });
+
+    it('serves the assets with long cache headers and revalidation', async () => {
+      const res = await fetch(`${origin}/assets/rrweb-player.js?v=${assets.version}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      const etag = res.headers.get('etag')!;
+      const again = await fetch(`${origin}/assets/rrweb-player.js`, { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+    });
+  });
+});
