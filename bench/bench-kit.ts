@@ -1,9 +1,25 @@
 // Shared pieces of `npm run bench`: timing, percentiles, payloads, and the section contract.
+import { readFileSync } from 'node:fs';
 import type { TestEnv } from '../test/harness/stack';
 
 export interface BenchContext {
   env: TestEnv;
+  /** Process ids of the stack's parts, for CPU accounting. */
+  pids: { service: number; nats: number; clickhouse: number };
   log(msg: string): void;
+}
+
+/** CPU time (user + system, ms) a process has used so far; Linux /proc, 100 ticks per second. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU used by the bench process itself (the load generator), ms. */
+export function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
 
 export interface BenchSection {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { AckPolicy, connect, NatsConnection } from 'nats';
 import WebSocket from 'ws';
-import { BenchContext, BenchSection, latencySummary, makeBatch, now, pool } from './bench-kit';
+import { BenchContext, BenchSection, cpuMs, latencySummary, makeBatch, now, ownCpuMs, pool } from './bench-kit';
 
 const BATCHES = 4000;
 const EVENTS_PER_BATCH = 50;
@@ -115,6 +115,19 @@ async function websocket(ctx: BenchContext, bodies: string[]) {
   return { ...rates(total, bodies.reduce((n, b) => n + b.length, 0)), latencyMs: latencySummary(lat), failures, connections: WS_CONNECTIONS, window: WS_WINDOW };
 }
 
+/**
+ * Runs one mode and adds the CPU each process spent per batch: the load generator (this process),
+ * the service, nats-server and clickhouse-server (the projector's inserts). On a 2-core machine
+ * throughput is bounded by the sum, so this shows where the service path's time goes.
+ */
+async function withCpu<T extends object>(ctx: BenchContext, run: () => Promise<T>) {
+  const parts = { client: ownCpuMs, service: () => cpuMs(ctx.pids.service), nats: () => cpuMs(ctx.pids.nats), clickhouse: () => cpuMs(ctx.pids.clickhouse) };
+  const before = Object.fromEntries(Object.entries(parts).map(([k, f]) => [k, f()]));
+  const result = await run();
+  const cpuMsPerBatch = Object.fromEntries(Object.entries(parts).map(([k, f]) => [k, Math.round(((f() - before[k]) / BATCHES) * 1000) / 1000]));
+  return { ...result, cpuMsPerBatch };
+}
+
 export const ingestionBench: BenchSection = {
   name: 'ingestion',
   async run(ctx) {
@@ -122,12 +135,12 @@ export const ingestionBench: BenchSection = {
     const jsm = await nc.jetstreamManager();
     const before = (await jsm.streams.info('TAPEDECK_EVENTS')).state;
     ctx.log(`ingestion: ${BATCHES} batches x ${EVENTS_PER_BATCH} events per mode`);
-    const baseline = await raw(nc, payloads(0));
-    ctx.log(`  raw JetStream: ${baseline.eventsPerSecond} events/s`);
-    const overHttp = await http(ctx, payloads(10_000));
-    ctx.log(`  HTTP: ${overHttp.eventsPerSecond} events/s, p99 ${overHttp.latencyMs.p99} ms`);
-    const overWs = await websocket(ctx, payloads(20_000));
-    ctx.log(`  WebSocket: ${overWs.eventsPerSecond} events/s, p99 ${overWs.latencyMs.p99} ms`);
+    const baseline = await withCpu(ctx, () => raw(nc, payloads(0)));
+    ctx.log(`  raw JetStream: ${baseline.eventsPerSecond} events/s, CPU ms/batch ${JSON.stringify(baseline.cpuMsPerBatch)}`);
+    const overHttp = await withCpu(ctx, () => http(ctx, payloads(10_000)));
+    ctx.log(`  HTTP: ${overHttp.eventsPerSecond} events/s, p99 ${overHttp.latencyMs.p99} ms, CPU ms/batch ${JSON.stringify(overHttp.cpuMsPerBatch)}`);
+    const overWs = await withCpu(ctx, () => websocket(ctx, payloads(20_000)));
+    ctx.log(`  WebSocket: ${overWs.eventsPerSecond} events/s, p99 ${overWs.latencyMs.p99} ms, CPU ms/batch ${JSON.stringify(overWs.cpuMsPerBatch)}`);
     const after = (await jsm.streams.info('TAPEDECK_EVENTS')).state;
     await nc.close();
     const stored = 2 * BATCHES * EVENTS_PER_BATCH;

@@ -21,7 +21,8 @@ async function main() {
       if (only.length && !only.includes(s.name)) continue;
       const t = performance.now();
       try {
-        results[s.name] = await s.run({ env, log });
+        const pids = { service: service.child.pid!, nats: procs.find((p) => p.name.includes('nats'))!.child.pid!, clickhouse: procs.find((p) => p.name.includes('clickhouse'))!.child.pid! };
+        results[s.name] = await s.run({ env, pids, log });
       } catch (e) {
         results[s.name] = { error: String((e as Error)?.stack ?? e) };
         log(`section ${s.name} failed: ${String(e)}`);
