@@ -1,4 +1,5 @@
 // The clients a CLI run needs, opened on first use and closed once the command ends.
+import { withoutCredentials } from '../common/json-logger';
 import type { AppConfig } from '../config/config';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { NatsClient } from '../infrastructure/nats/nats-connection';
@@ -16,7 +17,7 @@ export function createCliContext(cfg: AppConfig): CliContext & { close(): Promis
     nats() {
       nats ??= Promise.race([
         NatsClient.connect(cfg, 'tapedeck-cli'),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`NATS at ${cfg.NATS_URL} did not answer within ${NATS_CONNECT_TIMEOUT_MS / 1000} s`)), NATS_CONNECT_TIMEOUT_MS).unref()),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`NATS at ${withoutCredentials(cfg.NATS_URL)} did not answer within ${NATS_CONNECT_TIMEOUT_MS / 1000} s`)), NATS_CONNECT_TIMEOUT_MS).unref()),
       ]);
       return nats;
     },

@@ -1,4 +1,4 @@
-import { redactUrl } from './json-logger';
+import { redactUrl, withoutCredentials } from './json-logger';
 
 describe('redactUrl', () => {
   it('removes token and signature values, keeping the other parameters', () => {
@@ -9,5 +9,15 @@ describe('redactUrl', () => {
   it('removes API keys wherever they appear in the URL', () => {
     expect(redactUrl('/admin/tenants/t/keys/secret_key_svc_AbC-_d%20e?x=1')).toBe('/admin/tenants/t/keys/secret_key_svc_[redacted]?x=1');
     expect(redactUrl('/x?k=public_key_svc_zzz&y=2')).toBe('/x?k=public_key_svc_[redacted]&y=2');
+  });
+});
+
+describe('withoutCredentials', () => {
+  it('drops user:password from every server of a list and leaves other URLs alone', () => {
+    expect(withoutCredentials('nats://app:s3cr%40t@n1:4222, nats://app:s3cret@n2:4222')).toBe('nats://[redacted]@n1:4222, nats://[redacted]@n2:4222');
+    expect(withoutCredentials('http://default:pw@127.0.0.1:8123/?database=x')).toBe('http://[redacted]@127.0.0.1:8123/?database=x');
+    expect(withoutCredentials('nats://token@host:4222')).toBe('nats://[redacted]@host:4222');
+    expect(withoutCredentials('nats://127.0.0.1:4222,nats://127.0.0.1:4223')).toBe('nats://127.0.0.1:4222,nats://127.0.0.1:4223');
+    expect(withoutCredentials('http://h:8123/path@not-userinfo')).toBe('http://h:8123/path@not-userinfo');
   });
 });

@@ -40,6 +40,11 @@ export class JsonLogger implements LoggerService {
 }
 
 /** Removes credentials from a URL before it is logged: token/signature values and any API key. */
+/** Server URLs (comma-separated, as NATS_URL may be) with any user:password@ removed, for messages. */
+export function withoutCredentials(urls: string): string {
+  return urls.replace(/(^|,\s*)([a-z][a-z0-9+.-]*:\/\/)[^@/,\s]*@/gi, '$1$2[redacted]@');
+}
+
 export function redactUrl(url: string): string {
   return url
     .replace(/([?&](?:token|signature)=)[^&]*/gi, '$1[redacted]')

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createApp } from '../app.factory';
+import { withoutCredentials } from '../common/json-logger';
 import { ConfigError, loadConfig } from '../config/config';
 import { ManagedProcess, startClickHouse, startNats } from './processes';
 
@@ -103,7 +104,7 @@ async function main() {
     [
       '',
       `Tapedeck is running at ${base}`,
-      `  NATS ${cfg.NATS_URL}   ClickHouse ${cfg.CLICKHOUSE_URL}   data ${DATA}`,
+      `  NATS ${withoutCredentials(cfg.NATS_URL)}   ClickHouse ${withoutCredentials(cfg.CLICKHOUSE_URL)}   data ${DATA}`,
       `  tenant:       ${cfg.TAPEDECK_BOOTSTRAP_TENANT_ID}`,
       `  public key:   ${cfg.TAPEDECK_BOOTSTRAP_PUBLIC_KEY}`,
       `  private key:  ${cfg.TAPEDECK_BOOTSTRAP_SECRET_KEY}`,
