@@ -2,6 +2,7 @@
 // service answers (ingestion depends on them); ClickHouse migrations are retried in the background
 // so that ingestion and event reads work while ClickHouse is down (readiness says so).
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { NatsError } from 'nats';
 import { applyBootstrapTenant } from '../auth/bootstrap-tenant';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -9,6 +10,9 @@ import { ClickHouse } from './clickhouse/clickhouse-client';
 import { migrate } from './clickhouse/migrator';
 import { NatsClient } from './nats/nats-connection';
 import { provisionStreams } from './nats/stream-provisioner';
+
+/** How long start-up keeps retrying NATS before the process gives up (and its supervisor restarts it). */
+const BOOT_NATS_RETRY_MS = 60_000;
 
 @Injectable()
 export class BootService implements OnModuleInit, OnApplicationShutdown {
@@ -25,8 +29,8 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   async onModuleInit() {
-    await provisionStreams(this.nats, this.cfg);
-    await this.registry.start();
+    await this.retryingNats('provision streams', () => provisionStreams(this.nats, this.cfg));
+    await this.retryingNats('open the tenant registry', () => this.registry.start());
     if (await applyBootstrapTenant(this.registry, this.cfg)) {
       const id = this.cfg.TAPEDECK_BOOTSTRAP_TENANT_ID!;
       for (let i = 0; i < 100 && !this.registry.authenticate(this.cfg.TAPEDECK_BOOTSTRAP_SECRET_KEY!); i++) await sleep(20);
@@ -34,6 +38,24 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
     }
     this.migrating = this.migrateWithRetry();
     await Promise.race([this.migrating, sleep(15_000)]);
+  }
+
+  /**
+   * Runs a start-up step again while NATS answers with its own errors (a fresh cluster still electing
+   * its JetStream meta leader times out; two instances booting at once race to create the same
+   * stream or bucket). Our own refusals (plain Errors, e.g. a stream with other subjects) fail at once.
+   */
+  private async retryingNats<T>(what: string, step: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + BOOT_NATS_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await step();
+      } catch (e) {
+        if (!(e instanceof NatsError) || Date.now() > deadline || this.stopped) throw e;
+        this.logger.warn({ msg: `could not ${what}; retrying`, attempt, err: String((e as Error).message).slice(0, 300) });
+        await sleep(Math.min(2000, 250 * attempt));
+      }
+    }
   }
 
   /** Resolves once ClickHouse is migrated (projectors wait for it). */
