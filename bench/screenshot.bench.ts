@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { CHROMIUM_ARGS } from '../src/rendering/browser-pool';
 import { chromium } from 'playwright-core';
-import { fixtureHtml, recordedEvents, startRecording, startServer } from '../test/integration/rendering-fixtures';
+import { fixtureHtml, playBusyFixture, recordedEvents, startRecording, startServer } from '../test/integration/rendering-fixtures';
 import { BenchContext, BenchSection, latencySummary, now } from './bench-kit';
 
 const SIZE = 'width=1280&height=720';
@@ -31,15 +31,7 @@ async function recordBusyPage(chromiumPath: string): Promise<Ev[]> {
     const page = await context.newPage();
     await page.goto(`${origin}/fixture`);
     await startRecording(page);
-    await page.evaluate(async () => {
-      const panel = document.getElementById('panel')!;
-      for (let i = 0; i < 990; i++) {
-        panel.textContent = `tick ${i}`;
-        if (i % 100 === 0) panel.classList.toggle('open');
-        await new Promise((r) => setTimeout(r, 2));
-      }
-    });
-    await page.waitForTimeout(100);
+    await playBusyFixture(page);
     return (await recordedEvents(page)) as Ev[];
   } finally {
     await browser.close();

@@ -13,6 +13,7 @@ import { api, postEvents, Res } from '../harness/http';
 import { ServiceProcess, startService } from '../harness/stack';
 import { admin } from './auth-fixtures';
 import { presignedQuery, recordAndIngest, RecordedFixture, tampered } from './rendering-e2e-fixtures';
+import { playerState } from '../integration/rendering-fixtures';
 
 jest.setTimeout(180_000);
 
@@ -79,26 +80,7 @@ async function open(url: string, fulfil?: { html: string; headers: Record<string
   return { page, problems: reported, blockedTracker: problems.some(blocked), headers: res!.headers(), status: res!.status() };
 }
 
-const state = (page: Page) =>
-  page.evaluate(() => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const t = (window as unknown as { __tapedeck: { ready: boolean; error?: string; player?: any } }).__tapedeck;
-    const r = t.player?.getReplayer();
-    const visible = (sel: string) => {
-      const el = document.querySelector(sel) as HTMLElement | null;
-      return !!el && el.offsetParent !== null && el.getBoundingClientRect().height > 0;
-    };
-    return {
-      ready: t.ready,
-      error: t.error,
-      playing: r?.service.state.value === 'playing',
-      speed: r?.config.speed,
-      time: r?.getCurrentTime() as number,
-      header: visible('header'),
-      controller: visible('.rr-controller'),
-      replayText: (r?.iframe.contentDocument?.body?.textContent ?? '') as string,
-    };
-  });
+const state = playerState;
 
 describe('player page in Chromium', () => {
   it('loads through a presigned link alone and shows the recording, with the defaults', async () => {

@@ -7,7 +7,7 @@ import { presignQuery, sign } from '../../src/auth/presign';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import { testEnv } from '../harness/env';
 import { postEvents } from '../harness/http';
-import { fixtureHtml, recordedEvents, startRecording, startServer } from '../integration/rendering-fixtures';
+import { fixtureHtml, playFixture, recordedEvents, startRecording, startServer } from '../integration/rendering-fixtures';
 
 export interface RecordedFixture {
   recordingId: string;
@@ -46,23 +46,8 @@ export async function recordAndIngest(browser: Browser, viewport = { width: 1000
     const page = await context.newPage();
     await page.goto(`${origin}/fixture`);
     await startRecording(page);
-    await page.waitForTimeout(150);
-    const before = await page.evaluate(() => Date.now());
-    await page.waitForTimeout(100);
-    await page.fill('#name', 'Ada Lovelace');
-    await page.click('#toggle');
-    for (let i = 0; i < 5; i++) await page.click('#add');
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await page.mouse.move(0, 0);
-    await page.waitForTimeout(300);
-    const at = await page.evaluate(() => Date.now());
-    const live = await page.screenshot({ type: 'png', caret: 'hide' });
-    await page.waitForTimeout(300);
-    // After T: none of this may show in a render at T.
-    await page.click('#toggle');
-    for (let i = 0; i < 4; i++) await page.click('#add');
-    await page.fill('#name', 'Grace Hopper');
-    await page.waitForTimeout(1200); // makes the recording long enough for offset:1000 in the player
+    // The long tail makes the recording long enough for offset:1000 in the player.
+    const { before, at, live } = await playFixture(page, 1200);
     await page.mouse.move(5, 5);
     const events = await recordedEvents(page);
     const recordingId = randomUUID();

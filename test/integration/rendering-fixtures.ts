@@ -45,6 +45,45 @@ export async function startRecording(page: Page): Promise<void> {
   });
 }
 
+/**
+ * Plays the fixture's interactions on a recording page: a moment `before` them, the changes, a
+ * moment T (`at`) with its live screenshot, then more changes that must not show in a render at T.
+ * `tailMs` is how long the recording goes on afterwards.
+ */
+export async function playFixture(page: Page, tailMs = 300): Promise<{ before: number; at: number; live: Buffer }> {
+  await page.waitForTimeout(150);
+  const before = await page.evaluate(() => Date.now());
+  await page.waitForTimeout(100);
+  await page.fill('#name', 'Ada Lovelace');
+  await page.click('#toggle');
+  for (let i = 0; i < 5; i++) await page.click('#add');
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.mouse.move(0, 0);
+  await page.waitForTimeout(300);
+  const at = await page.evaluate(() => Date.now());
+  const live = await page.screenshot({ type: 'png', caret: 'hide' });
+  await page.waitForTimeout(300);
+  // After T: none of this may show in a render at T.
+  await page.click('#toggle');
+  for (let i = 0; i < 4; i++) await page.click('#add');
+  await page.fill('#name', 'Grace Hopper');
+  await page.waitForTimeout(tailMs);
+  return { before, at, live };
+}
+
+/** About 1000 events on a recording page: the fixture's panel rewritten 990 times, 2 ms apart. */
+export async function playBusyFixture(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const panel = document.getElementById('panel')!;
+    for (let i = 0; i < 990; i++) {
+      panel.textContent = `tick ${i}`;
+      if (i % 100 === 0) panel.classList.toggle('open');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  });
+  await page.waitForTimeout(100);
+}
+
 export async function recordedEvents(page: Page): Promise<RrwebEvent[]> {
   return page.evaluate(() => JSON.parse(JSON.stringify((window as unknown as { __events: unknown[] }).__events)));
 }
@@ -86,3 +125,28 @@ export const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
+
+/** What the hosted player page shows: its readiness, the replayer's state and the replayed text. */
+export const playerState = (page: Page) =>
+  page.evaluate(() => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const t = (window as unknown as { __tapedeck: { ready: boolean; error?: string; player?: any } }).__tapedeck;
+    const r = t.player?.getReplayer();
+    const visible = (sel: string) => {
+      const el = document.querySelector(sel) as HTMLElement | null;
+      return !!el && el.offsetParent !== null && el.getBoundingClientRect().height > 0;
+    };
+    const status = document.getElementById('status') as HTMLElement | null;
+    return {
+      ready: t.ready,
+      error: t.error,
+      playing: r?.service.state.value === 'playing',
+      speed: r?.config.speed as number | undefined,
+      time: r?.getCurrentTime() as number,
+      header: visible('header'),
+      controller: visible('.rr-controller'),
+      status: !status || status.hidden ? null : status.textContent,
+      replayText: (r?.iframe.contentDocument?.body?.textContent ?? '') as string,
+      playerBox: document.querySelector('.rr-player')?.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number } | undefined,
+    };
+  });

@@ -13,7 +13,7 @@ import { buildPlayerPage } from '../../src/rendering/player-page';
 import { parsePlayerQuery } from '../../src/rendering/player-params';
 import { ScreenshotRenderer, ScreenshotRequest } from '../../src/rendering/screenshot-renderer';
 import { pollUntil } from '../harness/poll-until';
-import { fixtureHtml, percentile, recordedEvents, similarity, startRecording, startServer } from './rendering-fixtures';
+import { fixtureHtml, percentile, playBusyFixture, playerState, playFixture, recordedEvents, similarity, startRecording, startServer } from './rendering-fixtures';
 
 const CHROMIUM = '/usr/bin/chromium';
 const VIEWPORT = { width: 800, height: 600 };
@@ -79,23 +79,8 @@ describe('rendering with Chromium', () => {
     const page = await context.newPage();
     await page.goto(`${origin}/fixture`);
     await startRecording(page);
-    await page.waitForTimeout(150);
-    const before = await page.evaluate(() => Date.now());
-    await page.waitForTimeout(100);
-    await page.fill('#name', 'Ada Lovelace');
-    await page.click('#toggle');
-    for (let i = 0; i < 5; i++) await page.click('#add');
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await page.mouse.move(0, 0);
-    await page.waitForTimeout(300);
-    const at = await page.evaluate(() => Date.now());
-    const live = await page.screenshot({ type: 'png', caret: 'hide' });
-    await page.waitForTimeout(300);
-    // After T: none of this may show in a render at T.
-    await page.click('#toggle');
-    for (let i = 0; i < 4; i++) await page.click('#add');
-    await page.fill('#name', 'Grace Hopper');
-    await page.waitForTimeout(300);
+    // A long tail: the player test autoplays from offset:1000 at 2x and must still be playing.
+    const { before, at, live } = await playFixture(page, 1200);
     const events = await recordedEvents(page);
     await context.close();
     return { events, live, at, before };
@@ -107,15 +92,7 @@ describe('rendering with Chromium', () => {
     const page = await context.newPage();
     await page.goto(`${origin}/fixture`);
     await startRecording(page);
-    await page.evaluate(async () => {
-      const panel = document.getElementById('panel')!;
-      for (let i = 0; i < 990; i++) {
-        panel.textContent = `tick ${i}`;
-        if (i % 100 === 0) panel.classList.toggle('open');
-        await new Promise((r) => setTimeout(r, 2));
-      }
-    });
-    await page.waitForTimeout(100);
+    await playBusyFixture(page);
     const events = await recordedEvents(page);
     await context.close();
     return events;
@@ -315,27 +292,7 @@ describe('rendering with Chromium', () => {
       return { page, problems, headers: res!.headers() };
     }
 
-    const state = (page: Page) =>
-      page.evaluate(() => {
-        const t = (window as unknown as { __tapedeck: { ready: boolean; error?: string; player?: any } }).__tapedeck;
-        const r = t.player?.getReplayer();
-        const visible = (sel: string) => {
-          const el = document.querySelector(sel) as HTMLElement | null;
-          return !!el && el.offsetParent !== null && el.getBoundingClientRect().height > 0;
-        };
-        return {
-          ready: t.ready,
-          error: t.error,
-          playing: r?.service.state.value === 'playing',
-          speed: r?.config.speed,
-          time: r?.getCurrentTime(),
-          header: visible('header'),
-          controller: visible('.rr-controller'),
-          status: (document.getElementById('status') as HTMLElement).hidden ? null : document.getElementById('status')!.textContent,
-          replayText: r?.iframe.contentDocument?.body?.textContent ?? '',
-          playerBox: document.querySelector('.rr-player')?.getBoundingClientRect().toJSON(),
-        };
-      });
+    const state = playerState;
 
     it('loads with the defaults: standard page, controls, paused at the start', async () => {
       const { page, problems, headers } = await open('');
