@@ -6,8 +6,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, notFound } from '../common/app-error';
 import { EventType, RrwebEvent } from '../domain/rrweb-event';
-import { NatsClient } from '../infrastructure/nats/nats-connection';
-import { EVENTS_STREAM, recordingSubject } from '../infrastructure/nats/subjects';
+import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 import { RecordingEventsService } from '../recordings/recording-events.service';
 
 export interface RenderSource {
@@ -18,13 +17,13 @@ export interface RenderSource {
 @Injectable()
 export class RecordingRenderSource {
   constructor(
-    private readonly nats: NatsClient,
+    private readonly store: JetStreamEventStore,
     private readonly recordings: RecordingEventsService,
   ) {}
 
   /** 404 for an unknown recording; 422 for one that holds metadata but no events yet. */
   async resolve(tenantId: string, recordingId: string): Promise<RenderSource> {
-    const lastSeq = await this.lastEventSeq(tenantId, recordingId);
+    const lastSeq = await this.store.lastEventSeq(tenantId, recordingId);
     if (lastSeq === undefined) {
       if (await this.recordings.exists(tenantId, recordingId)) throw new AppError('unprocessable', 'The recording has no events to render yet');
       throw notFound('Recording not found');
@@ -36,28 +35,7 @@ export class RecordingRenderSource {
   }
 
   async exists(tenantId: string, recordingId: string): Promise<boolean> {
-    this.assertConnected();
     return this.recordings.exists(tenantId, recordingId);
-  }
-
-  private assertConnected(): void {
-    if (!this.nats.connected) {
-      throw new AppError('unavailable', 'Event store (NATS JetStream) is unreachable; retry later', { 'Retry-After': '1' });
-    }
-  }
-
-  private async lastEventSeq(tenantId: string, recordingId: string): Promise<number | undefined> {
-    this.assertConnected();
-    try {
-      const m = await this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: recordingSubject(tenantId, recordingId, 'ev') });
-      return m.seq;
-    } catch (err) {
-      // "no message found" (JetStream API error 10037) is the only expected failure.
-      if (/no message found/i.test(String((err as Error)?.message)) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10037) {
-        return undefined;
-      }
-      throw err;
-    }
   }
 }
 

@@ -102,6 +102,7 @@ export class JetStreamEventStore {
 
   /** Number of stored messages per kind for a recording (0 when unknown). */
   async messageCounts(tenantId: string, recordingId: string): Promise<{ ev: number; meta: number; del: number }> {
+    this.assertConnected();
     const info = await this.nats.jsm.streams.info(EVENTS_STREAM, { subjects_filter: recordingWildcard(tenantId, recordingId) });
     const subjects = (info.state.subjects ?? {}) as Record<string, number>;
     return {
@@ -109,6 +110,25 @@ export class JetStreamEventStore {
       meta: subjects[recordingSubject(tenantId, recordingId, 'meta')] ?? 0,
       del: subjects[recordingSubject(tenantId, recordingId, 'del')] ?? 0,
     };
+  }
+
+  /**
+   * Stream sequence of the recording's last event batch, undefined when it has none: a version of its
+   * events (sequences are never reused, so an append, a purge or a re-ingestion after a deletion all
+   * change it), found with one direct lookup.
+   */
+  async lastEventSeq(tenantId: string, recordingId: string): Promise<number | undefined> {
+    this.assertConnected();
+    try {
+      const m = await this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: recordingSubject(tenantId, recordingId, 'ev') });
+      return m.seq;
+    } catch (err) {
+      // "no message found" (JetStream API error 10037) is the only expected failure.
+      if (/no message found/i.test(String((err as Error)?.message)) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10037) {
+        return undefined;
+      }
+      throw err;
+    }
   }
 
   /**
