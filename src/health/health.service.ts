@@ -35,16 +35,30 @@ export class HealthService {
   async readiness(): Promise<{ ready: boolean; status: 'ready' | 'degraded' | 'not_ready'; checks: Record<string, State>; details: Record<string, unknown> }> {
     const checks: Record<string, State> = {};
     checks.nats = { ok: this.nats.connected && !this.nats.nc.isClosed() };
-    checks.stream = await this.nats.jsm.streams
-      .info(EVENTS_STREAM)
-      .then((i) => ({ ok: true, detail: { messages: i.state.messages, bytes: i.state.bytes } }))
-      .catch((e) => ({ ok: false, detail: String((e as Error).message) }));
+    // Each probe is bounded: a probe must answer within a kubelet's timeout even while NATS or
+    // ClickHouse hangs, and a disconnected NATS is not asked at all (it would wait for the timeout).
+    checks.stream = !checks.nats.ok
+      ? { ok: false, detail: 'NATS is not connected' }
+      : await within(
+          PROBE_TIMEOUT_MS,
+          this.nats.jsm.streams.info(EVENTS_STREAM).then((i) => ({ ok: true, detail: { messages: i.state.messages, bytes: i.state.bytes } })),
+        ).catch((e) => ({ ok: false, detail: String((e as Error).message) }));
     const reachable = await this.ch.ping();
     checks.clickhouse = { ok: reachable };
     checks.migrations = { ok: this.boot.migrated && (!reachable || (await isMigrated(this.ch).catch(() => false))) };
     const details: Record<string, unknown> = {};
-    for (const c of this.contributors) details[c.name] = await c.details().catch((e) => ({ error: String(e) }));
+    const answers = await Promise.all(this.contributors.map((c) => within(PROBE_TIMEOUT_MS, c.details()).catch((e) => ({ error: String((e as Error)?.message ?? e) }))));
+    this.contributors.forEach((c, i) => (details[c.name] = answers[i]));
     const ready = checks.nats.ok && checks.stream.ok && checks.migrations.ok;
     return { ready, status: !ready ? 'not_ready' : reachable ? 'ready' : 'degraded', checks, details };
   }
+}
+
+/** Bound of each readiness probe (NATS stream, each contributor); ClickHouse's ping has its own 2 s. */
+const PROBE_TIMEOUT_MS = 2000;
+
+function within<T>(ms: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

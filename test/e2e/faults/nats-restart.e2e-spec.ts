@@ -30,8 +30,13 @@ slow('nats-server killed (SIGKILL) during ingestion and restarted on the same po
     try {
       await Promise.all([
         pollUntil(async () => clients.map((c) => c.failureCount), (n) => n.every((x) => x >= 2) && Date.now() - killedAt >= 3000, 30_000),
-        // While NATS is away the instance is not ready (its readiness answers after JetStream's request timeout).
-        readiness && pollUntil(() => stack.api('/readyz'), (r) => r.status === 503 && r.json().status === 'not_ready', 30_000),
+        // While NATS is away the instance is not ready, and says so within a probe's patience (3 s).
+        readiness &&
+          pollUntil(
+            () => stack.api('/readyz', { signal: AbortSignal.timeout(3000) }).catch(() => undefined),
+            (r) => r?.status === 503 && r.json().status === 'not_ready',
+            30_000,
+          ),
       ]);
     } finally {
       restartAt = Date.now();
