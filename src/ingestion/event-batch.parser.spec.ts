@@ -1,4 +1,4 @@
-import { invalidEvent, MAX_EVENT_DEPTH, parseEventBatch, unstorableValue } from './event-batch.parser';
+import { assertEventSizes, invalidEvent, MAX_EVENT_DEPTH, parseEventBatch, unstorableValue } from './event-batch.parser';
 
 const nested = (depth: number) => {
   let v: unknown = {};
@@ -35,5 +35,14 @@ describe('invalidEvent and parseEventBatch', () => {
     const deep = `[{"type":3,"timestamp":1,"data":{}},{"type":3,"timestamp":1,"data":${'['.repeat(5000)}${']'.repeat(5000)}}]`;
     expect(() => parseEventBatch(deep, 'json', 1 << 20)).toThrow(/index 1/);
     expect(() => parseEventBatch('{"type":3,"timestamp":1,"data":{"x":-1e999}}', 'ndjson', 1 << 20)).toThrow(/line 1.*not finite/);
+  });
+
+  it('refuses an event larger than the per-event limit in a JSON array or {events}, naming it, with 413', () => {
+    const small = { type: 3, timestamp: 1, data: { x: 'a'.repeat(100) } };
+    const big = { type: 2, timestamp: 2, data: { x: 'é'.repeat(600) } }; // 1200 bytes, 600 UTF-16 units
+    expect(() => parseEventBatch(JSON.stringify([small, big]), 'json', 1100)).toThrow(expect.objectContaining({ code: 'payload_too_large', message: expect.stringMatching(/index 1 exceeds 1100 bytes/) }));
+    expect(() => parseEventBatch(JSON.stringify({ events: [big] }), 'json', 1100)).toThrow(/events\[0\] exceeds/);
+    expect(parseEventBatch(JSON.stringify([small, big]), 'json', 1300).events).toHaveLength(2);
+    expect(() => assertEventSizes([big], 'x'.repeat(10), 1100, String)).not.toThrow(); // a body that cannot hold one
   });
 });

@@ -80,6 +80,18 @@ export function validateEvents(list: unknown[], where: (i: number) => string): R
   return list as RrwebEvent[];
 }
 
+/**
+ * 413 when one event of a JSON array (parsed from `text`) is larger than `maxEventBytes` as compact
+ * UTF-8 JSON. Only a body that may be larger than the limit (3 bytes at most per UTF-16 unit) can hold
+ * such an event, so ordinary bodies cost nothing here.
+ */
+export function assertEventSizes(list: unknown[], text: string, maxEventBytes: number, where: (i: number) => string): void {
+  if (text.length * 3 <= maxEventBytes) return;
+  for (let i = 0; i < list.length; i++) {
+    if (Buffer.byteLength(JSON.stringify(list[i])) > maxEventBytes) throw new AppError('payload_too_large', `Event at ${where(i)} exceeds ${maxEventBytes} bytes`);
+  }
+}
+
 export function parseEventBatch(text: string, format: IngestFormat, maxEventBytes: number): ParsedBatch {
   if (format === 'ndjson') {
     const lines: string[] = [];
@@ -97,11 +109,17 @@ export function parseEventBatch(text: string, format: IngestFormat, maxEventByte
     return { events, payload: '[' + lines.join(',') + ']' };
   }
   const body = parseJson(text);
-  if (Array.isArray(body)) return { events: validateEvents(body, (i) => `index ${i}`), payload: text };
+  if (Array.isArray(body)) {
+    const at = (i: number) => `index ${i}`;
+    assertEventSizes(body, text, maxEventBytes, at);
+    return { events: validateEvents(body, at), payload: text };
+  }
   // rrweb Cloud's guide also shows {"events":[...]}.
   if (body && typeof body === 'object' && Array.isArray((body as { events?: unknown }).events)) {
     const list = (body as { events: unknown[] }).events;
-    return { events: validateEvents(list, (i) => `events[${i}]`), payload: JSON.stringify(list) };
+    const at = (i: number) => `events[${i}]`;
+    assertEventSizes(list, text, maxEventBytes, at);
+    return { events: validateEvents(list, at), payload: JSON.stringify(list) };
   }
   throw new AppError('bad_request', 'Body must be a JSON array of events (or NDJSON with one event per line)');
 }

@@ -6,7 +6,7 @@ import { AppError, statusOf } from '../common/app-error';
 import { gunzipBounded, parseJson, utf8 } from '../common/request-body';
 import type { AppConfig } from '../config/config';
 import type { RrwebEvent } from '../domain/rrweb-event';
-import { invalidEvent, parseEventBatch } from './event-batch.parser';
+import { assertEventSizes, invalidEvent, parseEventBatch } from './event-batch.parser';
 import { IDEMPOTENCY_KEY, IngestionService } from './ingestion.service';
 
 export interface WsOptions {
@@ -77,6 +77,7 @@ export class IngestConnection {
     const events = frame.events;
     try {
       if (!Array.isArray(events) || events.length === 0) throw new AppError('bad_request', 'events must be a non-empty array');
+      assertEventSizes(events, text, this.cfg.INGEST_MAX_EVENT_BYTES, (i) => `index ${i}`);
       events.forEach((e, i) => {
         const why = invalidEvent(e);
         if (why) throw new AppError('bad_request', `Invalid event at index ${i}: ${why}`);
