@@ -231,13 +231,14 @@ describe(`request timeouts (REQUEST_TIMEOUT_MS=${LIMITS.REQUEST_TIMEOUT_MS})`, (
   it('still accepts a large body sent at an ordinary pace', async () => {
     const id = randomUUID();
     const big = sampleEvents(2, 1_700_000_000_000).concat(
-      Array.from({ length: 70 }, (_, i) => ({ type: 3, timestamp: 1_700_000_000_100 + i, data: { source: 0, texts: [], attributes: [{ id: 1, attributes: { 'data-x': 'y'.repeat(100_000) } }], removes: [], adds: [] } })),
+      // Each event stays under INGEST_MAX_EVENT_BYTES (64 KiB); the body is over 6 MB.
+      Array.from({ length: 110 }, (_, i) => ({ type: 3, timestamp: 1_700_000_000_100 + i, data: { source: 0, texts: [], attributes: [{ id: 1, attributes: { 'data-x': 'y'.repeat(60_000) } }], removes: [], adds: [] } })),
     );
     const body = JSON.stringify(big);
     expect(body.length).toBeGreaterThan(6 * 1024 * 1024);
     const r = await api(`/recordings/${id}/events`, { base: limited.url, method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json' }, body });
     expect(r.status).toBe(200);
-    expect(r.json().events).toBe(72);
+    expect(r.json().events).toBe(112);
   });
 });
 
@@ -263,6 +264,15 @@ describe(`body limits (INGEST_MAX_BODY_BYTES=${LIMITS.INGEST_MAX_BODY_BYTES}, IN
     const r = await post(`${JSON.stringify(sampleEvents(1)[0])}\n${line}\n`, { 'content-type': 'application/x-ndjson' });
     expect(r.status).toBe(413);
     expect(r.text).toMatch(/line 2/);
+  });
+
+  it('answers 413 for one event of a JSON array over INGEST_MAX_EVENT_BYTES, and stores nothing of the batch', async () => {
+    const id = randomUUID();
+    const big = { type: 3, timestamp: 1_700_000_000_000, data: { x: 'y'.repeat(LIMITS.INGEST_MAX_EVENT_BYTES) } };
+    const r = await api(`/recordings/${id}/events`, { base: limited.url, method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify([...sampleEvents(2), big]) });
+    expect(r.status).toBe(413);
+    expect(r.text).toMatch(/index 2 exceeds/);
+    expect((await api(`/recordings/${id}/events`, { base: limited.url, key: env().secretKey })).status).toBe(404);
   });
 });
 
