@@ -7,9 +7,10 @@ import { join, resolve } from 'node:path';
 import { startStack } from '../test/harness/stack';
 import type { BenchSection } from './bench-kit';
 import { ingestionBench } from './ingestion.bench';
+import { replayBench } from './replay.bench';
 import { screenshotBench } from './screenshot.bench';
 
-const SECTIONS: BenchSection[] = [ingestionBench, screenshotBench];
+const SECTIONS: BenchSection[] = [ingestionBench, screenshotBench, replayBench];
 
 async function main() {
   const only = process.argv.slice(2);

@@ -1,10 +1,12 @@
 // Splits one recording's event stream into page views without keeping the events: only index ranges
 // and timestamps are retained, so memory grows with the number of page views, not with the recording.
 //
-// A FullSnapshot starts a page view. The Meta events that precede it with nothing but Meta/Custom
-// events in between go with it (the page view starts at the earliest such Meta); Custom events before
-// that Meta stay with the previous page view. Events before the first FullSnapshot belong to the
-// first page view.
+// A FullSnapshot starts a page view. The lead-in events that precede it with nothing but lead-in and
+// Custom events in between go with it: Meta, and the DomContentLoaded / Load events rrweb emits when
+// a page loads (before its Meta), so the page view starts at the earliest of them and the time the
+// browser spent loading the next page is not played as idle time at the end of the previous one.
+// Custom events before that lead-in stay with the previous page view. Events before the first
+// FullSnapshot belong to the first page view.
 import { EventType, RrwebEvent } from '../domain/rrweb-event';
 
 export interface PageViewBoundary {
@@ -58,7 +60,7 @@ export class PageViewSplitter {
   private sawFullSnapshot = false;
   /** The page view being built, up to (excluding) `pending`. */
   private current: Run | undefined;
-  /** From the earliest Meta of the trailing run of Meta/Custom events: goes with a FullSnapshot that follows. */
+  /** From the earliest lead-in event of the trailing run of lead-in/Custom events: goes with a FullSnapshot that follows. */
   private pending: Run | undefined;
   private readonly done: PageViewBoundary[] = [];
 
@@ -67,7 +69,7 @@ export class PageViewSplitter {
   push(event: Pick<RrwebEvent, 'type' | 'timestamp'>): void {
     const { type, timestamp } = event;
     const index = this.index++;
-    if (type === EventType.Meta) {
+    if (type === EventType.Meta || type === EventType.DomContentLoaded || type === EventType.Load) {
       this.pending ??= new Run(index, timestamp);
       this.pending.add(timestamp);
     } else if (type === EventType.Custom) {

@@ -4,7 +4,7 @@ import { EventType, ReadEvent, RecordingEventSource, RrwebEvent } from '../domai
 import { splitPageViews } from './page-view';
 import { composeEventsInMemory, composeReplay, InMemoryRecording, PAGE_VIEW_GAP_MS } from './replay-composer';
 
-const { FullSnapshot: FS, IncrementalSnapshot: INC, Meta: META, Custom: CUSTOM } = EventType;
+const { FullSnapshot: FS, IncrementalSnapshot: INC, Meta: META, Custom: CUSTOM, DomContentLoaded: DCL, Load: LOAD } = EventType;
 const TENANT = 'tenant-1';
 
 /** Events of one recording from [type, timestamp] pairs; data.i is the position, to trace events. */
@@ -84,6 +84,17 @@ describe('page views', () => {
     expect(splitPageViews('r', events).map((v) => [v.startIndex, v.endIndex, v.startTimestamp, v.endTimestamp])).toEqual([
       [0, 4, 1, 3],
       [4, 9, 4, 7],
+    ]);
+  });
+
+  it('start at the DomContentLoaded and Load events a page load emits before its Meta', () => {
+    // What rrweb's record emits on each page of a tab: DomContentLoaded, Load, Meta, FullSnapshot.
+    const events = rec('r', [
+      [DCL, 1], [LOAD, 1], [META, 2], [FS, 2], [INC, 3], [DCL, 50], [LOAD, 51], [CUSTOM, 51], [META, 52], [FS, 52], [INC, 53], [LOAD, 60], [INC, 61],
+    ]).events;
+    expect(splitPageViews('r', events).map((v) => [v.startIndex, v.endIndex, v.startTimestamp, v.endTimestamp])).toEqual([
+      [0, 5, 1, 3],
+      [5, 13, 50, 61], // a Load after the snapshot, followed by other events, stays in its page view
     ]);
   });
 
@@ -270,14 +281,15 @@ describe('composition properties', () => {
       }),
     );
 
-  /** Independent statement of the page-view rule: start index of each page view. */
+  /** Independent statement of the page-view rule (lead-in: Meta, DomContentLoaded, Load): start index of each page view. */
   function referenceStarts(events: readonly RrwebEvent[]): number[] {
     const starts = events.length ? [0] : [];
     const fullSnapshots = events.flatMap((e, i) => (e.type === FS ? [i] : []));
     for (const f of fullSnapshots.slice(1)) {
       let start = f;
-      for (let j = f - 1; j >= 0 && (events[j].type === META || events[j].type === CUSTOM); j--) {
-        if (events[j].type === META) start = j;
+      const leadIn = (type: number) => type === META || type === DCL || type === LOAD;
+      for (let j = f - 1; j >= 0 && (leadIn(events[j].type) || events[j].type === CUSTOM); j--) {
+        if (leadIn(events[j].type)) start = j;
       }
       starts.push(start);
     }

@@ -1,12 +1,11 @@
-// ClickHouse reads for replays: which recordings form a group (latest value of a metadata key per
-// recording), the group's merged metadata (latest write per key across the group wins: highest
-// stream sequence), and the listing of groups by a key. All values go through the sql helper.
+// ClickHouse reads for replays (SQL in replay-groups.sql.ts): the recordings of a group, the group's
+// merged metadata and the listing of groups by a key. Unreachable ClickHouse becomes 503.
 import { Injectable } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import type { MetadataFilter } from '../recordings/metadata-filter';
+import { bySelectivity } from '../recordings/metadata-filter.counts';
 import { fromReadModel } from '../recordings/recordings-query.read-model';
-import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
-
-import type { MetadataFilter as MetadataMatch } from '../recordings/metadata-filter';
+import { ReplayGroupsSql } from './replay-groups.sql';
 
 export interface ReplayGroupRow {
   value: string;
@@ -15,51 +14,37 @@ export interface ReplayGroupRow {
   endedAt: number;
 }
 
-/** Recording ids of a tenant whose latest metadata matches every filter (AND). */
-export function matchingRecordingsSql(tenantId: string, filters: MetadataMatch[]): Sql {
-  const having = filters.map((f) => sql`argMaxIf(value, seq, key = ${f.key}) = ${f.value} AND countIf(key = ${f.key}) > 0`);
-  return sql`SELECT recording_id FROM recording_metadata WHERE tenant_id = ${tenantId} AND key IN ${list(filters.map((f) => f.key))}
-    GROUP BY recording_id HAVING ${new Sql(having.map((h) => h.text).join(' AND '))}`;
+export interface ReplayGroup {
+  recordingIds: string[];
+  /** The filters, most selective first (for further reads of the same group). */
+  filters: MetadataFilter[];
 }
 
 @Injectable()
 export class ReplayGroupsRepository {
   constructor(private readonly ch: ClickHouse) {}
 
-  async recordingIds(tenantId: string, filters: MetadataMatch[]): Promise<string[]> {
-    const rows = await fromReadModel(
-      this.ch.rows<{ recording_id: string }>(
-        sql`SELECT recording_id FROM (${matchingRecordingsSql(tenantId, filters)}) ORDER BY recording_id`,
-      ),
-    );
-    return rows.map((r) => r.recording_id);
+  /** The visible recordings whose latest metadata matches every filter (AND). */
+  async group(tenantId: string, filters: readonly MetadataFilter[]): Promise<ReplayGroup> {
+    const ordered = await fromReadModel(bySelectivity(this.ch, tenantId, filters));
+    if (!ordered) return { recordingIds: [], filters: [...filters] };
+    const rows = await fromReadModel(this.ch.rows<{ recording_id: string }>(ReplayGroupsSql.members(tenantId, ordered)));
+    return { recordingIds: rows.map((r) => r.recording_id), filters: ordered };
   }
 
-  async mergedMetadata(tenantId: string, recordingIds: string[]): Promise<Record<string, string>> {
-    if (recordingIds.length === 0) return {};
-    const rows = await fromReadModel(
-      this.ch.rows<{ key: string; value: string }>(
-        sql`SELECT key, argMax(value, seq) AS value FROM recording_metadata
-            WHERE tenant_id = ${tenantId} AND recording_id IN ${list(recordingIds)} GROUP BY key ORDER BY key`,
-      ),
-    );
-    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  async mergedMetadata(tenantId: string, filters: readonly MetadataFilter[]): Promise<Record<string, string>> {
+    const rows = await fromReadModel(this.ch.rows<{ key: string; value: string }>(ReplayGroupsSql.mergedMetadata(tenantId, filters)));
+    return Object.fromEntries(rows.map((r) => [r.key, r.value])); // own data properties, even for "__proto__"
   }
 
-  /** Groups of a metadata key, most recently active first. */
-  async listGroups(tenantId: string, groupingProp: string, limit: number, offset: number): Promise<ReplayGroupRow[]> {
+  /** One page of groups of a key, most recently active first; `hasMore` when another page follows. */
+  async listGroups(tenantId: string, groupingProp: string, limit: number, offset: number): Promise<{ rows: ReplayGroupRow[]; hasMore: boolean }> {
     const rows = await fromReadModel(
-      this.ch.rows<{ value: string; recordings: string; started_at: string; ended_at: string }>(
-        sql`SELECT value, count() AS recordings, min(start) AS started_at, max(end) AS ended_at FROM (
-              SELECT recording_id, argMax(value, seq) AS value FROM recording_metadata
-              WHERE tenant_id = ${tenantId} AND key = ${groupingProp} GROUP BY recording_id
-            ) ANY LEFT JOIN (
-              SELECT recording_id, min(min_ts) AS start, max(max_ts) AS end FROM recording_batches
-              WHERE tenant_id = ${tenantId} GROUP BY recording_id
-            ) USING recording_id
-            GROUP BY value ORDER BY ended_at DESC, value ASC LIMIT ${limit} OFFSET ${offset}`,
-      ),
+      this.ch.rows<{ value: string; recordings: string; started_at: string; ended_at: string }>(ReplayGroupsSql.listGroups(tenantId, groupingProp, limit, offset)),
     );
-    return rows.map((r) => ({ value: r.value, recordings: Number(r.recordings), startedAt: Number(r.started_at), endedAt: Number(r.ended_at) }));
+    return {
+      rows: rows.slice(0, limit).map((r) => ({ value: r.value, recordings: Number(r.recordings), startedAt: Number(r.started_at), endedAt: Number(r.ended_at) })),
+      hasMore: rows.length > limit,
+    };
   }
 }

@@ -33,7 +33,7 @@ export class ReplaysController {
   @ApiOperation({
     summary: 'Get replay',
     description:
-      'Merged metadata and composed events of the recordings whose latest value of groupingProp equals replayValue. Page views (a FullSnapshot with the Meta before it) play whole, ordered by start; ' +
+      'Merged metadata and composed events of the recordings whose latest value of groupingProp equals replayValue. Page views (a FullSnapshot with the page-load and Meta events right before it) play whole, ordered by start; ' +
       'timestamps are renumbered from 0 with a 1000 ms gap between page views; originalTimestamp keeps the absolute time and recordingId the source. Merged metadata: union; on conflicts the most recently written value wins. Streamed.',
   })
   @ApiParam({ name: 'groupingProp', description: '1-100 characters' })
@@ -59,13 +59,18 @@ export class ReplaysController {
 
   @Get('replays/:groupingProp')
   @Auth({ keys: ['secret'] })
-  @ApiOperation({ summary: 'List replays', description: 'Replays of a grouping key (one per distinct latest value), most recently active first, offset-paginated.' })
+  @ApiOperation({
+    summary: 'List replays',
+    description:
+      'Replays of a grouping key, one per distinct latest value, from the ClickHouse projections: a recording counts once its first event batch is projected, and no longer once its deletion is. ' +
+      'Most recently active first (latest event), ties by value; offset-paginated, hasMore when another page follows.',
+  })
   @ApiQuery({ name: 'limit', required: false, description: '1-100, default 50' })
   @ApiQuery({ name: 'offset', required: false, description: 'default 0' })
   @ApiQuery({ name: 'includeSignedUrls', required: false, description: 'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds)' })
   @ApiResponse({
     status: 200,
-    schema: { example: { replays: [{ groupingProp: 'sessionId', replayValue: 'S1', recordings: 3, startedAt: 1700000000000, endedAt: 1700000060000, duration: 60000, links: { self: '/replays/sessionId/S1', events: '/replays/sessionId/S1/events' } }], limit: 50, offset: 0 } },
+    schema: { example: { replays: [{ groupingProp: 'sessionId', replayValue: 'S1', recordings: 3, startedAt: 1700000000000, endedAt: 1700000060000, duration: 60000, links: { self: '/replays/sessionId/S1', events: '/replays/sessionId/S1/events' } }], limit: 50, offset: 0, hasMore: false } },
   })
   @ApiResponse({ status: 400, description: 'Bad limit/offset/includeSignedUrls, or groupingProp length' })
   list(@Param('groupingProp') p: string, @Query() q: Record<string, string>, @CurrentAuth() auth: AuthContext) {

@@ -7,7 +7,7 @@ import { notFound } from '../common/app-error';
 import { jsonArrayStream, jsonObjectWithArray } from '../common/json-array-stream';
 import { RECORDING_EVENT_SOURCE, RecordingEventSource } from '../domain/rrweb-event';
 import { composeReplay } from './replay-composer';
-import { ReplayGroupsRepository } from './replay-groups.repository';
+import { ReplayGroup, ReplayGroupsRepository } from './replay-groups.repository';
 import type { MetadataFilter as MetadataMatch } from '../recordings/metadata-filter';
 
 export interface ReplayListItem {
@@ -31,27 +31,27 @@ export class ReplaysService {
     @Inject(RECORDING_EVENT_SOURCE) private readonly source: RecordingEventSource,
   ) {}
 
-  private async members(tenantId: string, filters: MetadataMatch[]): Promise<string[]> {
-    const ids = await this.groups.recordingIds(tenantId, filters);
-    if (ids.length === 0) throw notFound('No recording matches this replay');
-    return ids;
+  private async members(tenantId: string, filters: MetadataMatch[]): Promise<ReplayGroup> {
+    const group = await this.groups.group(tenantId, filters);
+    if (group.recordingIds.length === 0) throw notFound('No recording matches this replay');
+    return group;
   }
 
   /** `{"metadata":{…},"events":[…]}`, streamed. */
   async replay(tenantId: string, filters: MetadataMatch[], signal?: AbortSignal): Promise<Readable> {
-    const ids = await this.members(tenantId, filters);
-    const metadata = await this.groups.mergedMetadata(tenantId, ids);
-    return jsonObjectWithArray({ metadata }, 'events', composeReplay(tenantId, ids, this.source, signal));
+    const group = await this.members(tenantId, filters);
+    const metadata = await this.groups.mergedMetadata(tenantId, group.filters);
+    return jsonObjectWithArray({ metadata }, 'events', composeReplay(tenantId, group.recordingIds, this.source, signal));
   }
 
   /** The composed events alone, streamed. */
   async events(tenantId: string, filters: MetadataMatch[], signal?: AbortSignal): Promise<Readable> {
-    const ids = await this.members(tenantId, filters);
-    return jsonArrayStream(composeReplay(tenantId, ids, this.source, signal));
+    const group = await this.members(tenantId, filters);
+    return jsonArrayStream(composeReplay(tenantId, group.recordingIds, this.source, signal));
   }
 
   async list(tenantId: string, groupingProp: string, limit: number, offset: number, signed: boolean) {
-    const rows = await this.groups.listGroups(tenantId, groupingProp, limit, offset);
+    const { rows, hasMore } = await this.groups.listGroups(tenantId, groupingProp, limit, offset);
     const base = this.signer.base;
     const replays: ReplayListItem[] = rows.map((r) => {
       const path = replayPath(groupingProp, r.value);
@@ -72,6 +72,6 @@ export class ReplaysService {
       }
       return item;
     });
-    return { replays, limit, offset };
+    return { replays, limit, offset, hasMore };
   }
 }
