@@ -1,7 +1,7 @@
 // `npm run bench`: starts a private stack (nats-server, clickhouse-server, the built service) on free
 // loopback ports, runs every section, and writes bench/results/<timestamp>.json and latest.json.
 // Bounded in count and time; a benchmark, never a timed test.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startStack } from '../test/harness/stack';
@@ -43,8 +43,26 @@ async function main() {
   mkdirSync(dir, { recursive: true });
   const stamp = out.date.replace(/[:.]/g, '-');
   writeFileSync(join(dir, `${stamp}.json`), JSON.stringify(out, null, 2));
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify(out, null, 2));
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify(mergeLatest(join(dir, 'latest.json'), out), null, 2));
   process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+}
+
+/**
+ * latest.json holds the newest result of every section: a run of some sections replaces only those,
+ * each section stamped with the date of the run that measured it.
+ */
+function mergeLatest(path: string, run: { date: string; machine: unknown; results: Record<string, unknown> }) {
+  let previous: { sections?: Record<string, unknown>; date?: string; machine?: unknown; results?: Record<string, unknown> } = {};
+  try {
+    previous = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    // first run, or an unreadable file: start afresh
+  }
+  // An older latest.json is one run's output: its results become sections of that run's date.
+  const older = Object.fromEntries(Object.entries(previous.results ?? {}).map(([name, result]) => [name, { date: previous.date, machine: previous.machine, result }]));
+  const sections: Record<string, unknown> = { ...older, ...(previous.sections ?? {}) };
+  for (const [name, result] of Object.entries(run.results)) sections[name] = { date: run.date, machine: run.machine, result };
+  return { updated: run.date, sections };
 }
 
 main().catch((e) => {
