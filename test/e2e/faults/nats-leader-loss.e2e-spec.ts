@@ -78,12 +78,20 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
     // checks below hold either way; this line shows whether the run met the divergence.
     const streamLeader = await cluster.streamLeader(EVENTS_STREAM);
     const compareReplicas = async () => {
+      // Best effort: a diagnostic, not a promise (creating a consumer on one given node can time out).
       const views = new Map<string, [number, string][]>();
-      for (const n of cluster.nodes) views.set(n.name, await cluster.historyOn(n.name, EVENTS_STREAM, 'Td-Batch'));
-      const ref = views.get(streamLeader)!;
+      const failed: string[] = [];
+      for (const n of cluster.nodes) {
+        await cluster.historyOn(n.name, EVENTS_STREAM, 'Td-Batch').then(
+          (v) => views.set(n.name, v),
+          (e) => failed.push(`${n.name}: ${(e as Error).message}`),
+        );
+      }
+      const ref = views.get(streamLeader);
+      if (!ref) return `no view of the leader (${failed.join('; ')})`;
       const firstDiff = (v: [number, string][]) => v.findIndex(([q, b], i) => ref[i]?.[0] !== q || ref[i]?.[1] !== b);
       const diverged = [...views].filter(([, v]) => v.length !== ref.length || firstDiff(v) >= 0);
-      return `leader ${streamLeader} holds ${ref.length} messages; ` + (diverged.length === 0 ? 'every replica agrees' : diverged.map(([n, v]) => `${n} holds ${v.length}, first difference at index ${firstDiff(v) >= 0 ? firstDiff(v) : v.length}`).join('; '));
+      return `leader ${streamLeader} holds ${ref.length} messages; ${failed.length ? `no view of ${failed.join('; ')}; ` : ''}` + (diverged.length === 0 ? 'every replica agrees' : diverged.map(([n, v]) => `${n} holds ${v.length}, first difference at index ${firstDiff(v) >= 0 ? firstDiff(v) : v.length}`).join('; '));
     };
     const first = await compareReplicas();
     const again = first.includes('first difference') ? `; 5 s later: ${await new Promise((r) => setTimeout(r, 5000)).then(compareReplicas)}` : '';
