@@ -3,7 +3,7 @@
 // can be killed and restarted on the same ports and data directories; the stream leader is read from
 // JetStream (`streams.info(...).cluster.leader`).
 import { join } from 'node:path';
-import { connect, JetStreamManager, NatsConnection } from 'nats';
+import { AckPolicy, connect, JetStreamManager, nanos, NatsConnection } from 'nats';
 import { freePort, ManagedProcess, startNats } from '../../src/local/processes';
 import { pollUntil } from './poll-until';
 
@@ -86,6 +86,40 @@ export class NatsCluster {
       100,
     );
     return info.cluster!.leader!;
+  }
+
+  /**
+   * The history one node holds of `stream`: (sequence, value of header `header`) of every message,
+   * read through an ephemeral consumer re-created until JetStream places it on `node` (placement of
+   * R1 consumers is random among the stream's peers). Replicas must agree with the leader; this
+   * shows when they do not.
+   */
+  async historyOn(node: string, stream: string, header: string): Promise<[number, string][]> {
+    const { nc } = await this.client();
+    // Consumer creation goes through the meta leader and can take longer than the 1 s admin timeout.
+    const jsm = await nc.jetstreamManager({ timeout: 10_000, checkAPI: false });
+    for (let attempt = 0; attempt < 60; attempt++) {
+      const ci = await jsm.consumers.add(stream, { ack_policy: AckPolicy.None, headers_only: true, mem_storage: true, num_replicas: 1, inactive_threshold: nanos(30_000) });
+      if (ci.cluster?.leader !== node) {
+        await jsm.consumers.delete(stream, ci.name).catch(() => undefined);
+        continue;
+      }
+      const out: [number, string][] = [];
+      const consumer = await nc.jetstream().consumers.get(stream, ci.name);
+      try {
+        if (ci.num_pending === 0) return out;
+        const it = await consumer.consume({ max_messages: 1000, idle_heartbeat: 1000 });
+        for await (const m of it) {
+          out.push([m.seq, m.headers?.get(header) ?? '']);
+          if (m.info.pending === 0) break;
+        }
+        it.stop();
+        return out;
+      } finally {
+        await consumer.delete().catch(() => undefined);
+      }
+    }
+    throw new Error(`no consumer of ${stream} placed on ${node}`);
   }
 
   /** Kills one node (SIGKILL by default) and waits for it to exit. */

@@ -76,6 +76,9 @@ export function orderBatches(heads: MessageHead[]): ReadPlan {
   return { batches };
 }
 
+/** The two passes of a read saw different histories (they must not: both read the stream leader). */
+export class ReadPlanMismatch extends Error {}
+
 /** Collects the chunks of planned batches as the second pass reads them. */
 export class BatchAssembler {
   private readonly bySeq = new Map<number, { b: PlannedBatch; i: number }>();
@@ -85,9 +88,16 @@ export class BatchAssembler {
     for (const b of plan.batches) b.seqs.forEach((seq, i) => this.bySeq.set(seq, { b, i }));
   }
 
-  add(seq: number, _batch: string, data: Uint8Array): { payload: Uint8Array; releaseBelow: number } | null {
+  /** Planned messages not delivered yet. */
+  get outstanding(): number {
+    return this.bySeq.size;
+  }
+
+  /** Throws when the message at a planned sequence belongs to another batch than planned. */
+  add(seq: number, batch: string, data: Uint8Array): { payload: Uint8Array; releaseBelow: number } | null {
     const slot = this.bySeq.get(seq);
     if (!slot) return null;
+    if (slot.b.batch !== batch) throw new ReadPlanMismatch(`sequence ${seq} holds batch ${batch}, planned ${slot.b.batch}`);
     this.bySeq.delete(seq);
     const { b, i } = slot;
     if (b.seqs.length === 1) return { payload: data, releaseBelow: b.releaseBelow };

@@ -12,7 +12,8 @@ import { headerJson } from '../../domain/batch-summary';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { NatsClient } from './nats-connection';
 import { EVENTS_STREAM, H, recordingSubject, recordingWildcard } from './subjects';
-import { BatchAssembler, orderBatches, TimestampMerger } from './event-order';
+import { BatchAssembler, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { leaderConsumer } from './leader-consumer';
 
 export interface AppendResult {
   duplicate: boolean;
@@ -147,7 +148,12 @@ export class JetStreamEventStore {
     for await (const m of this.scan(subject, true, 0, counts.ev, signal)) {
       heads.push({ seq: m.seq, batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`, chunk: m.headers?.get(H.chunk) || undefined, summary: m.headers?.get(H.summary) || undefined });
     }
-    if (heads.length === 0) return;
+    if (heads.length < counts.ev) {
+      // The stream leader counted more messages than its consumer delivered: the read would be
+      // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
+      this.logger.warn({ msg: 'read saw fewer messages than the stream holds', subject, counted: counts.ev, read: heads.length });
+      throw new AppError('unavailable', 'Event store (NATS JetStream) returned an incomplete read; retry later', { 'Retry-After': '1' });
+    }
     const plan = orderBatches(heads);
     if (plan.batches.length === 0) return;
 
@@ -163,16 +169,22 @@ export class JetStreamEventStore {
       }
       if (m.seq >= lastSeq) break;
     }
+    if (!signal?.aborted && assembler.outstanding > 0) throw new ReadPlanMismatch(`${assembler.outstanding} planned messages of ${subject} were not delivered`);
     yield* merger.drainAll();
   }
 
-  /** Reads up to `expected` messages of a subject with an ordered consumer. */
+  /**
+   * Reads up to `expected` messages of a subject through an ephemeral consumer on the stream leader
+   * (see leader-consumer.ts: a replica's history may differ from the leader's on nats-server 2.9).
+   */
   private async *scan(subject: string, headersOnly: boolean, startSeq: number, expected: number, signal?: AbortSignal): AsyncGenerator<JsMsg> {
-    const consumer = await this.nats.js.consumers.get(EVENTS_STREAM, {
-      filterSubjects: subject,
-      headers_only: headersOnly,
-      ...(startSeq > 0 ? { opt_start_seq: startSeq } : {}),
-    });
+    let consumer;
+    try {
+      consumer = await leaderConsumer(this.nats, { filterSubject: subject, headersOnly, startSeq });
+    } catch (e) {
+      this.logger.warn({ msg: 'no read consumer on the stream leader', err: String((e as Error).message) });
+      throw new AppError('unavailable', 'Event store (NATS JetStream) cannot serve a consistent read now; retry later', { 'Retry-After': '1' });
+    }
     const messages = await consumer.consume({ max_messages: headersOnly ? 1000 : 64, idle_heartbeat: 1000 });
     const abort = () => messages.stop();
     signal?.addEventListener('abort', abort);

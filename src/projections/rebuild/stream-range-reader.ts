@@ -1,8 +1,9 @@
-// Reads the stream messages of a filter with sequence in [from, to], in batches, through an ordered
-// consumer (headers only; payloads are loaded by the projection's body loader). The consumer is
+// Reads the stream messages of a filter with sequence in [from, to], in batches, through an
+// ephemeral consumer on the stream leader (headers only; payloads are loaded by the projection's
+// body loader; see leader-consumer.ts for why the leader). The consumer is
 // deleted at the end. An empty fetch ends the range only once the stream holds nothing more in it.
 import type { NatsClient } from '../../infrastructure/nats/nats-connection';
-import { EVENTS_STREAM } from '../../infrastructure/nats/subjects';
+import { leaderConsumer } from '../../infrastructure/nats/leader-consumer';
 import { directGet } from '../direct-get';
 import { toProjectionMessage } from '../js-message';
 import { isNoMessage } from '../nats-errors';
@@ -17,7 +18,7 @@ export async function* readRange(
   expiresMs: number,
 ): AsyncGenerator<ProjectionMessage[]> {
   if (from > to) return;
-  const consumer = await nats.js.consumers.get(EVENTS_STREAM, { filterSubjects: filterSubject, headers_only: true, opt_start_seq: Math.max(1, from) });
+  const consumer = await leaderConsumer(nats, { filterSubject, headersOnly: true, startSeq: Math.max(1, from) });
   let last = from - 1;
   try {
     for (;;) {
@@ -29,7 +30,7 @@ export async function* readRange(
           out.push(toProjectionMessage(m));
           last = m.seq;
         }
-        // Nothing to wait for (no acks on an ordered consumer): leave the fetch at the range's end.
+        // Nothing to wait for (no acks on this consumer): leave the fetch at the range's end.
         if (m.seq >= to || m.info.pending === 0) {
           done = true;
           break;

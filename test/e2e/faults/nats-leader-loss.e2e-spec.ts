@@ -8,11 +8,8 @@ import { pollUntil } from '../../harness/poll-until';
 import { PrivateStack } from '../../harness/private-stack';
 import { compareMarkers, HttpIngester, readEvents, WsIngester } from './ingest-clients';
 
-// Opt-in (TAPEDECK_LEADER_LOSS_TESTS=1), not run by .ci/run: in about one run in three on NATS 2.9.10 one
-// acknowledged HTTP batch was missing from the read-back after the leader kill. The cause is not found
-// yet (server-side loss vs. a read right after the leader change); see docs/reliability.md. A test
-// that fails at random would block every submission, and one that retried would hide a real loss.
-const slow = process.env.TAPEDECK_LEADER_LOSS_TESTS ? describe : describe.skip;
+// Slow: runs with TAPEDECK_SLOW_TESTS=1 (.ci/run sets it).
+const slow = process.env.TAPEDECK_SLOW_TESTS ? describe : describe.skip;
 
 slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed during ingestion', () => {
   let stack: PrivateStack;
@@ -74,6 +71,31 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
       60_000,
       250,
     );
+
+    // Each node's own history of the stream, against the leader's. On nats-server 2.9.10 the rejoined
+    // node sometimes holds one message less, every later sequence shifted by one, while reporting itself
+    // current (docs/reliability.md, "Stream leader loss"). Reads go through the stream leader, so the
+    // checks below hold either way; this line shows whether the run met the divergence.
+    const streamLeader = await cluster.streamLeader(EVENTS_STREAM);
+    const compareReplicas = async () => {
+      // Best effort: a diagnostic, not a promise (creating a consumer on one given node can time out).
+      const views = new Map<string, [number, string][]>();
+      const failed: string[] = [];
+      for (const n of cluster.nodes) {
+        await cluster.historyOn(n.name, EVENTS_STREAM, 'Td-Batch').then(
+          (v) => views.set(n.name, v),
+          (e) => failed.push(`${n.name}: ${(e as Error).message}`),
+        );
+      }
+      const ref = views.get(streamLeader);
+      if (!ref) return `no view of the leader (${failed.join('; ')})`;
+      const firstDiff = (v: [number, string][]) => v.findIndex(([q, b], i) => ref[i]?.[0] !== q || ref[i]?.[1] !== b);
+      const diverged = [...views].filter(([, v]) => v.length !== ref.length || firstDiff(v) >= 0);
+      return `leader ${streamLeader} holds ${ref.length} messages; ${failed.length ? `no view of ${failed.join('; ')}; ` : ''}` + (diverged.length === 0 ? 'every replica agrees' : diverged.map(([n, v]) => `${n} holds ${v.length}, first difference at index ${firstDiff(v) >= 0 ? firstDiff(v) : v.length}`).join('; '));
+    };
+    const first = await compareReplicas();
+    const again = first.includes('first difference') ? `; 5 s later: ${await new Promise((r) => setTimeout(r, 5000)).then(compareReplicas)}` : '';
+    console.log(`replica histories: ${first}${again}`);
 
     for (const c of clients) {
       expect(c.unexpected).toEqual([]);
