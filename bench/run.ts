@@ -7,9 +7,12 @@ import { join, resolve } from 'node:path';
 import { startStack } from '../test/harness/stack';
 import type { BenchSection } from './bench-kit';
 import { ingestionBench } from './ingestion.bench';
+import { listingBench } from './listing.bench';
+import { projectionLagBench } from './projection-lag.bench';
+import { retrievalBench } from './retrieval.bench';
 import { screenshotBench } from './screenshot.bench';
 
-const SECTIONS: BenchSection[] = [ingestionBench, screenshotBench];
+const SECTIONS: BenchSection[] = [ingestionBench, projectionLagBench, retrievalBench, screenshotBench, listingBench];
 
 async function main() {
   const only = process.argv.slice(2);
