@@ -1,5 +1,13 @@
 // Shared pieces of `npm run bench`: timing, percentiles, payloads, and the section contract.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import type { AppConfig } from '../src/config/config';
+import { summarizeBatch } from '../src/domain/batch-summary';
+import type { RrwebEvent } from '../src/domain/rrweb-event';
+import { ClickHouse } from '../src/infrastructure/clickhouse/clickhouse-client';
+import { JetStreamEventStore } from '../src/infrastructure/nats/event-store';
+import { NatsClient } from '../src/infrastructure/nats/nats-connection';
 import type { TestEnv } from '../test/harness/stack';
 
 export interface BenchContext {
@@ -82,4 +90,97 @@ export function makeBatch(seed: number, events = 50, startTs = 1_700_000_000_000
     }
   }
   return out;
+}
+
+/** A GET over node:http with keep-alive; the body is counted (and kept only when `keep`). */
+export function get(agent: Agent, base: string, path: string, key: string, keep = true, onChunk?: (chunk: Buffer) => void): Promise<{ status: number; bytes: number; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, method: 'GET', agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+      const parts: Buffer[] = [];
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        onChunk?.(c);
+        if (keep) parts.push(c);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, body: keep ? Buffer.concat(parts).toString('utf8') : '' }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Resident set size of a process in MiB (Linux /proc). */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round((Number(m[1]) / 1024) * 10) / 10 : NaN;
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; returns the samples in MiB. */
+export function sampleRss(pid: number, everyMs = 50): { stop(): number[] } {
+  const samples = [rssMiB(pid)];
+  const t = setInterval(() => samples.push(rssMiB(pid)), everyMs);
+  return {
+    stop() {
+      clearInterval(t);
+      samples.push(rssMiB(pid));
+      return samples;
+    },
+  };
+}
+
+/**
+ * The service's own event store (JetStreamEventStore: the same subjects, headers and Td-Summary as
+ * ingestion) on a connection of the bench, to seed large datasets without the HTTP layer's cost.
+ */
+export async function benchEventStore(env: TestEnv): Promise<{ store: JetStreamEventStore; close(): Promise<void> }> {
+  const client = await NatsClient.connect({ NATS_URL: env.natsUrl } as AppConfig, 'tapedeck-bench');
+  return { store: new JetStreamEventStore(client, 10_000), close: () => client.close() };
+}
+
+/** Appends one batch of events the way IngestionService does (content-derived batch id). */
+export function appendEvents(store: JetStreamEventStore, tenantId: string, recordingId: string, events: RrwebEvent[]) {
+  const payload = Buffer.from(JSON.stringify(events), 'utf8');
+  const batchId = createHash('sha256').update(`${tenantId}\n${recordingId}\n`).update(payload).digest('hex').slice(0, 40);
+  return store.appendBatch(tenantId, recordingId, batchId, payload, summarizeBatch(events, payload.length));
+}
+
+/** The bench's own ClickHouse client on the service's database (read-only use). */
+export function benchClickHouse(env: TestEnv): ClickHouse {
+  return new ClickHouse({ CLICKHOUSE_URL: env.clickhouseUrl, CLICKHOUSE_DATABASE: env.serviceEnv.CLICKHOUSE_DATABASE, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface ProjectionLagView {
+  pending: number;
+  ackPending: number;
+  ackFloorSeq: number;
+  streamLastSeq: number;
+  oldestUnprojectedAgeSeconds: number;
+}
+
+/** The projector's own lag as /readyz reports it (cached there for about 2 s). */
+export async function projectorLag(env: TestEnv, projection = 'recordings'): Promise<ProjectionLagView | undefined> {
+  const r = await fetch(`${env.baseUrl}/readyz`);
+  const body = (await r.json()) as { details?: { projections?: Record<string, { lag?: ProjectionLagView }> } };
+  return body.details?.projections?.[projection]?.lag;
+}
+
+/** Waits until the projection has acknowledged everything the stream held when this was called. */
+export async function waitForProjector(env: TestEnv, timeoutMs: number, log?: (m: string) => void): Promise<number> {
+  const start = now();
+  let last = 0;
+  for (;;) {
+    const lag = await projectorLag(env);
+    if (lag && lag.pending + lag.ackPending === 0 && lag.ackFloorSeq >= lag.streamLastSeq) return now() - start;
+    if (now() - start > timeoutMs) throw new Error(`projector not caught up in ${timeoutMs} ms: ${JSON.stringify(lag)}`);
+    if (log && now() - last > 10_000) {
+      last = now();
+      log(`  projector: ${lag?.pending ?? '?'} pending, oldest ${lag?.oldestUnprojectedAgeSeconds?.toFixed(1) ?? '?'} s`);
+    }
+    await sleep(500);
+  }
 }

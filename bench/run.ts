@@ -7,10 +7,14 @@ import { join, resolve } from 'node:path';
 import { startStack } from '../test/harness/stack';
 import type { BenchSection } from './bench-kit';
 import { ingestionBench } from './ingestion.bench';
+import { listingBench } from './listing.bench';
+import { projectionLagBench } from './projection-lag.bench';
 import { replayBench } from './replay.bench';
+import { retrievalBench } from './retrieval.bench';
 import { screenshotBench } from './screenshot.bench';
 
-const SECTIONS: BenchSection[] = [ingestionBench, screenshotBench, replayBench];
+// The listing section last: it seeds 100 000 recordings into the shared stack.
+const SECTIONS: BenchSection[] = [ingestionBench, projectionLagBench, retrievalBench, screenshotBench, replayBench, listingBench];
 
 async function main() {
   const only = process.argv.slice(2);

@@ -3,9 +3,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { notFound } from '../common/app-error';
-import { jsonArrayStream } from '../common/json-array-stream';
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { JetStreamEventStore } from '../infrastructure/nats/event-store';
+import { rawEventsJsonArray } from './recording-events.json';
 
 /** For a single recording, originalTimestamp equals timestamp. */
 export const asReadEvent = (e: RrwebEvent): ReadEvent => ({ ...e, originalTimestamp: e.timestamp });
@@ -21,7 +21,7 @@ export class RecordingEventsService {
 
   async streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal): Promise<Readable> {
     if (!(await this.exists(tenantId, recordingId))) throw notFound('Recording not found');
-    return jsonArrayStream(this.store.read(tenantId, recordingId, signal), asReadEvent);
+    return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, signal));
   }
 
   /** All events in memory (rendering needs them whole; bounded by the renderer's own limits). */

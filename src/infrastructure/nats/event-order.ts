@@ -114,44 +114,51 @@ export class BatchAssembler {
   }
 }
 
-type Entry = { ts: number; idx: number; e: RrwebEvent };
-const less = (a: Entry, b: Entry) => a.ts < b.ts || (a.ts === b.ts && a.idx < b.idx);
+/** What the merge needs of an event: a parsed one, or a raw one (raw-events.ts). */
+export type Mergeable = { timestamp: number; sequenceId?: unknown };
+type Entry<E> = { ts: number; idx: number; e: E };
+const less = <E>(a: Entry<E>, b: Entry<E>) => a.ts < b.ts || (a.ts === b.ts && a.idx < b.idx);
 
-/** A min-heap on (timestamp, arrival) that drops metadata events and repeated sequenceIds. */
-export class TimestampMerger {
-  private heap: Entry[] = [];
+/**
+ * A min-heap on (timestamp, arrival) that drops repeated sequenceIds (and, by default, metadata
+ * events; raw events come without them).
+ */
+export class TimestampMerger<E extends Mergeable = RrwebEvent> {
+  private heap: Entry<E>[] = [];
   private idx = 0;
   private releaseBelow = Number.NEGATIVE_INFINITY;
   private lastTs = Number.NEGATIVE_INFINITY;
   private seenAtTs = new Set<number>();
 
+  constructor(private readonly skip: (e: E) => boolean = (e) => isMetadataEvent(e as unknown as RrwebEvent)) {}
+
   get size(): number {
     return this.heap.length;
   }
 
-  push(events: RrwebEvent[], releaseBelow: number): void {
+  push(events: E[], releaseBelow: number): void {
     for (const e of events) {
-      if (isMetadataEvent(e)) continue;
+      if (this.skip(e)) continue;
       this.insert({ ts: e.timestamp, idx: this.idx++, e });
     }
     this.releaseBelow = releaseBelow;
   }
 
-  *drain(): Generator<RrwebEvent> {
+  *drain(): Generator<E> {
     while (this.heap.length > 0 && this.heap[0].ts <= this.releaseBelow) {
       const out = this.accept(this.pop());
       if (out) yield out;
     }
   }
 
-  *drainAll(): Generator<RrwebEvent> {
+  *drainAll(): Generator<E> {
     while (this.heap.length > 0) {
       const out = this.accept(this.pop());
       if (out) yield out;
     }
   }
 
-  private accept(x: Entry): RrwebEvent | null {
+  private accept(x: Entry<E>): E | null {
     if (x.ts !== this.lastTs) {
       this.lastTs = x.ts;
       this.seenAtTs.clear();
@@ -164,7 +171,7 @@ export class TimestampMerger {
     return x.e;
   }
 
-  private insert(x: Entry) {
+  private insert(x: Entry<E>) {
     const h = this.heap;
     h.push(x);
     let i = h.length - 1;
@@ -176,7 +183,7 @@ export class TimestampMerger {
     }
   }
 
-  private pop(): Entry {
+  private pop(): Entry<E> {
     const h = this.heap;
     const top = h[0];
     const last = h.pop()!;

@@ -12,8 +12,9 @@ import { headerJson } from '../../domain/batch-summary';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { NatsClient } from './nats-connection';
 import { EVENTS_STREAM, H, recordingSubject, recordingWildcard } from './subjects';
-import { BatchAssembler, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
 import { leaderConsumer } from './leader-consumer';
+import { RawEvent, rawEvents } from './raw-events';
 
 export interface AppendResult {
   duplicate: boolean;
@@ -140,6 +141,19 @@ export class JetStreamEventStore {
    * stays proportional to the overlap between batches, not to the recording.
    */
   async *read(tenantId: string, recordingId: string, signal?: AbortSignal): AsyncGenerator<RrwebEvent> {
+    const decode = (payload: Uint8Array) => JSON.parse(new TextDecoder().decode(payload)) as RrwebEvent[];
+    for await (const events of this.merged(tenantId, recordingId, decode, new TimestampMerger<RrwebEvent>(), signal)) yield* events;
+  }
+
+  /**
+   * `read` without decoding events: the same events in the same order, as their stored JSON bytes,
+   * in runs (one per merged batch). For responses that pass events through (GET …/events).
+   */
+  readRaw(tenantId: string, recordingId: string, signal?: AbortSignal): AsyncGenerator<RawEvent[]> {
+    return this.merged(tenantId, recordingId, rawEvents, new TimestampMerger<RawEvent>(() => false), signal);
+  }
+
+  private async *merged<E extends Mergeable>(tenantId: string, recordingId: string, decode: (payload: Uint8Array) => E[], merger: TimestampMerger<E>, signal?: AbortSignal): AsyncGenerator<E[]> {
     const subject = recordingSubject(tenantId, recordingId, 'ev');
     const counts = await this.messageCounts(tenantId, recordingId);
     if (counts.ev === 0) return;
@@ -158,19 +172,19 @@ export class JetStreamEventStore {
     if (plan.batches.length === 0) return;
 
     const assembler = new BatchAssembler(plan);
-    const merger = new TimestampMerger();
     const lastSeq = heads[heads.length - 1].seq;
     for await (const m of this.scan(subject, false, heads[0].seq, heads.length, signal)) {
       const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
       if (done) {
-        const events = JSON.parse(new TextDecoder().decode(done.payload)) as RrwebEvent[];
-        merger.push(events, done.releaseBelow);
-        yield* merger.drain();
+        merger.push(decode(done.payload), done.releaseBelow);
+        const out = [...merger.drain()];
+        if (out.length) yield out;
       }
       if (m.seq >= lastSeq) break;
     }
     if (!signal?.aborted && assembler.outstanding > 0) throw new ReadPlanMismatch(`${assembler.outstanding} planned messages of ${subject} were not delivered`);
-    yield* merger.drainAll();
+    const rest = [...merger.drainAll()];
+    if (rest.length) yield rest;
   }
 
   /**

@@ -1,0 +1,86 @@
+// GET /recordings/{id}/events for one recording of about 200 MB: throughput (response bytes per
+// second, to the last byte) and the service's RSS sampled every 50 ms during the read. The recording
+// is seeded through the service's event store (the messages ingestion writes), 50 events per batch.
+import { randomUUID } from 'node:crypto';
+import { Agent } from 'node:http';
+import { appendEvents, benchEventStore, BenchSection, get, makeBatch, now, pool, rssMiB, sampleRss, sleep } from './bench-kit';
+
+const TARGET_BYTES = Number(process.env.BENCH_RETRIEVAL_MB ?? 200) * 1e6;
+const EVENTS_PER_BATCH = 50;
+const PUBLISH_IN_FLIGHT = 8;
+const READS = 3;
+const MARK = Buffer.from('"originalTimestamp":');
+
+/** Counts a marker in a stream of chunks (a marker may straddle two chunks). */
+function counter() {
+  let tail = Buffer.alloc(0);
+  let n = 0;
+  return {
+    add(c: Buffer) {
+      const b = tail.length ? Buffer.concat([tail, c]) : c;
+      for (let i = b.indexOf(MARK); i !== -1; i = b.indexOf(MARK, i + MARK.length)) n++;
+      tail = b.subarray(Math.max(0, b.length - MARK.length + 1));
+    },
+    get count() {
+      return n;
+    },
+  };
+}
+
+export const retrievalBench: BenchSection = {
+  name: 'retrieval',
+  async run(ctx) {
+    const { env, log } = ctx;
+    const recordingId = randomUUID();
+    const batchBytes = JSON.stringify(makeBatch(0, EVENTS_PER_BATCH)).length;
+    const batches = Math.ceil(TARGET_BYTES / batchBytes);
+    log(`retrieval: seeding ${batches} batches (${Math.round((batches * batchBytes) / 1e6)} MB) into one recording`);
+    const { store, close } = await benchEventStore(env);
+    let publishMs: number;
+    try {
+      publishMs = await pool(batches, PUBLISH_IN_FLIGHT, (i) => appendEvents(store, env.tenantId, recordingId, makeBatch(1_000_000 + i, EVENTS_PER_BATCH)).then(() => undefined));
+    } finally {
+      await close();
+    }
+    log(`  seeded in ${Math.round(publishMs)} ms`);
+    await sleep(1000);
+    const pid = env.pids.service;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const reads = [];
+    for (let r = 0; r < READS; r++) {
+      const rssBefore = rssMiB(pid);
+      const sampler = sampleRss(pid, 50);
+      const events = counter();
+      let firstByteMs = NaN;
+      const t = now();
+      const res = await get(agent, env.baseUrl, `/recordings/${recordingId}/events`, env.secretKey, false, (c) => {
+        if (Number.isNaN(firstByteMs)) firstByteMs = now() - t;
+        events.add(c);
+      });
+      const ms = now() - t;
+      const rss = sampler.stop();
+      if (res.status !== 200) throw new Error(`read: ${res.status}`);
+      const read = {
+        seconds: Math.round(ms) / 1000,
+        firstByteMs: Math.round(firstByteMs),
+        responseMB: Math.round(res.bytes / 1e5) / 10,
+        mbPerSecond: Math.round((res.bytes / 1e6 / (ms / 1000)) * 10) / 10,
+        events: events.count,
+        rssMiB: { before: rssBefore, max: Math.max(...rss), after: rss[rss.length - 1], samples: rss.length },
+      };
+      log(`  read ${r + 1}: ${read.mbPerSecond} MB/s, ${read.events} events, RSS ${read.rssMiB.before} -> max ${read.rssMiB.max} MiB`);
+      reads.push(read);
+      await sleep(1000);
+    }
+    agent.destroy();
+    return {
+      storedMB: Math.round((batches * batchBytes) / 1e5) / 10,
+      batches,
+      eventsPerBatch: EVENTS_PER_BATCH,
+      expectedEvents: batches * EVENTS_PER_BATCH,
+      seedMs: Math.round(publishMs),
+      reads,
+      target: '>= 100 MB/s, RSS flat (growth far below the recording size)',
+    };
+  },
+};

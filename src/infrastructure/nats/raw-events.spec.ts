@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import type { RrwebEvent } from '../../domain/rrweb-event';
+import { asReadEvent } from '../../recordings/recording-events.service';
+import { rawEventsJsonArray } from '../../recordings/recording-events.json';
+import { parsedToRaw, rawEvents, splitEvents } from './raw-events';
+
+const bytes = (s: string) => Buffer.from(s, 'utf8');
+const decoded = (e: { json: Uint8Array }) => JSON.parse(Buffer.from(e.json).toString('utf8'));
+
+const event = fc.record(
+  {
+    type: fc.integer({ min: 0, max: 6 }),
+    timestamp: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+    data: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })),
+    sequenceId: fc.integer({ min: 0, max: 1e9 }),
+    extra: fc.oneof(fc.string(), fc.constant('say "hi" \\ {[')),
+  },
+  { requiredKeys: ['type', 'timestamp', 'data'] },
+);
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const c of stream) parts.push(Buffer.from(c as Buffer));
+  return Buffer.concat(parts).toString('utf8');
+}
+
+describe('splitEvents', () => {
+  it('gives each event of any batch as its own JSON, with timestamp and sequenceId, compact or indented', () => {
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 20 }), fc.boolean(), (events, indent) => {
+        const split = splitEvents(bytes(JSON.stringify(events, null, indent ? 2 : undefined)));
+        expect(split).not.toBeNull();
+        const stored = JSON.parse(JSON.stringify(events)) as typeof events;
+        const expected = stored.filter((e) => !(e.type === 5 && typeof e.data.tag === 'string' && ['recording-meta', 'pageview-meta'].includes(e.data.tag)));
+        expect(split!.map(decoded)).toEqual(expected);
+        expect(split!.map((e) => e.timestamp)).toEqual(expected.map((e) => e.timestamp));
+        expect(split!.map((e) => e.sequenceId)).toEqual(expected.map((e) => e.sequenceId));
+      }),
+    );
+  });
+
+  it('leaves out metadata events and keeps other custom events', () => {
+    const events = [
+      { type: 5, timestamp: 1, data: { tag: 'recording-meta', payload: { a: '1' } } },
+      { type: 5, timestamp: 2, data: { tag: 'click', payload: {} } },
+      { type: 3, timestamp: 3, data: {} },
+    ];
+    expect(splitEvents(bytes(JSON.stringify(events)))!.map(decoded)).toEqual(events.slice(1));
+  });
+
+  it('reads escaped and repeated keys as JSON.parse does (the last one wins)', () => {
+    const split = splitEvents(bytes('[{"type":3,"\\u0074imestamp":5,"timestamp":7,"data":{"timestamp":1}}]'));
+    expect(split!.map((e) => e.timestamp)).toEqual([7]);
+  });
+
+  it('hands payloads it cannot read safely to the JSON.parse path', () => {
+    expect(splitEvents(bytes('[{"type":3,"timestamp":1,"data":{},"originalTimestamp":9}]'))).toBeNull();
+    expect(splitEvents(bytes('[{"type":3,"timestamp":"1","data":{}}]'))).toBeNull();
+    expect(splitEvents(bytes('[{"type":3,"timestamp":1,"data":{}}'))).toBeNull();
+    expect(splitEvents(bytes('{"events":[]}'))).toBeNull();
+    const raw = rawEvents(bytes('[{"type":3,"timestamp":1,"data":{},"originalTimestamp":9}]'));
+    expect(raw.map(decoded)).toEqual([{ type: 3, timestamp: 1, data: {} }]);
+  });
+});
+
+describe('rawEventsJsonArray', () => {
+  it('writes what asReadEvent gives for every event, across chunk boundaries, on both paths', async () => {
+    const events: RrwebEvent[] = Array.from({ length: 3000 }, (_, i) => ({ type: 3, timestamp: 1000 + i, data: { text: 'x'.repeat(i % 97), n: i }, ...(i % 2 ? { sequenceId: i } : {}) }));
+    events.push({ type: 2, timestamp: 5000, data: { big: 'y'.repeat(200_000) } });
+    const payload = bytes(JSON.stringify(events));
+    for (const runs of [[splitEvents(payload)!], [parsedToRaw(payload)]]) {
+      const text = await readAll(rawEventsJsonArray((async function* () { yield* runs; })()));
+      expect(JSON.parse(text)).toEqual(events.map(asReadEvent));
+    }
+    expect(await readAll(rawEventsJsonArray((async function* () {})()))).toBe('[]');
+  });
+});
