@@ -1,5 +1,5 @@
 // Links of one recording, relative like rrweb Cloud's (`/recordings/{id}`), or absolute under
-// PUBLIC_BASE_URL when it is set. With a presigned query (recording-links.signer.ts) the *Signed
+// PUBLIC_BASE_URL when it is set. With a presigned query (auth/link-signer.ts) the *Signed
 // variants open the recording's detail, events, player and screenshots without other credentials:
 // one signature covers every read resource of the recording (see auth/presign.ts).
 export interface RecordingLinks {

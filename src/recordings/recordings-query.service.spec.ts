@@ -2,7 +2,7 @@ import { AppError } from '../common/app-error';
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../infrastructure/clickhouse/sql';
 import type { RecordingEventsService } from './recording-events.service';
-import type { LinkSigner } from './recording-links.signer';
+import type { LinkSigner } from '../auth/link-signer';
 import { RecordingsQueryService } from './recordings-query.service';
 
 const id = '550e8400-e29b-41d4-a716-446655440000';
@@ -11,7 +11,7 @@ const summary = { recording_id: id, started_at: '100', ended_at: '250', event_co
 function service(rows: (q: string) => unknown[] | Error, exists = false) {
   const ch = { rows: async (q: Sql) => { const r = rows(q.text); if (r instanceof Error) throw r; return r; } } as unknown as ClickHouse;
   const events = { exists: async () => exists } as unknown as RecordingEventsService;
-  const signer = { baseUrl: '', forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }) } as unknown as LinkSigner;
+  const signer = { base: '', forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }) } as unknown as LinkSigner;
   return new RecordingsQueryService(ch, events, signer);
 }
 

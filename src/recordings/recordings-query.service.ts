@@ -7,7 +7,7 @@ import { AppError, notFound } from '../common/app-error';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { bySelectivity } from './metadata-filter.counts';
 import { recordingLinks } from './recording-links';
-import { LinkSigner, LinkSigning } from './recording-links.signer';
+import { LinkSigner, LinkSigning } from '../auth/link-signer';
 import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
 import { fromReadModel } from './recordings-query.read-model';
@@ -72,6 +72,6 @@ export class RecordingsQueryService {
   }
 
   private links(recordingId: string, signing?: LinkSigning) {
-    return recordingLinks(recordingId, this.signer.baseUrl, signing?.query({ kind: 'recording', recordingId }));
+    return recordingLinks(recordingId, this.signer.base, signing?.query({ kind: 'recording', recordingId }));
   }
 }

@@ -53,7 +53,7 @@ export class RecordingsController {
   @ApiParam({ name: 'recordingId', format: 'uuid' })
   @signedUrlsQuery
   @ApiResponse({ status: 200, schema: recordingDetailSchema })
-  @ApiBadRequest('recordingId not a UUID, includeSignedUrls not true/false, or includeSignedUrls without a signing key', 'includeSignedUrls=true needs a signing key for this tenant; …')
+  @ApiBadRequest('recordingId not a UUID, includeSignedUrls not true/false, or includeSignedUrls without a signing key', 'Signed URLs need a signing key for this tenant; …')
   @ApiTextError(404, 'The tenant has no such recording', 'Recording not found')
   async get(@Param('recordingId') rawId: string, @Query() query: Record<string, unknown>, @CurrentAuth() auth: AuthContext) {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');

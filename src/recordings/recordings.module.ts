@@ -2,13 +2,12 @@ import { Module } from '@nestjs/common';
 import { RecordingDeletionController } from './recording-deletion.controller';
 import { RecordingEventsController } from './recording-events.controller';
 import { RecordingEventsService } from './recording-events.service';
-import { LinkSigner } from './recording-links.signer';
 import { RecordingsController } from './recordings.controller';
 import { RecordingsQueryService } from './recordings-query.service';
 
 @Module({
   controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController],
-  providers: [RecordingEventsService, RecordingsQueryService, LinkSigner],
-  exports: [RecordingEventsService, RecordingsQueryService, LinkSigner],
+  providers: [RecordingEventsService, RecordingsQueryService],
+  exports: [RecordingEventsService, RecordingsQueryService],
 })
 export class RecordingsModule {}

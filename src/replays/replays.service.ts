@@ -51,6 +51,8 @@ export class ReplaysService {
   }
 
   async list(tenantId: string, groupingProp: string, limit: number, offset: number, signed: boolean) {
+    // Signed before the query: 400 without a signing key even for an empty page, as for recordings.
+    const signing = signed ? this.signer.forTenant(tenantId) : undefined;
     const { rows, hasMore } = await this.groups.listGroups(tenantId, groupingProp, limit, offset);
     const base = this.signer.base;
     const replays: ReplayListItem[] = rows.map((r) => {
@@ -64,14 +66,14 @@ export class ReplaysService {
         duration: Math.max(0, r.endedAt - r.startedAt),
         links: { self: base + path, events: `${base}${path}/events` },
       };
-      if (signed) {
-        const s = this.signer.sign(tenantId, { kind: 'replay', groupingProp, replayValue: r.value });
-        item.links.selfSigned = `${base}${path}?${s.query}`;
-        item.links.eventsSigned = `${base}${path}/events?${s.query}`;
-        item.signedUrlsExpireAt = s.expires;
+      if (signing) {
+        const query = signing.query({ kind: 'replay', groupingProp, replayValue: r.value });
+        item.links.selfSigned = `${base}${path}?${query}`;
+        item.links.eventsSigned = `${base}${path}/events?${query}`;
+        item.signedUrlsExpireAt = signing.expires;
       }
       return item;
     });
-    return { replays, limit, offset, hasMore };
+    return { replays, limit, offset, hasMore, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
   }
 }

@@ -171,8 +171,13 @@ describe('GET /recordings', () => {
       const r = await pollUntil(() => list('includeSignedUrls=true', key), (x) => x.status !== 401, 10_000);
       expect(r.status).toBe(400);
       expect(r.headers.get('content-type')).toMatch(/text\/plain/);
-      expect(r.text).toMatch(/needs a signing key/);
+      expect(r.text).toMatch(/need a signing key/);
       expect((await list('includeSignedUrls=false', key)).json()).toEqual({ recordings: [], limit: 50, offset: 0, hasMore: false });
+      // The replay listing says the same, also for an empty page.
+      const replays = await api('/replays/sessionId?includeSignedUrls=true', { key });
+      expect(replays.status).toBe(400);
+      expect(replays.text).toMatch(/need a signing key/);
+      expect((await api('/replays/sessionId', { key })).json()).toMatchObject({ replays: [], hasMore: false });
     });
   });
 });
