@@ -112,8 +112,9 @@ describe('projections', () => {
       await ch.command(sql`RENAME TABLE recording_minutes_away TO recording_minutes`);
     }
     const c = await pollUntil(() => recordingCounts(ch, tenant(), id), (x) => x.minuteEvents === 12, 60_000);
+    // Stored twice or more (seen above, while the write failed), counted once. The raw copies are not
+    // checked again here: a background merge may already have folded them.
     expect(c).toMatchObject({ batches: 1, events: 12, minuteEvents: 12 });
-    expect(c.raw).toBeGreaterThanOrEqual(2);
   });
 
   it('hides a deleted recording, and shows what is written after its deletion', async () => {
