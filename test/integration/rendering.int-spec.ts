@@ -333,7 +333,7 @@ describe('rendering with Chromium', () => {
       const { page, problems } = await open('mode=capture');
       const s = await state(page);
       expect(s).toMatchObject({ ready: true, header: false, controller: false, playing: false });
-      expect(Math.max(s.playerBox.width / 1024, s.playerBox.height / 768)).toBeGreaterThan(0.99);
+      expect(Math.max(s.playerBox!.width / 1024, s.playerBox!.height / 768)).toBeGreaterThan(0.99);
       expect(problems).toEqual([]);
       await page.context().close();
     });
