@@ -78,9 +78,12 @@ export const configSchema = z.object({
 
   /** How often the projector role deletes recordings past their tenant's retention period (0: never). */
   RETENTION_SWEEP_SECONDS: int(0, 7 * 86400).default(3600),
-  /** Projection batch size and idle fetch wait. */
+  /** Most messages per projector batch (one ClickHouse insert per table). */
   PROJECTOR_BATCH: int(1, 10000).default(500),
-  PROJECTOR_FETCH_EXPIRES_MS: int(100, 60000).default(1000),
+  /** How long a projector's pull waits for the first message when idle (nats.js requires >= 1000). */
+  PROJECTOR_FETCH_EXPIRES_MS: int(1000, 60000).default(1000),
+  /** After a batch's first message, how long a partial batch may fill before it is written. */
+  PROJECTOR_LINGER_MS: int(0, 5000).default(100),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

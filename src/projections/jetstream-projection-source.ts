@@ -1,7 +1,7 @@
 // A projection's durable pull consumer on TAPEDECK_EVENTS. Messages arrive headers-only (the
 // Td-Summary header is all an `ev` needs); payloads of the kinds a projection asks for are read by
-// sequence with direct get. This file is the projector's admin plane: it creates the consumer,
-// updates its limits, and refuses to start on drift of its shape (filter, ack policy, headers-only).
+// sequence with direct get. It creates the consumer, updates its limits, refuses to start on drift
+// of its shape (filter, ack policy, headers-only), and pulls batches (see `fetch`).
 import { Logger } from '@nestjs/common';
 import type { Consumer, ConsumerInfo, JsMsg } from 'nats';
 import type { AppConfig } from '../config/config';
@@ -14,7 +14,7 @@ import { consumerName, projectorConsumerConfig } from './consumer-config';
 import { toProjectionMessage } from './js-message';
 import { isConsumerNotFound, isNoMessage, isStreamNotFound } from './nats-errors';
 import type { Projection, ProjectionMessage } from './projection';
-import type { Delivery, ProjectionLag, ProjectionSource } from './projection-ports';
+import type { Delivery, FetchWait, ProjectionLag, ProjectionSource } from './projection-ports';
 
 export class ConsumerDriftError extends Error {}
 
@@ -62,17 +62,36 @@ export class JetStreamProjectionSource implements ProjectionSource {
     this.consumer = await this.nats.js.consumers.get(EVENTS_STREAM, this.name);
   }
 
-  async fetch(max: number, expiresMs: number): Promise<Delivery[]> {
+  /**
+   * Latency at low rates, batches at high rates. A pull of `max` messages would wait for `max`
+   * messages or its expiry (at 100 messages/s that is always the expiry, so every message waited up
+   * to `expiresMs`); instead a pull of one message long-polls for the first, then, unless the
+   * consumer already has a full batch pending, `lingerMs` pass and one no-wait pull takes whatever
+   * has arrived (up to `max - 1`). A no-wait pull ends on the server's answer and has no client-side
+   * timer that could drop a message still in flight (which would then wait out ack_wait).
+   * nats.js refuses `fetch` expiries under 1000 ms, which is why the short wait is not an expiry.
+   */
+  async fetch(max: number, wait: FetchWait): Promise<Delivery[]> {
     if (!this.consumer) await this.ensure();
+    let first: JsMsg[];
     try {
-      const it = await this.consumer!.fetch({ max_messages: max, expires: expiresMs });
-      const out: Delivery[] = [];
-      for await (const m of it) out.push(delivery(m));
-      return out;
+      first = await drain(await this.consumer!.fetch({ max_messages: 1, expires: wait.expiresMs }));
+      // A pull on a consumer deleted before it was sent just expires: an idle consumer may be gone.
+      if (first.length === 0) await this.nats.jsm.consumers.info(EVENTS_STREAM, this.name);
     } catch (e) {
       if (isConsumerNotFound(e)) this.consumer = undefined;
       throw e;
     }
+    if (first.length === 0 || max === 1) return first.map(delivery);
+    if (first[0].info.pending < max - 1 && wait.lingerMs > 0) await sleep(wait.lingerMs);
+    let rest: JsMsg[] = [];
+    try {
+      rest = await drain(this.nats.js.fetch(EVENTS_STREAM, this.name, { batch: max - 1, no_wait: true }));
+    } catch (e) {
+      // The first message is in hand: project it; the next pull meets the failure again.
+      this.logger.warn({ msg: 'no-wait pull failed; projecting the first message alone', consumer: this.name, err: String((e as Error)?.message ?? e) });
+    }
+    return [...first, ...rest].map(delivery);
   }
 
   loadBodies(messages: ProjectionMessage[]): Promise<void> {
@@ -98,6 +117,14 @@ export class JetStreamProjectionSource implements ProjectionSource {
     }
     return lag;
   }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function drain(it: AsyncIterable<JsMsg>): Promise<JsMsg[]> {
+  const out: JsMsg[] = [];
+  for await (const m of it) out.push(m);
+  return out;
 }
 
 function delivery(m: JsMsg): Delivery {

@@ -27,11 +27,23 @@ export interface ProjectionLag {
   oldestUnprojectedAgeSeconds: number;
 }
 
+export interface FetchWait {
+  /** Long-poll for the first message (the idle wait). */
+  expiresMs: number;
+  /** After the first message, how long to let a partial batch fill (0: take only what is there). */
+  lingerMs: number;
+}
+
 /** The durable consumer of one projection (JetStream in production). */
 export interface ProjectionSource {
   /** Creates the consumer if missing, updates mutable limits, refuses drift of its shape. */
   ensure(): Promise<void>;
-  fetch(max: number, expiresMs: number): Promise<Delivery[]>;
+  /**
+   * Up to `max` messages: waits up to `wait.expiresMs` for the first one, then, unless a full batch
+   * is already pending, up to `wait.lingerMs` more for others to arrive, and returns what it has.
+   * An empty array means nothing arrived within `expiresMs`.
+   */
+  fetch(max: number, wait: FetchWait): Promise<Delivery[]>;
   /** Fills `data` of messages whose kind needs a payload (they arrive headers-only). */
   loadBodies(messages: ProjectionMessage[]): Promise<void>;
   lag(): Promise<ProjectionLag>;

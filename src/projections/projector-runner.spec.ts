@@ -1,7 +1,7 @@
 import { retryDelayMs } from './backoff';
 import type { Projection, ProjectionMessage, ProjectionOutput } from './projection';
 import type { ProjectionStats } from './projection-metrics';
-import type { DeletedRecording, Delivery, ProjectionLag, ProjectionSink, ProjectionSource } from './projection-ports';
+import type { DeletedRecording, Delivery, FetchWait, ProjectionLag, ProjectionSink, ProjectionSource } from './projection-ports';
 import { ProjectorRunner } from './projector-runner';
 
 type Log = string[];
@@ -51,6 +51,7 @@ class FakeSink implements ProjectionSink {
 class FakeSource implements ProjectionSource {
   ensures = 0;
   fetchSizes: number[] = [];
+  waits: FetchWait[] = [];
   failBodies = 0;
   constructor(
     private readonly log: Log,
@@ -61,8 +62,9 @@ class FakeSource implements ProjectionSource {
     this.ensures++;
     this.log.push('ensure');
   }
-  async fetch(max: number) {
+  async fetch(max: number, wait: FetchWait) {
     this.fetchSizes.push(max);
+    this.waits.push(wait);
     const next = this.script.shift();
     if (!next) {
       this.abort.abort();
@@ -111,7 +113,7 @@ function setup() {
   const sleeps: number[] = [];
   const runner = new ProjectorRunner(
     { projection, source, sink, stats, logger: quiet, sleep: async (ms) => void sleeps.push(ms) },
-    { batch: 100, expiresMs: 1000, maxDeliver: 20 },
+    { batch: 100, expiresMs: 1000, lingerMs: 100, maxDeliver: 20 },
   );
   const deliveries = (seqs: number[], count = 1) => seqs.map((s) => new FakeDelivery(msg(s), log, count));
   return { log, abort, sink, source, stats, sleeps, runner, deliveries };
@@ -197,5 +199,6 @@ describe('ProjectorRunner', () => {
     const { runner, source, abort } = setup();
     await runner.run(abort.signal);
     expect(source.ensures).toBe(1);
+    expect(source.waits[0]).toEqual({ expiresMs: 1000, lingerMs: 100 });
   });
 });

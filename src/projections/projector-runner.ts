@@ -1,11 +1,13 @@
-// Runs one projection over its durable consumer. Contract: a fetched batch is applied, written with
-// one insert per table (then its deletions), and only then is every message acknowledged. If
-// anything fails, every message of the batch is nak'ed with a growing delay (never term'ed: an
-// outage must not become data loss), fetching pauses until ClickHouse answers again (so an outage
-// does not use up max_deliver), and the next messages are taken one at a time so that one bad
-// message cannot hold back the rest. A failing fetch (consumer deleted, NATS restarted) re-ensures
-// the consumer. Workers sharing the consumer may write a message twice; rows are versioned by
-// stream sequence, so copies collapse.
+// Runs one projection over its durable consumer. A batch is what has arrived within the linger
+// after its first message (a full batch at once when that many are pending), so a quiet stream is
+// projected within about the linger plus one insert and a busy one in large batches. Contract: a
+// fetched batch is applied, written with one insert per table (then its deletions), and only then
+// is every message acknowledged. If anything fails, every message of the batch is nak'ed with a
+// growing delay (never term'ed: an outage must not become data loss), fetching pauses until
+// ClickHouse answers again (so an outage does not use up max_deliver), and the next messages are
+// taken one at a time so that one bad message cannot hold back the rest. A failing fetch (consumer
+// deleted, NATS restarted) re-ensures the consumer. Workers sharing the consumer may write a
+// message twice; rows are versioned by stream sequence, so copies collapse.
 import { Logger } from '@nestjs/common';
 import { retryDelayMs } from './backoff';
 import type { Projection } from './projection';
@@ -15,7 +17,10 @@ import { writeOutput } from './write-output';
 
 export interface RunnerOptions {
   batch: number;
+  /** Long-poll for the first message of a batch. */
   expiresMs: number;
+  /** After the first message, how long a partial batch may fill before it is written. */
+  lingerMs: number;
   /** The consumer's max_deliver: a nak on the last allowed delivery is reported as exhausted. */
   maxDeliver: number;
   /** How often `working` is signalled while a batch is being written. */
@@ -72,7 +77,7 @@ export class ProjectorRunner {
         }
         if (this.deps.stats.consecutiveFailures > 0) await this.waitForSink(signal);
         if (signal.aborted) break;
-        const deliveries = await source.fetch(this.isolate > 0 ? 1 : this.opts.batch, this.opts.expiresMs);
+        const deliveries = await source.fetch(this.isolate > 0 ? 1 : this.opts.batch, { expiresMs: this.opts.expiresMs, lingerMs: this.opts.lingerMs });
         fetchFailures = 0;
         if (deliveries.length > 0) await this.handle(deliveries);
       } catch (e) {
