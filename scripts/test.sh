@@ -6,5 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 export PATH="$PATH:/usr/sbin"
 npm run build --silent
+# Jest strips types without checking them: type-check the tests and the bench code here.
+npx tsc --noEmit -p test/tsconfig.json
+npx tsc --noEmit -p bench/tsconfig.json
 npx jest --selectProjects unit --ci "$@"
 npx jest --selectProjects e2e --ci --runInBand "$@"
