@@ -28,7 +28,7 @@ export interface Ack {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What a client saw: acknowledged batches with their markers, refusals by status. */
-abstract class Ingester {
+export abstract class Ingester {
   readonly acked = new Map<string, Ack>();
   /** Markers of every event of every acknowledged batch. */
   readonly ackedMarkers: string[] = [];
@@ -284,4 +284,19 @@ export function compareMarkers(acked: string[], stored: MarkedEvent[]): { missin
     duplicated: [...counts].filter(([, c]) => c > 1).map(([m]) => m),
     unexpected: [...counts.keys()].filter((m) => !ackedSet.has(m)),
   };
+}
+
+/**
+ * Asserts that every event the clients had acknowledged is stored exactly once in its recording and
+ * nothing else is (clients may share a recording). Returns a line describing what the clients saw.
+ */
+export async function expectAckedStoredOnce(baseUrl: string, secretKey: string, clients: Ingester[]): Promise<string> {
+  for (const id of new Set(clients.map((c) => c.recordingId))) {
+    const stored = await readEvents(baseUrl, secretKey, id);
+    const acked = clients.filter((c) => c.recordingId === id).flatMap((c) => c.ackedMarkers);
+    expect(compareMarkers(acked, stored)).toEqual({ missing: [], duplicated: [], unexpected: [] });
+    expect(stored.length).toBe(acked.length);
+  }
+  const dup = clients.reduce((n, c) => n + [...c.acked.values()].filter((a) => a.duplicate).length, 0);
+  return `${clients.map((c) => `${c.prefix} ${c.acked.size} batches acked, failures ${JSON.stringify(c.failures)}`).join('; ')}; ${dup} retries answered duplicate`;
 }
