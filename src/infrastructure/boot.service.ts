@@ -4,6 +4,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { NatsError } from 'nats';
 import { applyBootstrapTenant } from '../auth/bootstrap-tenant';
+import { AppError } from '../common/app-error';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ClickHouse } from './clickhouse/clickhouse-client';
@@ -31,7 +32,7 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit() {
     await this.retryingNats('provision streams', () => provisionStreams(this.nats, this.cfg));
     await this.retryingNats('open the tenant registry', () => this.registry.start());
-    if (await applyBootstrapTenant(this.registry, this.cfg)) {
+    if (await this.retryingNats('apply the bootstrap tenant', () => applyBootstrapTenant(this.registry, this.cfg))) {
       const id = this.cfg.TAPEDECK_BOOTSTRAP_TENANT_ID!;
       for (let i = 0; i < 100 && !this.registry.authenticate(this.cfg.TAPEDECK_BOOTSTRAP_SECRET_KEY!); i++) await sleep(20);
       this.logger.log({ msg: 'bootstrap tenant ready', tenantId: id });
@@ -43,7 +44,8 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
   /**
    * Runs a start-up step again while NATS answers with its own errors (a fresh cluster still electing
    * its JetStream meta leader times out; two instances booting at once race to create the same
-   * stream or bucket). Our own refusals (plain Errors, e.g. a stream with other subjects) fail at once.
+   * stream, bucket or bootstrap tenant). Our own refusals (plain Errors, e.g. a stream with other
+   * subjects; bad bootstrap keys) fail at once.
    */
   private async retryingNats<T>(what: string, step: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + BOOT_NATS_RETRY_MS;
@@ -51,7 +53,10 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
       try {
         return await step();
       } catch (e) {
-        if (!(e instanceof NatsError) || Date.now() > deadline || this.stopped) throw e;
+        // A read right after a write (e.g. the tenant just created, read back by createKey) may be
+        // answered by a replica that has not seen it yet: "not found" is transient here too.
+        const transient = e instanceof NatsError || (e instanceof AppError && e.code === 'not_found');
+        if (!transient || Date.now() > deadline || this.stopped) throw e;
         this.logger.warn({ msg: `could not ${what}; retrying`, attempt, err: String((e as Error).message).slice(0, 300) });
         await sleep(Math.min(2000, 250 * attempt));
       }

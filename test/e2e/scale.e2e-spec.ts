@@ -45,10 +45,9 @@ slow('scale-out: NATS cluster, two service instances sharing the projectors, one
 
   beforeAll(async () => {
     stack = await PrivateStack.start({ cluster: true, env: { TAPEDECK_ROLE: 'all', PROJECTOR_BATCH: '50' } });
-    // One after the other: see docs/reliability.md (a second instance booting while the first creates
-    // the R3 tenants bucket may time out on its first direct get, exit, and need a restart).
-    one = await stack.startService('one');
-    two = await stack.startService('two');
+    // Both at once on the fresh cluster: they race to create the stream, the R3 tenants bucket and the
+    // bootstrap tenant, and start-up must ride that out (boot.service.ts retries NATS steps).
+    [one, two] = await Promise.all([stack.startService('one'), stack.startService('two')]);
     pages = await PageServer.start({ '/': () => page(one.url, stack.keys.publicKey) });
     browser = await launchChromium();
   });
