@@ -1,13 +1,15 @@
-// The built browser recorder (dist/sdk/recorder.js and its source map), read from disk once and kept
-// in memory with a strong ETag. A file that is missing is looked for again on the next request.
+// The browser scripts the service hands out, read from disk once and kept in memory with a strong
+// ETag: our recorder (dist/sdk/recorder.js and its source map) and rrweb's official script-tag client
+// (@rrweb/browser-client's UMD build, unchanged), served at /record.js as rrweb Cloud's API host does.
+// A file that is missing is looked for again on the next request.
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const SDK_ASSET_DIR = Symbol('SDK_ASSET_DIR');
 
-export type SdkAssetName = 'recorder.js' | 'recorder.js.map';
+export type SdkAssetName = 'recorder.js' | 'recorder.js.map' | 'record.js';
 
 export interface SdkAsset {
   body: Buffer;
@@ -18,7 +20,14 @@ export interface SdkAsset {
 const CONTENT_TYPES: Record<SdkAssetName, string> = {
   'recorder.js': 'application/javascript; charset=utf-8',
   'recorder.js.map': 'application/json; charset=utf-8',
+  'record.js': 'application/javascript; charset=utf-8',
 };
+
+/** rrweb's official browser client, minified UMD (global `rrwebBrowserClient`; reads its script tag). */
+function officialClientPath(): string {
+  // The package exports only its entry points: dist/browser-client.cjs -> ../umd/browser-client.min.js
+  return join(dirname(require.resolve('@rrweb/browser-client')), '..', 'umd', 'browser-client.min.js');
+}
 
 @Injectable()
 export class SdkAssetService {
@@ -35,7 +44,7 @@ export class SdkAssetService {
     if (cached) return cached;
     let body: Buffer;
     try {
-      body = readFileSync(join(this.dir, name));
+      body = readFileSync(name === 'record.js' ? officialClientPath() : join(this.dir, name));
     } catch {
       return null;
     }

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ErrorFilter } from '../common/error.filter';
 import { SDK_ASSET_DIR, SdkAssetService } from './sdk-asset.service';
 import { SdkController } from './sdk.controller';
@@ -54,5 +54,15 @@ describe('SdkController', () => {
     const res = await get('/sdk/recorder.js.map');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  it("serves rrweb's official browser client at /record.js, unchanged", async () => {
+    const res = await get('/record.js');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    const shipped = readFileSync(join(dirname(require.resolve('@rrweb/browser-client')), '..', 'umd', 'browser-client.min.js'), 'utf8');
+    expect(res.body).toBe(shipped);
+    expect(res.body).toContain('rrwebBrowserClient');
   });
 });

@@ -36,6 +36,23 @@ export class SdkController {
     return this.serve('recorder.js.map', req, reply);
   }
 
+  @Get('record.js')
+  @ApiOperation({
+    summary: "rrweb's official browser client (script-tag SDK)",
+    description:
+      '@rrweb/browser-client\'s UMD build, unchanged, as rrweb Cloud serves it at /record.js: ' +
+      '`<script src="https://HOST/record.js" autostart>{ "publicApiKey": "public_key_svc_...", "serverUrl": "/recordings/{recordingId}/events/ws" }</script>`. ' +
+      'Without serverUrl the client derives https://HOST/recordings/{recordingId}/events/ws from the script\'s host (no port), so set it when the service is not on https port 443. ' +
+      'The global is rrwebBrowserClient. Public, cacheable for 5 minutes, loadable from any origin.',
+  })
+  @ApiProduces('application/javascript')
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag of a cached copy; answered with 304 when unchanged' })
+  @ApiResponse({ status: 200, description: 'The script (ETag, Cache-Control: public, max-age=300, Access-Control-Allow-Origin: *)' })
+  @ApiResponse({ status: 304, description: 'Not modified' })
+  officialClient(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.serve('record.js', req, reply);
+  }
+
   private serve(name: SdkAssetName, req: FastifyRequest, reply: FastifyReply) {
     const asset = this.assets.get(name);
     if (!asset) throw notFound(`${name} is not built`);

@@ -11,6 +11,18 @@ import { pollUntil } from '../harness/poll-until';
 
 const CLIENT_UMD = readFileSync(require.resolve('@rrweb/browser-client').replace(/browser-client\.cjs$/, 'browser-client.umd.cjs'), 'utf8');
 
+/** rrweb Cloud's script-tag form: the client served by the service itself, configured by the tag's body. */
+const scriptTag = (base: string, key: string) => `<!doctype html><html><head><title>script tag</title></head><body>
+<h1>Official client from /record.js</h1><button id="go" onclick="this.textContent += '!'">Go</button>
+<script>window.__sent = []; window.__emit = function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); };</script>
+<script src="${base}/record.js" autostart>{
+  // comments and trailing commas are allowed here
+  "publicApiKey": ${JSON.stringify(key)},
+  "serverUrl": "/recordings/{recordingId}/events/ws",
+  "meta": { "suite": "official-client", "transport": "tag" },
+  "emit": "__emit",
+}</script></body></html>`;
+
 const html = (base: string, key: string, tag: string) => `<!doctype html><html><head><title>official client</title>
 <script src="/client.js"></script></head><body><h1>Official client ${tag}</h1><button id="go" onclick="this.textContent += '!'">Go</button>
 <script>window.__sent = [];
@@ -27,7 +39,7 @@ describe('@rrweb/browser-client against Tapedeck', () => {
   beforeAll(async () => {
     browser = await launchChromium();
     const { baseUrl, publicKey } = testEnv();
-    pages = await PageServer.start({ '/ws': () => html(baseUrl, publicKey, 'ws'), '/http': () => html(baseUrl, publicKey, 'http'), '/client.js': CLIENT_UMD });
+    pages = await PageServer.start({ '/ws': () => html(baseUrl, publicKey, 'ws'), '/http': () => html(baseUrl, publicKey, 'http'), '/client.js': CLIENT_UMD, '/tag': () => scriptTag(baseUrl, publicKey) });
   });
   afterAll(async () => {
     await browser?.close();
@@ -62,6 +74,7 @@ describe('@rrweb/browser-client against Tapedeck', () => {
   it.each([
     ['WebSocket', '/ws', false],
     ['HTTP fallback', '/http', true],
+    ['WebSocket, loaded as a script tag from /record.js', '/tag', false],
   ])('stores what it sends over %s, and its recording-meta as metadata', async (_name, path, block) => {
     const { id, page } = await record(path as string, block as boolean);
     // The fallback POSTs every 5 s; the WebSocket path flushes within a second.
