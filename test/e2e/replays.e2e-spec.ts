@@ -6,7 +6,6 @@
 // at the right moments. Last, a deleted recording must leave the group at once, before the ClickHouse
 // mutation removes its rows (merges, hence mutations, are stopped meanwhile).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sql } from '../../src/infrastructure/clickhouse/sql';
 import { launchChromium } from '../harness/browser';
@@ -14,11 +13,10 @@ import { testEnv } from '../harness/env';
 import { api, postEvents, Res, sampleEvents } from '../harness/http';
 import { PageServer } from '../harness/page-server';
 import { pollUntil } from '../harness/poll-until';
+import { playToEnd } from '../harness/replayer';
 import { createTenant, nowSeconds, presign, qs, TenantCreds } from './auth-fixtures';
 import { clickhouse } from './projections-fixtures';
 
-const REPLAY_UMD = join(dirname(require.resolve('@rrweb/replay')), 'replay.umd.min.cjs');
-const REPLAY_CSS = require.resolve('@rrweb/replay/dist/style.css');
 const GAP_MS = 1000; // PAGE_VIEW_GAP_MS, as documented on GET /replays/{groupingProp}/{replayValue}
 const STEP_MS = 700; // real time between two steps of the browsing session
 
@@ -327,24 +325,8 @@ describe('the composed replay in rrweb\'s Replayer', () => {
     });
     try {
       await player.goto(`${pages.url}/player`);
-      await player.addStyleTag({ path: REPLAY_CSS });
-      await player.addScriptTag({ path: REPLAY_UMD });
       const duration = replay.events[replay.events.length - 1].timestamp;
-      const finishedAt = await player.evaluate(
-        ({ events, timeoutMs }) =>
-          new Promise<number>((resolve, reject) => {
-            const w = window as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-            const replayer = new w.rrwebReplay.Replayer(events, { root: document.getElementById('root'), speed: 8 });
-            w.replayer = replayer;
-            const timer = setTimeout(() => reject(new Error(`no finish after ${timeoutMs} ms`)), timeoutMs);
-            replayer.on('finish', () => {
-              clearTimeout(timer);
-              resolve(replayer.getCurrentTime());
-            });
-            replayer.play();
-          }),
-        { events: replay.events, timeoutMs: 30_000 },
-      );
+      const finishedAt = await playToEnd(player, replay.events, 8, 30_000);
       expect(finishedAt).toBeGreaterThanOrEqual(duration);
 
       const shownAt = (time: number) =>

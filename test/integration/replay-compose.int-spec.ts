@@ -7,10 +7,9 @@ import { EventType, ReadEvent, RrwebEvent } from '../../src/domain/rrweb-event';
 import { splitPageViews } from '../../src/replays/page-view';
 import { composeEventsInMemory, PAGE_VIEW_GAP_MS, planPageViews } from '../../src/replays/replay-composer';
 import { pollUntil } from '../harness/poll-until';
+import { playToEnd } from '../harness/replayer';
 
 const RECORD_UMD = join(dirname(require.resolve('@rrweb/record')), 'record.umd.min.cjs');
-const REPLAY_UMD = join(dirname(require.resolve('@rrweb/replay')), 'replay.umd.min.cjs');
-const REPLAY_CSS = require.resolve('@rrweb/replay/dist/style.css');
 const ORIGIN = 'http://tapedeck.test'; // served by page routing below, never fetched
 const SPEED = 8;
 
@@ -139,24 +138,7 @@ describe('replay composition in Chromium', () => {
         if (message.type() === 'warning') warnings.push(message.text());
       });
       await player.setContent('<!doctype html><html><head></head><body><div id="root"></div></body></html>');
-      await player.addStyleTag({ path: REPLAY_CSS });
-      await player.addScriptTag({ path: REPLAY_UMD });
-
-      const finishedAt = await player.evaluate(
-        ({ events, speed, timeoutMs }) =>
-          new Promise<number>((resolve, reject) => {
-            const w = window as unknown as { rrwebReplay: { Replayer: new (e: unknown[], o: object) => any }; replayer: any };
-            const replayer = new w.rrwebReplay.Replayer(events, { root: document.getElementById('root'), speed });
-            w.replayer = replayer;
-            const timer = setTimeout(() => reject(new Error(`no finish after ${timeoutMs} ms`)), timeoutMs);
-            replayer.on('finish', () => {
-              clearTimeout(timer);
-              resolve(replayer.getCurrentTime());
-            });
-            replayer.play();
-          }),
-        { events: composed, speed: SPEED, timeoutMs: 25_000 },
-      );
+      const finishedAt = await playToEnd(player, composed, SPEED, 25_000);
       expect(finishedAt).toBeGreaterThanOrEqual(duration);
 
       // Seek into the gap after each page view (the Replayer applies events strictly before the seek
