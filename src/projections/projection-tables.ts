@@ -1,5 +1,5 @@
 // ClickHouse tables written by projections. Their DDL lives only in the numbered migrations
-// (001 to 003); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
+// (001 to 004); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
 // cannot diverge.
 export const T = {
   batches: 'recording_batches',
@@ -9,5 +9,7 @@ export const T = {
   metadataByKey: 'recording_metadata_by_key',
   /** One row per `ev` summary; ReplacingMergeTree keeps the earliest start (migration 003). */
   recordings: 'recordings',
+  /** recording_batches' summary columns sorted by (tenant_id, min_ts): the unfiltered listing (migration 004). */
+  timeline: 'recording_timeline',
   deleted: 'deleted_recordings',
 } as const;

@@ -42,6 +42,9 @@ describe('recording projection', () => {
         type_keys: [2, 3, 4], type_counts: [1, 1, 1], ingested_at: 1_000_007,
       },
     ]);
+    // The same summary sorted by time, without event types (the unfiltered listing reads it).
+    const { type_keys: _keys, type_counts: _counts, ...timelineRow } = out.rows[T.batches][0];
+    expect(out.rows[T.timeline]).toEqual([timelineRow]);
     expect(out.rows[T.recordings]).toEqual([{ tenant_id: TENANT, recording_id: REC, started_at: 60_000, seq: 7 }]);
     expect(out.rows[T.metadataByKey]).toEqual(out.rows[T.metadata]);
     expect(out.rows[T.minutes]).toEqual([
@@ -98,7 +101,7 @@ describe('recording projection', () => {
     expect(out.rows[T.batches].map((r) => [r.recording_id, r.seq])).toEqual([[OTHER, 3], [REC, 6]]);
     expect(out.rows[T.metadata].every((r) => r.seq !== 2)).toBe(true);
     expect(out.rows[T.recordings].map((r) => r.recording_id)).toEqual([OTHER, REC]);
-    expect(out.deletions).toEqual([{ tables: [T.batches, T.minutes, T.recordings, T.metadata, T.metadataByKey], tenantId: TENANT, recordingId: REC, beforeSeq: 5 }]);
+    expect(out.deletions).toEqual([{ tables: [T.batches, T.timeline, T.minutes, T.recordings, T.metadata, T.metadataByKey], tenantId: TENANT, recordingId: REC, beforeSeq: 5 }]);
   });
 
   it('is deterministic: applying the same messages again gives the same rows', () => {
@@ -108,7 +111,7 @@ describe('recording projection', () => {
 
   it('declares its consumer filter, tables and payload needs', () => {
     expect(recordingProjection.filterSubject).toBe('td.rec.>');
-    expect(recordingProjection.tables).toEqual([T.batches, T.minutes, T.recordings, T.metadata, T.metadataByKey, T.deleted]);
+    expect(recordingProjection.tables).toEqual([T.batches, T.timeline, T.minutes, T.recordings, T.metadata, T.metadataByKey, T.deleted]);
     expect(recordingProjection.bodyKinds).toEqual(['meta']);
   });
 });

@@ -1,5 +1,5 @@
-// Rows from one `ev` message: its Td-Summary header becomes a recording_batches row and a recordings
-// row (start time), its per-minute counts recording_minutes rows, and its in-band metadata
+// Rows from one `ev` message: its Td-Summary header becomes a recording_batches row, the same row
+// without event types for recording_timeline, and a recordings row (start time), its per-minute counts recording_minutes rows, and its in-band metadata
 // recording_metadata rows. Only chunk 0 of
 // a chunked batch carries the summary; other chunks produce nothing.
 import type { BatchSummary } from '../domain/batch-summary';
@@ -8,6 +8,8 @@ import type { ProjectionMessage, Row } from './projection';
 
 export interface SummaryRows {
   batch: Row;
+  /** The batch row without event types (recording_timeline). */
+  timeline: Row;
   recording: Row;
   minutes: Row[];
   metadata: Row[];
@@ -40,7 +42,7 @@ export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId:
     .map(([k, n]) => [Number(k), uint(n)] as const)
     .filter(([k]) => Number.isInteger(k) && k >= 0 && k <= 65535)
     .sort((a, b) => a[0] - b[0]);
-  const batch: Row = {
+  const timeline: Row = {
     ...key,
     batch_id: batchId,
     seq: m.seq,
@@ -53,10 +55,9 @@ export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId:
     viewport_width: uint(s.vw),
     viewport_height: uint(s.vh),
     url: typeof s.url === 'string' ? s.url : '',
-    type_keys: types.map((t) => t[0]),
-    type_counts: types.map((t) => t[1]),
     ingested_at: m.timeMs,
   };
+  const batch: Row = { ...timeline, type_keys: types.map((t) => t[0]), type_counts: types.map((t) => t[1]) };
   const minutes = (Array.isArray(s.minutes) ? s.minutes : [])
     .filter((x) => Array.isArray(x) && x.length === 2)
     .map(([minute, n]) => ({ ...key, batch_id: batchId, minute: int(minute), seq: m.seq, event_count: uint(n) }));
@@ -66,5 +67,5 @@ export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId:
     .filter(([k, v]) => k.length > 0 && typeof v === 'string')
     .map(([k, v]) => ({ ...key, key: k, value: v, seq: m.seq, written_at: m.timeMs }));
   const recording: Row = { ...key, started_at: int(s.minTs), seq: m.seq };
-  return { rows: { batch, recording, minutes, metadata } };
+  return { rows: { batch, timeline, recording, minutes, metadata } };
 }

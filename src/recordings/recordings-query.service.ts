@@ -1,4 +1,5 @@
-// Listing and detail of recordings from the ClickHouse projections (see recordings-query.sql.ts).
+// Listing and detail of recordings from the ClickHouse projections (see recordings-query.sql.ts; the
+// unfiltered listing reads a time window of recording_timeline, see recordings-timeline.ts).
 // Read-your-writes: the projections lag JetStream by about a second, so a detail request for a
 // recording that JetStream holds but ClickHouse does not (yet) answers `projected: false` with an
 // empty summary instead of 404; the listing shows a recording once its first batch is projected.
@@ -12,6 +13,7 @@ import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
 import { fromReadModel } from './recordings-query.read-model';
 import { RecordingsSql } from './recordings-query.sql';
+import { timelinePage } from './recordings-timeline';
 import { MetadataRow, metadataById, RecordingView, SummaryRow, toRecordingView, toSummary } from './recordings-query.view';
 
 export interface RecordingList {
@@ -36,11 +38,10 @@ export class RecordingsQueryService {
 
   async list(tenantId: string, p: ListParams): Promise<RecordingList> {
     const signing = p.includeSignedUrls ? this.signer.forTenant(tenantId) : undefined;
-    const filters = await fromReadModel(bySelectivity(this.ch, tenantId, p.filters));
-    const rows = filters ? await fromReadModel(this.ch.rows<{ recording_id: string; started_at: string }>(RecordingsSql.page({ tenantId, filters }, p.limit, p.offset))) : [];
+    const { rows, since } = await fromReadModel(this.page(tenantId, p));
     const page = rows.slice(0, p.limit);
     const ids = page.map((r) => r.recording_id);
-    const [summaries, metadata] = ids.length ? await fromReadModel(this.details(tenantId, ids)) : [[], []];
+    const [summaries, metadata] = ids.length ? await fromReadModel(this.details(tenantId, ids, since)) : [[], []];
     const summaryOf = new Map(summaries.map((s) => [s.recording_id, s]));
     const metadataOf = metadataById(metadata);
     const recordings = page.map((r) =>
@@ -67,8 +68,15 @@ export class RecordingsQueryService {
     return { ...view, projected, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
   }
 
-  private details(tenantId: string, ids: string[]): Promise<[SummaryRow[], MetadataRow[]]> {
-    return Promise.all([this.ch.rows<SummaryRow>(RecordingsSql.summaries(tenantId, ids)), this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, ids))]);
+  /** The page's recordings (limit + 1); unfiltered listings come from a time window of recording_timeline. */
+  private async page(tenantId: string, p: ListParams): Promise<{ rows: { recording_id: string; started_at: string }[]; since?: number }> {
+    if (p.filters.length === 0) return timelinePage(this.ch, tenantId, p.limit, p.offset);
+    const filters = await bySelectivity(this.ch, tenantId, p.filters);
+    return { rows: filters ? await this.ch.rows<{ recording_id: string; started_at: string }>(RecordingsSql.page({ tenantId, filters }, p.limit, p.offset)) : [] };
+  }
+
+  private details(tenantId: string, ids: string[], since?: number): Promise<[SummaryRow[], MetadataRow[]]> {
+    return Promise.all([this.ch.rows<SummaryRow>(RecordingsSql.summaries(tenantId, ids, since)), this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, ids))]);
   }
 
   private links(recordingId: string, signing?: LinkSigning) {

@@ -42,19 +42,24 @@ export const RecordingsSql = {
    * The id filter sits inside the subquery, before the deletion join: on 18.16 a JOIN runs before
    * WHERE and turns off PREWHERE, so a filter after it would join every batch of the tenant.
    */
-  batches(tenantId: string, ids: readonly string[] | Sql, columns: 'summary' | 'stats'): Sql {
+  batches(tenantId: string, ids: readonly string[] | Sql, columns: 'summary' | 'stats', since?: number): Sql {
     const cols = columns === 'summary' ? SUMMARY_COLUMNS : STATS_COLUMNS;
     const idSet = ids instanceof Sql ? sql`(${ids})` : list([...ids]);
-    return sql`SELECT ${cols} FROM (SELECT ${cols}, seq FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN ${idSet}) ${deletionJoin(tenantId)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id`;
+    // Recordings that started at or after `since` have all their batches in that range of recording_timeline.
+    const source = since === undefined ? sql`recording_batches WHERE tenant_id = ${tenantId}` : sql`recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}`;
+    return sql`SELECT ${cols} FROM (SELECT ${cols}, seq FROM ${source} AND recording_id IN ${idSet}) ${deletionJoin(tenantId)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id`;
   },
 
-  /** Per-recording summary of the given recordings (viewport and URL of the earliest Meta event). */
-  summaries(tenantId: string, ids: readonly string[]): Sql {
+  /**
+   * Per-recording summary of the given recordings (viewport and URL of the earliest Meta event).
+   * With `since`: of recordings known to have started at or after it, read from recording_timeline.
+   */
+  summaries(tenantId: string, ids: readonly string[], since?: number): Sql {
     const viewport = sql`viewport_width > 0 AND viewport_height > 0`;
     return sql`SELECT recording_id, min(min_ts) AS started_at, max(max_ts) AS ended_at, sum(event_count) AS event_count, sum(bytes) AS bytes, sum(page_views) AS page_views,
       countIf(${viewport}) > 0 AS has_viewport, argMinIf((viewport_width, viewport_height), meta_ts, ${viewport}) AS viewport,
       argMinIf(url, meta_ts, url != '') AS first_url, max(ingested_at) AS last_activity_at
-      FROM (${RecordingsSql.batches(tenantId, ids, 'summary')}) GROUP BY recording_id`;
+      FROM (${RecordingsSql.batches(tenantId, ids, 'summary', since)}) GROUP BY recording_id`;
   },
 
   /** Latest visible value of every metadata key of the given recordings. */

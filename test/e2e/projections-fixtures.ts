@@ -67,6 +67,7 @@ export async function snapshot(ch: ClickHouse): Promise<Record<string, Record<st
   const q = (s: Sql) => ch.rows<Record<string, unknown>>(s);
   return {
     recording_batches: await q(visible('recording_batches', BATCH_COLS, ['tenant_id', 'recording_id', 'batch_id'])),
+    recording_timeline: await q(visible('recording_timeline', BATCH_COLS.filter((c) => c !== 'type_keys' && c !== 'type_counts'), ['tenant_id', 'min_ts', 'recording_id', 'batch_id'])),
     recording_minutes: await q(visible('recording_minutes', ['tenant_id', 'recording_id', 'batch_id', 'minute', 'seq', 'event_count'], ['tenant_id', 'minute', 'recording_id', 'batch_id'])),
     recording_metadata: await q(visible('recording_metadata', META_COLS, ['tenant_id', 'recording_id', 'key'])),
     recording_metadata_by_key: await q(visible('recording_metadata_by_key', META_COLS, ['tenant_id', 'key', 'value', 'recording_id'])),
