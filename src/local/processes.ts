@@ -5,16 +5,25 @@ import { mkdirSync, openSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 
+/** Ports handed out by this process: the OS may offer a just-closed port again, so never twice. */
+const handedOut = new Set<number>();
+
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = createServer();
+      s.unref();
+      s.on('error', reject);
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 export interface ManagedProcess {

@@ -23,19 +23,25 @@ export class NatsCluster {
     private readonly clusterName: string,
   ) {}
 
-  /** Starts `size` nodes and waits until JetStream has a meta leader. */
+  /**
+   * Starts `size` nodes and waits until JetStream has a meta leader. A port found free can be taken
+   * by another process's connection before nats-server binds it (the node then exits at once): the
+   * cluster is started again on fresh ports and directories, three times at most.
+   */
   static async start(dir: string, size = 3, clusterName = 'tapedeck-test'): Promise<NatsCluster> {
-    const nodes: ClusterNode[] = [];
-    for (let i = 1; i <= size; i++) nodes.push({ name: `n${i}`, port: await freePort(), clusterPort: await freePort(), dir: join(dir, `nats-n${i}`) });
-    const cluster = new NatsCluster(nodes, clusterName);
-    try {
-      await Promise.all(nodes.map((n) => cluster.startNode(n)));
-      await cluster.waitJetStream();
-    } catch (e) {
-      await cluster.stop();
-      throw e;
+    for (let attempt = 1; ; attempt++) {
+      const nodes: ClusterNode[] = [];
+      for (let i = 1; i <= size; i++) nodes.push({ name: `n${i}`, port: await freePort(), clusterPort: await freePort(), dir: join(dir, `nats-n${i}-${attempt}`) });
+      const cluster = new NatsCluster(nodes, clusterName);
+      try {
+        await Promise.all(nodes.map((n) => cluster.startNode(n)));
+        await cluster.waitJetStream();
+        return cluster;
+      } catch (e) {
+        await cluster.stop();
+        if (attempt >= 3 || !/exited with code|already in use/.test(String((e as Error)?.message))) throw e;
+      }
     }
-    return cluster;
   }
 
   /** Every node's client URL, comma-separated (NATS_URL). */
