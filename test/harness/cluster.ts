@@ -34,7 +34,10 @@ export class NatsCluster {
       for (let i = 1; i <= size; i++) nodes.push({ name: `n${i}`, port: await freePort(), clusterPort: await freePort(), dir: join(dir, `nats-n${i}-${attempt}`) });
       const cluster = new NatsCluster(nodes, clusterName);
       try {
-        await Promise.all(nodes.map((n) => cluster.startNode(n)));
+        // allSettled: when one node fails, the others have finished starting before they are stopped.
+        const started = await Promise.allSettled(nodes.map((n) => cluster.startNode(n)));
+        const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) throw failed.reason;
         await cluster.waitJetStream();
         return cluster;
       } catch (e) {

@@ -57,11 +57,22 @@ export class PrivateStack {
   /** Starts NATS (or a cluster) and ClickHouse; services are started with `startService`. */
   static async start(o: PrivateStackOptions = {}): Promise<PrivateStack> {
     const dir = mkdtempSync(join(tmpdir(), 'tapedeck-private-'));
-    const [nats, cluster, ch] = await Promise.all([
+    const parts = await Promise.allSettled([
       o.cluster ? undefined : startNats({ dir: join(dir, 'nats') }),
       o.cluster ? NatsCluster.start(dir) : undefined,
       startClickHouse({ dir: join(dir, 'clickhouse') }),
-    ]);
+    ] as const);
+    const failed = parts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      // Stop what did start: a failed start must not leave servers behind.
+      for (const r of parts) if (r.status === 'fulfilled') await r.value?.stop();
+      throw failed.reason;
+    }
+    const [nats, cluster, ch] = parts.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+      Awaited<ReturnType<typeof startNats>> | undefined,
+      NatsCluster | undefined,
+      Awaited<ReturnType<typeof startClickHouse>>,
+    ];
     const keys = randomKeys();
     const adminToken = randomBytes(24).toString('hex');
     const serviceEnv: Record<string, string> = {
