@@ -68,6 +68,9 @@ export async function playFixture(page: Page, tailMs = 300): Promise<{ before: n
   for (let i = 0; i < 4; i++) await page.click('#add');
   await page.fill('#name', 'Grace Hopper');
   await page.waitForTimeout(tailMs);
+  // rrweb records changes only: without a last one the recording would end at the fill above, and
+  // the tail would not lengthen it.
+  await page.evaluate(() => document.body.setAttribute('data-tail', 'end'));
   return { before, at, live };
 }
 
