@@ -9,6 +9,11 @@ export interface BatchSummary {
   n: number;
   /** Stored payload bytes of the batch. */
   bytes: number;
+  /**
+   * First and last event time, over the counted events only: metadata custom events are not events
+   * of the recording (reads leave them out), so they must not move its start, end or duration. A
+   * batch of nothing but metadata events (n = 0) takes their times, which only its read order uses.
+   */
   minTs: number;
   maxTs: number;
   /** Event counts by rrweb type. */
@@ -44,10 +49,12 @@ export function isMetadataEvent(e: RrwebEvent): boolean {
 export function summarizeBatch(events: RrwebEvent[], bytes: number): BatchSummary {
   const s: BatchSummary = { v: 1, n: 0, bytes, minTs: Number.MAX_SAFE_INTEGER, maxTs: Number.MIN_SAFE_INTEGER, types: {}, pv: 0, minutes: [] };
   const minutes = new Map<number, number>();
+  let metaMin = Number.MAX_SAFE_INTEGER;
+  let metaMax = Number.MIN_SAFE_INTEGER;
   for (const e of events) {
-    s.minTs = Math.min(s.minTs, e.timestamp);
-    s.maxTs = Math.max(s.maxTs, e.timestamp);
     if (isMetadataEvent(e)) {
+      metaMin = Math.min(metaMin, e.timestamp);
+      metaMax = Math.max(metaMax, e.timestamp);
       const payload = e.data.payload;
       if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
         // Object.fromEntries, not assignment: a "__proto__" key must stay a key.
@@ -62,6 +69,8 @@ export function summarizeBatch(events: RrwebEvent[], bytes: number): BatchSummar
       continue;
     }
     s.n++;
+    s.minTs = Math.min(s.minTs, e.timestamp);
+    s.maxTs = Math.max(s.maxTs, e.timestamp);
     s.types[e.type] = (s.types[e.type] ?? 0) + 1;
     if (e.type === EventType.FullSnapshot) s.pv++;
     if (e.type === EventType.Meta && (s.metaTs === undefined || e.timestamp < s.metaTs)) {
@@ -75,6 +84,10 @@ export function summarizeBatch(events: RrwebEvent[], bytes: number): BatchSummar
     minutes.set(minute, (minutes.get(minute) ?? 0) + 1);
   }
   s.minutes = [...minutes.entries()].sort((a, b) => a[0] - b[0]);
+  if (s.n === 0) {
+    s.minTs = metaMin;
+    s.maxTs = metaMax;
+  }
   return s;
 }
 

@@ -18,8 +18,8 @@ const events: RrwebEvent[] = [
   { type: 5, timestamp: 120_700, data: { tag: 'recording-meta', payload: { plan: 'pro' } } },
 ] as RrwebEvent[];
 
-function ev(seq: number, opts: { batch?: string; chunk?: string; summary?: string | null; rec?: string } = {}): ProjectionMessage {
-  const summary = opts.summary === undefined ? headerJson(summarizeBatch(events, 1234)) : (opts.summary ?? undefined);
+function ev(seq: number, opts: { batch?: string; chunk?: string; summary?: string | null; rec?: string; events?: RrwebEvent[] } = {}): ProjectionMessage {
+  const summary = opts.summary === undefined ? headerJson(summarizeBatch(opts.events ?? events, 1234)) : (opts.summary ?? undefined);
   return { seq, subject: subj('ev', opts.rec), timeMs: 1_000_000 + seq, headers: { [H.batch]: opts.batch ?? `b${seq}`, [H.chunk]: opts.chunk, [H.summary]: summary } };
 }
 const meta = (seq: number, body: unknown, rec = REC): ProjectionMessage => ({
@@ -37,7 +37,7 @@ describe('recording projection', () => {
     expect(out.skipped).toEqual([]);
     expect(out.rows[T.batches]).toEqual([
       {
-        tenant_id: TENANT, recording_id: REC, batch_id: 'b7', seq: 7, event_count: 3, bytes: 1234, min_ts: 60_000, max_ts: 120_700,
+        tenant_id: TENANT, recording_id: REC, batch_id: 'b7', seq: 7, event_count: 3, bytes: 1234, min_ts: 60_000, max_ts: 120_500,
         page_views: 1, meta_ts: 60_000, viewport_width: 800, viewport_height: 600, url: 'https://e.test/a',
         type_keys: [2, 3, 4], type_counts: [1, 1, 1], ingested_at: 1_000_007,
       },
@@ -57,6 +57,23 @@ describe('recording projection', () => {
       { tenant_id: TENANT, recording_id: REC, key: 'user', value: 'u1', seq: 7, written_at: 1_000_007 },
     ]);
     expect(out.deletions).toEqual([]);
+  });
+
+  it('times a recording by its events alone: in-band metadata neither starts nor ends it', () => {
+    // The official client's recording-meta often precedes rrweb's first event, and pageview-meta can
+    // arrive in a batch of its own; neither may move start, end or duration.
+    const early = { type: 5, timestamp: 59_000, data: { tag: 'recording-meta', payload: { plan: 'free' } } } as RrwebEvent;
+    const late = { type: 5, timestamp: 200_000, data: { tag: 'pageview-meta', payload: { page: '/b' } } } as RrwebEvent;
+    const out = applyRecordingMessages([ev(1, { events: [early, ...events.slice(0, 3)] }), ev(2, { events: [late] })]);
+    expect(out.skipped).toEqual([]);
+    expect(out.rows[T.batches].map((r) => [r.seq, r.min_ts, r.max_ts, r.event_count])).toEqual([[1, 60_000, 120_500, 3]]);
+    expect(out.rows[T.timeline].map((r) => r.seq)).toEqual([1]);
+    expect(out.rows[T.recordings]).toEqual([{ tenant_id: TENANT, recording_id: REC, started_at: 60_000, seq: 1 }]);
+    expect(out.rows[T.minutes].map((r) => r.seq)).toEqual([1, 1]);
+    // The metadata-only batch still lands its metadata.
+    expect(out.rows[T.metadata].map((r) => [r.key, r.value, r.seq])).toEqual([['plan', 'free', 1], ['page', '/b', 2]]);
+    // Its summary keeps the metadata's own times: the read merge orders by them.
+    expect(summarizeBatch([late], 10)).toMatchObject({ n: 0, minTs: 200_000, maxTs: 200_000 });
   });
 
   it('takes rows from chunk 0 only and the batch id from Td-Batch (else seq-N)', () => {

@@ -52,9 +52,12 @@ export function applyRecordingMessages(messages: readonly ProjectionMessage[]): 
     const r = summaryRows(m, tenantId, recordingId);
     if ('skip' in r) out.skipped.push({ seq: m.seq, reason: r.skip });
     else if ('rows' in r) {
-      out.rows[T.batches].push(r.rows.batch);
-      out.rows[T.timeline].push(r.rows.timeline);
-      out.rows[T.recordings].push(r.rows.recording);
+      const { batch, timeline, recording } = r.rows;
+      if (batch && timeline && recording) {
+        out.rows[T.batches].push(batch);
+        out.rows[T.timeline].push(timeline);
+        out.rows[T.recordings].push(recording);
+      }
       out.rows[T.minutes].push(...r.rows.minutes);
       out.rows[T.metadata].push(...r.rows.metadata);
       out.rows[T.metadataByKey].push(...r.rows.metadata);

@@ -1,16 +1,18 @@
 // Rows from one `ev` message: its Td-Summary header becomes a recording_batches row, the same row
-// without event types for recording_timeline, and a recordings row (start time), its per-minute counts recording_minutes rows, and its in-band metadata
-// recording_metadata rows. Only chunk 0 of
-// a chunked batch carries the summary; other chunks produce nothing.
+// without event types for recording_timeline, a recordings row (start time), recording_minutes rows
+// from its per-minute counts, and recording_metadata rows from its in-band metadata. A batch of only
+// metadata events gives metadata rows alone. Only chunk 0 of a chunked batch carries the summary;
+// other chunks produce nothing.
 import type { BatchSummary } from '../domain/batch-summary';
 import { H } from '../infrastructure/nats/subjects';
 import type { ProjectionMessage, Row } from './projection';
 
 export interface SummaryRows {
-  batch: Row;
+  /** Absent for a batch of only metadata events: it has no events to count, time or list. */
+  batch?: Row;
   /** The batch row without event types (recording_timeline). */
-  timeline: Row;
-  recording: Row;
+  timeline?: Row;
+  recording?: Row;
   minutes: Row[];
   metadata: Row[];
 }
@@ -66,6 +68,7 @@ export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId:
   const metadata = Object.entries(s.meta ?? {})
     .filter(([k, v]) => k.length > 0 && typeof v === 'string')
     .map(([k, v]) => ({ ...key, key: k, value: v, seq: m.seq, written_at: m.timeMs }));
+  if (uint(s.n) === 0) return { rows: { minutes: [], metadata } };
   const recording: Row = { ...key, started_at: int(s.minTs), seq: m.seq };
   return { rows: { batch, timeline, recording, minutes, metadata } };
 }

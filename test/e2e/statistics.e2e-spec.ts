@@ -35,6 +35,7 @@ describe('GET /statistics', () => {
   const from = Math.floor((Date.now() - 3 * 24 * HOUR) / HOUR) * HOUR;
   const to = from + 3 * HOUR;
   const inside: Record<string, string> = {};
+  let metaEdges = '';
 
   beforeAll(async () => {
     inside.atFrom = await record([events(from, 10, 'x')]);
@@ -43,9 +44,16 @@ describe('GET /statistics', () => {
     inside.noTeam = await record([events(to - 60_000, 3)]);
     // Starts inside, goes on long after `to`: counts whole, in the bucket of its first event.
     inside.long = await record([events(from + 10 * 60_000, 4), sampleEvents(5, to + 5 * HOUR).slice(2)], { team: 'a' });
+    // In-band metadata before its first event and in a batch of its own long after its last: neither
+    // moves its start, end or duration (the events API leaves them out).
+    const t0 = to + 2 * HOUR; // outside the window the other tests read
+    metaEdges = await record([
+      [{ type: 5, timestamp: t0 - 5_000, data: { tag: 'recording-meta', payload: { team: 'edge' } } }, ...events(t0, 5)],
+      [{ type: 5, timestamp: to + 10 * HOUR, data: { tag: 'pageview-meta', payload: { page: '/later' } } }],
+    ]);
     await record([events(to, 6)], { team: 'a' }); // first event at `to`: outside
     await record([events(from - 1, 6), sampleEvents(5, from + HOUR).slice(2)], { team: 'a' }); // starts before `from`: outside
-    await pollUntil(() => api(`/recordings?metadata[run]=${run}&limit=100`, { key: secret() }), (r) => r.json().recordings.length === 7 && r.json().recordings.every((x: { eventCount: number }) => x.eventCount > 0), 30_000);
+    await pollUntil(() => api(`/recordings?metadata[run]=${run}&limit=100`, { key: secret() }), (r) => r.json().recordings.length === 8 && r.json().recordings.every((x: { eventCount: number }) => x.eventCount > 0), 30_000);
     await pollUntil(() => api(`/recordings/${inside.atFrom}`, { key: secret() }), (r) => r.json().metadata.team === 'x', 30_000);
   });
 
@@ -113,8 +121,26 @@ describe('GET /statistics', () => {
     expect(s.to - s.from).toBe(7 * 24 * HOUR);
     expect(s.series).toHaveLength(169);
     expect(s.series.reduce((n: number, b: { recordings: number }) => n + b.recordings, 0)).toBe(s.totals.recordings);
-    expect(s.totals.recordings).toBe(7);
+    expect(s.totals.recordings).toBe(8);
     expect(s.breakdown).toBeUndefined();
+  });
+
+  it('covers all time from=0 in calendar months', async () => {
+    const r = await stats('from=0');
+    expect(r.status).toBe(200);
+    const s = r.json();
+    expect(s.interval).toBe('month');
+    expect(new Date(s.series.at(-1).t).toISOString()).toMatch(/-01T00:00:00.000Z$/);
+    expect(s.series.reduce((n: number, b: { recordings: number }) => n + b.recordings, 0)).toBe(8);
+    expect(s.totals.recordings).toBe(8);
+  });
+
+  it('times a recording by its events, not by its in-band metadata', async () => {
+    const evs = await readEvents(metaEdges);
+    const ts = evs.map((e) => e.timestamp);
+    const listed = (await pollUntil(() => api(`/recordings/${metaEdges}`, { key: secret() }), (r) => r.json().metadata?.page === '/later', 30_000)).json();
+    expect(listed.metadata).toMatchObject({ team: 'edge', page: '/later' });
+    expect([listed.timestamp, listed.duration]).toEqual([Math.min(...ts), Math.max(...ts) - Math.min(...ts)]);
   });
 
   it('answers zeros for an empty window', async () => {
@@ -127,7 +153,7 @@ describe('GET /statistics', () => {
   it.each([
     [`from=${Date.now()}&to=${Date.now() - 1000}`, /from: must be before to/, 'json'],
     ['from=tomorrow', /from: must be epoch milliseconds or ISO 8601/, 'json'],
-    ['interval=month', /interval: must be minute, hour, day or week/, 'json'],
+    ['interval=year', /interval: must be minute, hour, day, week or month/, 'json'],
     ['from=0&to=604800000&interval=minute', /10080 buckets/, 'json'],
     ['groupBy=', /groupBy/, 'json'],
     ['metadata[team]=a&meta[team]=b', /more than once/, 'text'],
