@@ -30,8 +30,8 @@ export class StatisticsController {
   @ApiQuery({
     name: 'interval',
     required: false,
-    enum: ['minute', 'hour', 'day', 'week'],
-    description: `Bucket size of series. Default by span: ≤ 6 h minute, ≤ 14 days hour, ≤ 730 days day, else week. More than ${MAX_BUCKETS} buckets: 400.`,
+    enum: ['minute', 'hour', 'day', 'week', 'month'],
+    description: `Bucket size of series (UTC; weeks start on Monday, months are calendar months). Default by span: ≤ 6 h minute, ≤ 14 days hour, ≤ 730 days day, ≤ 20 years week, else month (so from=0 works). More than ${MAX_BUCKETS} buckets: 400.`,
   })
   @ApiQuery({ name: 'groupBy', required: false, schema: { type: 'string', minLength: 1, maxLength: MAX_META_KEY_LENGTH, example: 'plan' }, description: 'A metadata key: adds breakdown by its latest value' })
   @ApiMetadataFilters()

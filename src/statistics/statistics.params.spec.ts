@@ -21,18 +21,34 @@ describe('parseStatisticsQuery', () => {
     expect(defaultInterval(14 * 86_400_000)).toBe('hour');
     expect(defaultInterval(730 * 86_400_000)).toBe('day');
     expect(defaultInterval(731 * 86_400_000)).toBe('week');
+    expect(defaultInterval(20 * 365 * 86_400_000 + 1)).toBe('month');
     const p = parseStatisticsQuery({ from: '2025-01-08T12:00:00Z', to: '2025-03-01T00:00:00Z', interval: 'week' }, now);
     expect(new Date(p.firstBucket).toISOString()).toBe('2025-01-06T00:00:00.000Z');
     expect(alignDown(5, { size: 60_000, offset: 0 })).toBe(0);
   });
 
+  it('buckets by calendar month (UTC), so from=0 (all time) works by default', () => {
+    const p = parseStatisticsQuery({ from: '2024-01-31T23:00:00Z', to: '2024-04-01T00:00:00Z', interval: 'month' }, now);
+    expect(p.bucketStarts.map((t) => new Date(t).toISOString().slice(0, 10))).toEqual(['2024-01-01', '2024-02-01', '2024-03-01']);
+    expect([p.firstBucket, p.buckets]).toEqual([Date.parse('2024-01-01T00:00:00Z'), 3]);
+    // One millisecond into April opens its bucket.
+    expect(parseStatisticsQuery({ from: '2024-01-31', to: String(Date.parse('2024-04-01') + 1), interval: 'month' }, now).buckets).toBe(4);
+    const all = parseStatisticsQuery({ from: '0' }, now);
+    expect([all.interval, all.buckets, all.bucketStarts[0], all.bucketStarts.at(-1)]).toEqual(['month', 661, 0, Date.parse('2025-01-01')]);
+    expect(alignDown(Date.parse('2024-02-29T23:59:59.999Z'), p.bucketing)).toBe(Date.parse('2024-02-01'));
+    // Fixed intervals list their starts too.
+    const h = parseStatisticsQuery({ from: '0', to: String(3 * 3_600_000 - 1), interval: 'hour' }, now);
+    expect(h.bucketStarts).toEqual([0, 3_600_000, 7_200_000]);
+  });
+
   it.each([
+    [{ from: '0', to: String(Date.parse('2200-01-01')), interval: 'month' }, /month gives more than 2000 buckets/],
     [{ from: 'yesterday' }, /from: must be epoch milliseconds or ISO 8601/],
     [{ from: '2025-01-01T10:00:00' }, /from: must be epoch milliseconds or ISO 8601/],
     [{ from: '2025-13-45' }, /from: is not a valid time/],
     [{ from: '2000', to: '1000' }, /from: must be before to/],
     [{ from: '1000', to: '1000' }, /from: must be before to/],
-    [{ interval: 'month' }, /interval: must be minute, hour, day or week/],
+    [{ interval: 'year' }, /interval: must be minute, hour, day, week or month/],
     [{ from: '0', to: String(3 * 86_400_000), interval: 'minute' }, /4320 buckets .* at most 2000/],
     [{ groupBy: '' }, /groupBy: must be a metadata key/],
     [{ groupBy: 'k'.repeat(201) }, /groupBy: must be a metadata key/],

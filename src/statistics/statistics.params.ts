@@ -8,7 +8,9 @@ import { MetadataFilter, parseMetadataFilters } from '../recordings/metadata-fil
 import type { Bucketing } from './statistics.sql';
 
 export const INTERVALS = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const;
-export type Interval = keyof typeof INTERVALS;
+/** Fixed-size intervals, and calendar months (UTC). */
+export type Interval = keyof typeof INTERVALS | 'month';
+const INTERVAL_NAMES = ['minute', 'hour', 'day', 'week', 'month'] as const;
 export const MAX_BUCKETS = 2000;
 export const DEFAULT_SPAN_MS = 7 * 86_400_000;
 /** Weeks start on Monday 00:00 UTC; 1970-01-01 was a Thursday. */
@@ -26,7 +28,7 @@ const time = z
 const schema = z.object({
   from: time,
   to: time,
-  interval: z.enum(['minute', 'hour', 'day', 'week'], { message: 'must be minute, hour, day or week' }).optional(),
+  interval: z.enum(INTERVAL_NAMES, { message: 'must be minute, hour, day, week or month' }).optional(),
   groupBy: z
     .string()
     .min(1, { message: `must be a metadata key of 1-${MAX_META_KEY_LENGTH} characters` })
@@ -43,6 +45,8 @@ export interface StatisticsParams {
   /** Start of the first bucket (aligned; may precede from). */
   firstBucket: number;
   buckets: number;
+  /** Start of every bucket, epoch ms. */
+  bucketStarts: number[];
   groupBy?: string;
   filters: MetadataFilter[];
 }
@@ -51,10 +55,36 @@ export function defaultInterval(spanMs: number): Interval {
   if (spanMs <= 6 * INTERVALS.hour) return 'minute';
   if (spanMs <= 14 * INTERVALS.day) return 'hour';
   if (spanMs <= 730 * INTERVALS.day) return 'day';
-  return 'week';
+  if (spanMs <= 20 * 365 * INTERVALS.day) return 'week';
+  return 'month';
 }
 
-export const alignDown = (t: number, b: Bucketing) => t - ((((t - b.offset) % b.size) + b.size) % b.size);
+export const alignDown = (t: number, b: Bucketing) => {
+  if (b.calendar === 'month') {
+    const d = new Date(t);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  }
+  return t - ((((t - b.offset) % b.size) + b.size) % b.size);
+};
+
+/** The start of the bucket after the one starting at `start`. */
+const nextBucket = (start: number, b: Bucketing) => {
+  if (b.calendar !== 'month') return start + b.size;
+  const d = new Date(start);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+};
+
+/** Starts of the buckets covering [from, to), or null when there are more than `max`. */
+function bucketStartsOf(from: number, to: number, b: Bucketing, max: number): { starts: number[] | null; count: number } {
+  const first = alignDown(from, b);
+  if (b.calendar !== 'month') {
+    const count = Math.ceil((to - first) / b.size);
+    return { count, starts: count > max ? null : Array.from({ length: count }, (_, i) => first + i * b.size) };
+  }
+  const starts: number[] = [];
+  for (let t = first; t < to && starts.length <= max; t = nextBucket(t, b)) starts.push(t);
+  return { count: starts.length, starts: starts.length > max ? null : starts };
+}
 
 const fail = (path: string, message: string) => new ValidationError(`Invalid query: ${path}: ${message}`, [{ path, message }]);
 
@@ -64,9 +94,12 @@ export function parseStatisticsQuery(query: Record<string, unknown>, nowMs = Dat
   const from = q.from ?? Math.max(0, to - DEFAULT_SPAN_MS);
   if (!(from < to)) throw fail('from', 'must be before to');
   const interval = q.interval ?? defaultInterval(to - from);
-  const bucketing = { size: INTERVALS[interval], offset: interval === 'week' ? WEEK_OFFSET : 0 };
-  const firstBucket = alignDown(from, bucketing);
-  const buckets = Math.ceil((to - firstBucket) / bucketing.size);
-  if (buckets > MAX_BUCKETS) throw fail('interval', `${interval} gives ${buckets} buckets between from and to; at most ${MAX_BUCKETS}: choose a larger interval or a shorter range`);
-  return { from, to, interval, bucketing, firstBucket, buckets, groupBy: q.groupBy, filters: parseMetadataFilters(query) };
+  const bucketing: Bucketing =
+    interval === 'month' ? { size: 0, offset: 0, calendar: 'month' } : { size: INTERVALS[interval], offset: interval === 'week' ? WEEK_OFFSET : 0 };
+  const { starts, count } = bucketStartsOf(from, to, bucketing, MAX_BUCKETS);
+  if (!starts) {
+    const many = interval === 'month' ? `more than ${MAX_BUCKETS}` : String(count);
+    throw fail('interval', `${interval} gives ${many} buckets between from and to; at most ${MAX_BUCKETS}: choose a larger interval or a shorter range`);
+  }
+  return { from, to, interval, bucketing, firstBucket: starts[0], buckets: starts.length, bucketStarts: starts, groupBy: q.groupBy, filters: parseMetadataFilters(query) };
 }

@@ -14,7 +14,7 @@ export const statisticsSchema: SchemaObject = {
   properties: {
     from: int('Window start, epoch ms (inclusive)', 1735084800000),
     to: int('Window end, epoch ms (exclusive)', 1735689600000),
-    interval: { type: 'string', enum: ['minute', 'hour', 'day', 'week'], description: 'Bucket size of series' },
+    interval: { type: 'string', enum: ['minute', 'hour', 'day', 'week', 'month'], description: 'Bucket size of series' },
     totals: {
       type: 'object',
       required: ['recordings', 'events', 'bytes', 'pageViews', 'duration'],

@@ -67,8 +67,7 @@ function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: Bucke
       pageViews: Number(t?.page_views ?? 0),
       duration: { total: durationTotal, avg: recordings ? Math.round(durationTotal / recordings) : 0, p50, p90, p99 },
     },
-    series: Array.from({ length: p.buckets }, (_, i) => {
-      const at = p.firstBucket + i * p.bucketing.size;
+    series: p.bucketStarts.map((at) => {
       const r = byBucket.get(at);
       return { t: at, recordings: Number(r?.recordings ?? 0), events: Number(r?.events ?? 0) };
     }),

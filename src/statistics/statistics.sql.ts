@@ -13,10 +13,18 @@ export type WindowScope = StartsScope & {
   ids?: readonly string[];
 };
 
-/** Buckets of `size` ms aligned to `offset` (UTC; weeks start on Monday: offset 4 days). */
+/** Buckets of `size` ms aligned to `offset` (UTC; weeks start on Monday: offset 4 days), or calendar months (UTC). */
 export interface Bucketing {
   size: number;
   offset: number;
+  calendar?: 'month';
+}
+
+/** The start (epoch ms) of the bucket holding `started_at`. */
+function bucketOf(b: Bucketing): Sql {
+  // Months through Date, whose number is days since 1970-01-01; toDateTime(…, 'UTC') pins the zone.
+  if (b.calendar === 'month') return sql`toUInt16(toStartOfMonth(toDate(toDateTime(intDiv(started_at, 1000), 'UTC')))) * 86400000`;
+  return sql`started_at - ((started_at - ${b.offset}) % ${b.size} + ${b.size}) % ${b.size}`;
 }
 
 function ids(scope: WindowScope): readonly string[] | Sql {
@@ -38,7 +46,7 @@ export const StatisticsSql = {
 
   /** Per bucket of first event time, and WITH TOTALS over the window (read as format JSON). */
   buckets(scope: WindowScope, b: Bucketing): Sql {
-    return sql`SELECT started_at - ((started_at - ${b.offset}) % ${b.size} + ${b.size}) % ${b.size} AS t, count() AS recordings, sum(events) AS events, sum(bytes) AS bytes,
+    return sql`SELECT ${bucketOf(b)} AS t, count() AS recordings, sum(events) AS events, sum(bytes) AS bytes,
       sum(page_views) AS page_views, sum(duration) AS duration_total, quantilesExact(0.5, 0.9, 0.99)(duration) AS duration_quantiles, sumMap(types.1, types.2) AS types
       FROM (${perRecording(scope)}) GROUP BY t WITH TOTALS ORDER BY t`;
   },
