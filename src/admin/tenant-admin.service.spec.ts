@@ -57,7 +57,8 @@ describe('TenantAdmin', () => {
     await expect(admin.createSigningKey('acme', { keyId: 'k1', secret: 'another-secret-of-16' })).rejects.toMatchObject({ code: 'conflict' });
     const given = await admin.createSigningKey('acme', { keyId: 'k2', secret: 'given-secret-0123456' });
     expect(given.secret).toBeUndefined();
-    expect(admin.listSigningKeys('acme').map((k) => k.keyId)).toEqual(['k1', 'k2']);
+    // 'default' came with the tenant.
+    expect(admin.listSigningKeys('acme').map((k) => k.keyId)).toEqual(['default', 'k1', 'k2']);
     expect(JSON.stringify(admin.listSigningKeys('acme'))).not.toContain('given-secret');
     await admin.revokeSigningKey('acme', 'k1');
     await expect(admin.revokeSigningKey('acme', 'k1')).rejects.toMatchObject({ code: 'not_found' });
@@ -65,6 +66,9 @@ describe('TenantAdmin', () => {
 
   it('signs links with the newest signing key unless one is named, within the maximum lifetime', async () => {
     const { admin } = await adminWithTenant();
+    // A new tenant signs with its generated default key; with every key revoked there is none.
+    expect(admin.signLink({ tenantId: 'acme', scope: { kind: 'recording', recordingId: RID } }).keyId).toBe('default');
+    await admin.revokeSigningKey('acme', 'default');
     expect(() => admin.signLink({ tenantId: 'acme', scope: { kind: 'recording', recordingId: RID } })).toThrow(/no signing key/);
     await admin.createSigningKey('acme', { keyId: 'old', secret: 'old-secret-0123456789' });
     await new Promise((r) => setTimeout(r, 5));

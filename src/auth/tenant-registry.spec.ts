@@ -1,5 +1,5 @@
 import { MemoryKv, memoryNats } from './testing/memory-kv';
-import { TenantRegistry } from './tenant-registry';
+import { DEFAULT_SIGNING_KEY_ID, TenantRegistry } from './tenant-registry';
 
 async function started() {
   const kv = new MemoryKv();
@@ -28,6 +28,9 @@ describe('TenantRegistry', () => {
     const first = await registry.createTenantIfAbsent('acme', 'Acme');
     const again = await registry.createTenantIfAbsent('acme', 'Other', 7);
     expect(again).toEqual({ created: false, tenant: first.tenant });
+    // The new tenant came with one generated signing key; the second create added none.
+    expect(registry.listSigningKeys('acme').map((k) => k.keyId)).toEqual([DEFAULT_SIGNING_KEY_ID]);
+    expect(registry.currentSigningKey('acme')?.secret).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(await registry.createTenant('acme')).toEqual(first.tenant);
   });
 

@@ -43,6 +43,9 @@ export interface SigningKey {
   createdAt: number;
 }
 
+/** The signing key every new tenant is given. */
+export const DEFAULT_SIGNING_KEY_ID = 'default';
+
 const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 
 export class TenantRegistry {
@@ -138,13 +141,18 @@ export class TenantRegistry {
     return (await this.createTenantIfAbsent(id, name, retentionDays)).tenant;
   }
 
-  /** Creates the tenant unless it exists; an existing tenant is returned unchanged. */
+  /**
+   * Creates the tenant unless it exists; an existing tenant is returned unchanged. A new tenant gets
+   * a generated signing key (DEFAULT_SIGNING_KEY_ID), so links the service hands out (includeSignedUrls,
+   * the player's events URL) work from the start; operators who sign links themselves add their own.
+   */
   async createTenantIfAbsent(id: string, name = id, retentionDays?: number): Promise<{ tenant: Tenant; created: boolean }> {
     if (!TENANT_ID.test(id)) throw new AppError('bad_request', 'tenant id must be 1-64 characters of A-Z a-z 0-9 _ -');
     const existing = await this.kv.get(`tenants.${id}`);
     if (existing && existing.operation === 'PUT') return { tenant: JSON.parse(existing.string()) as Tenant, created: false };
     const t: Tenant = { id, name, createdAt: Date.now(), ...(retentionDays ? { retentionDays } : {}) };
     await this.put(`tenants.${id}`, t);
+    await this.createSigningKey(id, DEFAULT_SIGNING_KEY_ID);
     return { tenant: t, created: true };
   }
 

@@ -22,7 +22,7 @@ function ApiPlayer(html: boolean) {
           ? 'Always text/html: the extension takes precedence over Accept. '
           : 'text/html when Accept is absent or admits text/html (text/html, text/*, */*); 406 for an Accept that excludes HTML, e.g. application/json alone. ') +
         'An HTML page around rrweb-player that fetches the recording\'s events itself. The page never contains the caller\'s key: ' +
-        `with the private key it carries an events link presigned for ${PLAYER_EVENTS_TTL_SECONDS / 60} minutes (the tenant needs a signing key, else 400); ` +
+        `with the private key it carries an events link presigned for ${PLAYER_EVENTS_TTL_SECONDS / 60} minutes (signed with the tenant's newest signing key: every new tenant has one, "default"; none left: 400); ` +
         'opened through a presigned link it reuses that link\'s tenantId, expires, keyId and signature; eventsUrl overrides both. ' +
         'Served with a nonce-based Content-Security-Policy whose frame-ancestors is PLAYER_FRAME_ANCESTORS, and Cache-Control: no-store. ' +
         'window.__tapedeck.ready turns true once the recording is shown (error holds the message otherwise). Query parameters other than those listed are ignored.',

@@ -106,7 +106,7 @@ describe('admin API', () => {
     expect((await admin('POST', `/tenants/${t.tenantId}/signing-keys`, { keyId: 'k4', secret: 'short' })).status).toBe(400);
 
     const list = await admin('GET', `/tenants/${t.tenantId}/signing-keys`);
-    expect(list.json().signingKeys.map((k: { keyId: string }) => k.keyId).sort()).toEqual(['k2', 'k3', 'links-1']);
+    expect(list.json().signingKeys.map((k: { keyId: string }) => k.keyId).sort()).toEqual(['default', 'k2', 'k3', 'links-1']);
     for (const s of [secret, 'my-own-secret-0123456789', t.signingSecret]) expect(list.text).not.toContain(s);
 
     const rec = randomUUID();

@@ -130,6 +130,8 @@ describe('GET /recordings', () => {
     ['metadata=1', /Use metadata\[<key>\]=<value>/, 'text'],
     [`metadata[${'k'.repeat(201)}]=1`, /1-200 characters/, 'text'],
     [`metadata[k]=${'v'.repeat(4097)}`, /at most 4096/, 'text'],
+    ['metadata[plan]=%FF', /not valid UTF-8 \(at %FF\)/, 'text'],
+    ['metadata[%C3]=x', /not valid UTF-8/, 'text'],
   ])('answers 400 for %s', async (query, message, kind) => {
     const r = await list(query);
     expect(r.status).toBe(400);
@@ -164,11 +166,14 @@ describe('GET /recordings', () => {
       expect((await api(`/recordings/${made.a1}`, { key: other.secretKey })).status).toBe(404);
     });
 
-    it('answers 400 to includeSignedUrls when the tenant has no signing key', async () => {
+    it('signs with a new tenant\'s default key, and answers 400 to includeSignedUrls once no signing key is left', async () => {
       const tenantId = `nosign_${randomUUID().slice(0, 8)}`;
       expect((await admin('POST', '/tenants', { id: tenantId })).status).toBe(201);
       const key = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' })).json().key as string;
-      const r = await pollUntil(() => list('includeSignedUrls=true', key), (x) => x.status !== 401, 10_000);
+      const signed = await pollUntil(() => list('includeSignedUrls=true', key), (x) => x.status !== 401, 10_000);
+      expect([signed.status, signed.json().signedUrlsExpireAt]).toEqual([200, expect.any(Number)]);
+      expect((await admin('DELETE', `/tenants/${tenantId}/signing-keys/default`)).status).toBe(204);
+      const r = await pollUntil(() => list('includeSignedUrls=true', key), (x) => x.status !== 200, 5_000);
       expect(r.status).toBe(400);
       expect(r.headers.get('content-type')).toMatch(/text\/plain/);
       expect(r.text).toMatch(/need a signing key/);
