@@ -8,6 +8,7 @@ import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
 import { BASE_SECURITY_HEADERS, clientErrorHandler, frameworkErrors } from './common/security-headers';
 import { JsonLogger, redactUrl } from './common/json-logger';
+import { malformedQueryEncoding } from './common/query-encoding';
 import type { AppConfig } from './config/config';
 import { API_VERSION } from './version';
 import { MetricsService } from './metrics/metrics.service';
@@ -50,6 +51,10 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
   // through common/request-body so errors are uniform.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(RAW_BODY_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  fastify.addHook('onRequest', async (req, reply) => {
+    const bad = malformedQueryEncoding(req.url);
+    if (bad) return reply.code(400).type('text/plain; charset=utf-8').send(`The query string is not valid UTF-8 (at ${bad})`);
+  });
   fastify.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
     reply.header('x-tapedeck-api-version', API_VERSION);

@@ -14,6 +14,7 @@ import { ServiceProcess, startService } from '../harness/stack';
 import { admin } from './auth-fixtures';
 import { presignedQuery, recordAndIngest, RecordedFixture, tampered } from './rendering-e2e-fixtures';
 import { playerState } from '../integration/rendering-fixtures';
+import { pollUntil } from '../harness/poll-until';
 
 jest.setTimeout(180_000);
 
@@ -185,6 +186,8 @@ describe('player HTTP rules', () => {
     const r = await get(playerPath(suffix), { accept });
     expect(r.status).toBe(status);
     expect(r.headers.get('content-type')).toMatch(status === 200 ? /^text\/html/ : /^text\/plain/);
+    // The answer depends on Accept for /player (406 included), never for /player.html.
+    expect(r.headers.get('vary') ?? '').toMatch(suffix === 'player' ? /accept/i : /^(?!.*accept)/i);
   });
 
   it.each([
@@ -212,14 +215,17 @@ describe('player HTTP rules', () => {
     expect((await api(playerPath('player.html', tampered(presignedQuery(fx.recordingId))))).status).toBe(403);
   });
 
-  it('answers 400 with the private key of a tenant without a signing key', async () => {
+  it('serves a new tenant\'s private key (default signing key), and answers 400 once the tenant has no signing key', async () => {
     const tenantId = `nosig_${randomUUID().slice(0, 8)}`;
     expect((await admin('POST', '/tenants', { id: tenantId })).status).toBe(201);
     const pub = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' })).json<{ key: string }>().key;
     const sec = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' })).json<{ key: string }>().key;
     const id = randomUUID();
-    expect((await postEvents(id, fx.events, pub)).status).toBe(200);
-    const r = await api(`/recordings/${id}/player.html`, { key: sec });
+    expect((await pollUntil(() => postEvents(id, fx.events, pub), (x) => x.status !== 401, 10_000)).status).toBe(200);
+    const page = await api(`/recordings/${id}/player.html`, { key: sec });
+    expect([page.status, page.text]).toEqual([200, expect.stringMatching(/keyId=default\b/)]);
+    expect((await admin('DELETE', `/tenants/${tenantId}/signing-keys/default`)).status).toBe(204);
+    const r = await pollUntil(() => api(`/recordings/${id}/player.html`, { key: sec }), (x) => x.status !== 200, 5_000);
     expect(r.status).toBe(400);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(r.text).toMatch(/signing key/);
