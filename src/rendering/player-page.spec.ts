@@ -36,6 +36,10 @@ describe('buildPlayerPage', () => {
     });
   });
 
+  it('names an empty inline icon, so browsers do not ask the service for /favicon.ico (a 404 in the console)', () => {
+    expect(buildPlayerPage(base).html).toContain('<link rel="icon" href="data:,">');
+  });
+
   it('uses a fresh nonce per response', () => {
     const a = buildPlayerPage(base).headers['Content-Security-Policy'];
     const b = buildPlayerPage(base).headers['Content-Security-Policy'];

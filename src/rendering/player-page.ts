@@ -57,6 +57,7 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${escapeHtml(`${base}/rrweb-player.css${v}`)}">
 <style>${PAGE_CSS}</style>

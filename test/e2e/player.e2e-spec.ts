@@ -60,11 +60,11 @@ async function open(url: string, fulfil?: { html: string; headers: Record<string
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  // Failed loads by URL (the console only says "Failed to load resource"); the browser's own
-  // /favicon.ico probe is not the page's doing.
+  // Failed loads by URL (the console only says "Failed to load resource"). The page names an inline
+  // icon, so not even the browser's /favicon.ico probe may fail.
   const failedLoads: string[] = [];
   page.on('response', (r) => {
-    if (r.status() >= 400 && new URL(r.url()).pathname !== '/favicon.ico') failedLoads.push(`${r.status()} ${r.url()}`);
+    if (r.status() >= 400) failedLoads.push(`${r.status()} ${r.url()}`);
   });
   await context.addInitScript(() =>
     window.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)),
