@@ -33,9 +33,10 @@ export const queryBoolean = (defaultValue: boolean) =>
 export const queryInt = (min: number, max: number, defaultValue?: number) =>
   z
     .string()
-    .regex(/^-?\d{1,16}$/, { message: 'must be an integer' })
-    // "-0" is 0: a negative zero reached SQL as OFFSET (0), which ClickHouse refuses (a 500).
-    .transform((v) => Number(v) || 0)
+    .regex(/^-?\d+$/, { message: 'must be an integer' })
+    // "-0" is 0: a negative zero reached SQL as OFFSET (0), which ClickHouse refuses (a 500). Huge
+    // values stay finite, so they fail the range check with its message rather than "not an integer".
+    .transform((v) => Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(v))) || 0)
     .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
     .optional()
     .transform((v) => (v === undefined ? defaultValue : v));

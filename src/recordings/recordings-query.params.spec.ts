@@ -18,6 +18,9 @@ describe('RecordingsQueryParams.list', () => {
   it.each([
     [{ limit: '0' }, /limit: must be at least 1/],
     [{ limit: '101' }, /limit: must be at most 100/],
+    [{ limit: '9'.repeat(40) }, /limit: must be at most 100/],
+    [{ limit: '9'.repeat(400) }, /limit: must be at most 100/],
+    [{ offset: '-' + '9'.repeat(400) }, /offset: must be at least 0/],
     [{ limit: '1.5' }, /limit: must be an integer/],
     [{ limit: '' }, /limit: must be an integer/],
     [{ offset: '-1' }, /offset: must be at least 0/],
