@@ -176,8 +176,7 @@ export class JetStreamEventStore {
     for await (const m of this.scan(subject, false, heads[0].seq, heads.length, signal)) {
       const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
       if (done) {
-        merger.push(decode(done.payload), done.releaseBelow);
-        const out = [...merger.drain()];
+        const out = merger.take(decode(done.payload), done.releaseBelow);
         if (out.length) yield out;
       }
       if (m.seq >= lastSeq) break;
