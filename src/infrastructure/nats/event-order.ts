@@ -23,6 +23,8 @@ export interface PlannedBatch {
 
 export interface ReadPlan {
   batches: PlannedBatch[];
+  /** Largest message of the subject (from Td-Summary bytes); undefined when a batch has no summary. */
+  maxMessageBytes?: number;
 }
 
 function parseChunk(chunk?: string): { i: number; n: number } {
@@ -43,9 +45,19 @@ export function orderBatches(heads: MessageHead[]): ReadPlan {
   const pending = new Map<string, { seqs: (number | undefined)[]; got: number; minTs: number }>();
   const complete = new Set<string>();
   const batches: PlannedBatch[] = [];
+  const messageBytes = new Map<string, number>();
   for (const h of heads) {
-    if (complete.has(h.batch)) continue;
     const { i, n } = parseChunk(h.chunk);
+    let summary: { minTs?: unknown; bytes?: unknown } | undefined;
+    if (h.summary) {
+      try {
+        summary = JSON.parse(h.summary) as typeof summary;
+      } catch {
+        /* a missing summary only makes the merge wait longer */
+      }
+      if (typeof summary?.bytes === 'number') messageBytes.set(h.batch, Math.max(messageBytes.get(h.batch) ?? 0, Math.ceil(summary.bytes / n)));
+    }
+    if (complete.has(h.batch)) continue;
     let p = pending.get(h.batch);
     if (!p || p.seqs.length !== n) {
       p = { seqs: new Array(n).fill(undefined), got: 0, minTs: Number.NEGATIVE_INFINITY };
@@ -54,26 +66,29 @@ export function orderBatches(heads: MessageHead[]): ReadPlan {
     if (p.seqs[i] !== undefined) continue;
     p.seqs[i] = h.seq;
     p.got++;
-    if (h.summary) {
-      try {
-        const s = JSON.parse(h.summary) as { minTs?: number };
-        if (typeof s.minTs === 'number') p.minTs = s.minTs;
-      } catch {
-        /* a missing summary only makes the merge wait longer */
-      }
-    }
+    if (typeof summary?.minTs === 'number') p.minTs = summary.minTs;
     if (p.got === n) {
       complete.add(h.batch);
       pending.delete(h.batch);
       batches.push({ batch: h.batch, seqs: p.seqs as number[], minTs: p.minTs, releaseBelow: Number.POSITIVE_INFINITY });
     }
   }
+  // Every message the payload pass may deliver, planned or not, must be of a batch with a known size.
+  let maxMessageBytes: number | undefined = 0;
+  for (const h of heads) {
+    const b = messageBytes.get(h.batch);
+    if (b === undefined) {
+      maxMessageBytes = undefined;
+      break;
+    }
+    maxMessageBytes = Math.max(maxMessageBytes, b);
+  }
   let suffixMin = Number.POSITIVE_INFINITY;
   for (let k = batches.length - 1; k >= 0; k--) {
     batches[k].releaseBelow = suffixMin;
     suffixMin = Math.min(suffixMin, batches[k].minTs);
   }
-  return { batches };
+  return { batches, maxMessageBytes };
 }
 
 /** The two passes of a read saw different histories (they must not: both read the stream leader). */

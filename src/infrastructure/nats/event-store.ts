@@ -16,6 +16,18 @@ import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMer
 import { leaderConsumer } from './leader-consumer';
 import { RawEvent, rawEvents } from './raw-events';
 
+/** Bytes of payload a payload pass may have pulled and not yet handed to the reader. */
+const PULL_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Messages per pull for a payload pass: as many as fit PULL_BYTES at the largest planned message
+ * size (64 when sizes are unknown: batches stored without a summary), between 16 and 1024.
+ */
+export function pullSize(maxMessageBytes: number | undefined): number {
+  if (!maxMessageBytes) return 64;
+  return Math.min(1024, Math.max(16, Math.floor(PULL_BYTES / maxMessageBytes)));
+}
+
 export interface AppendResult {
   duplicate: boolean;
   seq: number;
@@ -173,7 +185,7 @@ export class JetStreamEventStore {
 
     const assembler = new BatchAssembler(plan);
     const lastSeq = heads[heads.length - 1].seq;
-    for await (const m of this.scan(subject, false, heads[0].seq, heads.length, signal)) {
+    for await (const m of this.scan(subject, false, heads[0].seq, heads.length, signal, pullSize(plan.maxMessageBytes))) {
       const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
       if (done) {
         const out = merger.take(decode(done.payload), done.releaseBelow);
@@ -190,7 +202,7 @@ export class JetStreamEventStore {
    * Reads up to `expected` messages of a subject through an ephemeral consumer on the stream leader
    * (see leader-consumer.ts: a replica's history may differ from the leader's on nats-server 2.9).
    */
-  private async *scan(subject: string, headersOnly: boolean, startSeq: number, expected: number, signal?: AbortSignal): AsyncGenerator<JsMsg> {
+  private async *scan(subject: string, headersOnly: boolean, startSeq: number, expected: number, signal?: AbortSignal, maxMessages = headersOnly ? 1000 : 64): AsyncGenerator<JsMsg> {
     let consumer;
     try {
       consumer = await leaderConsumer(this.nats, { filterSubject: subject, headersOnly, startSeq });
@@ -198,7 +210,9 @@ export class JetStreamEventStore {
       this.logger.warn({ msg: 'no read consumer on the stream leader', err: String((e as Error).message) });
       throw new AppError('unavailable', 'Event store (NATS JetStream) cannot serve a consistent read now; retry later', { 'Retry-After': '1' });
     }
-    const messages = await consumer.consume({ max_messages: headersOnly ? 1000 : 64, idle_heartbeat: 1000 });
+    // Pull again when half was read: one pull request per maxMessages / 2 messages, none outstanding
+    // beyond what the reader has taken (nats.js sends a refill only when its iterator reaches it).
+    const messages = await consumer.consume({ max_messages: maxMessages, threshold_messages: Math.max(1, maxMessages >> 1), idle_heartbeat: 1000 });
     const abort = () => messages.stop();
     signal?.addEventListener('abort', abort);
     let read = 0;
