@@ -28,6 +28,21 @@ export function pullSize(maxMessageBytes: number | undefined): number {
   return Math.min(1024, Math.max(16, Math.floor(PULL_BYTES / maxMessageBytes)));
 }
 
+/** Timings of read consumers (shorter in tests of a reader that pauses). */
+export interface ReadTuning {
+  /** Expiry of each pull request. */
+  pullExpiresMs: number;
+  /** The server deletes a read consumer on which no pull waited this long. */
+  readInactiveMs: number;
+}
+
+const DEFAULT_READ_TUNING: ReadTuning = { pullExpiresMs: 30_000, readInactiveMs: 60_000 };
+
+/** The consumer of a read is gone (deleted by the server) or does not answer pulls. */
+function consumerLost(e: unknown): boolean {
+  return /consumer not found|consumer deleted|no responders/i.test(String((e as Error)?.message));
+}
+
 export interface AppendResult {
   duplicate: boolean;
   seq: number;
@@ -42,6 +57,7 @@ export class JetStreamEventStore {
   constructor(
     private readonly nats: NatsClient,
     private readonly publishTimeoutMs: number,
+    private readonly tuning: ReadTuning = DEFAULT_READ_TUNING,
   ) {}
 
   private assertConnected() {
@@ -201,31 +217,45 @@ export class JetStreamEventStore {
   /**
    * Reads up to `expected` messages of a subject through an ephemeral consumer on the stream leader
    * (see leader-consumer.ts: a replica's history may differ from the leader's on nats-server 2.9).
+   * A consumer lost mid-read (the server deletes it once no pull has waited for its inactive
+   * threshold: a reader that paused that long) is replaced by one starting after the last message
+   * read; callers check what they got against what they planned.
    */
   private async *scan(subject: string, headersOnly: boolean, startSeq: number, expected: number, signal?: AbortSignal, maxMessages = headersOnly ? 1000 : 64): AsyncGenerator<JsMsg> {
-    let consumer;
-    try {
-      consumer = await leaderConsumer(this.nats, { filterSubject: subject, headersOnly, startSeq });
-    } catch (e) {
-      this.logger.warn({ msg: 'no read consumer on the stream leader', err: String((e as Error).message) });
-      throw new AppError('unavailable', 'Event store (NATS JetStream) cannot serve a consistent read now; retry later', { 'Retry-After': '1' });
-    }
-    // Pull again when half was read: one pull request per maxMessages / 2 messages, none outstanding
-    // beyond what the reader has taken (nats.js sends a refill only when its iterator reaches it).
-    const messages = await consumer.consume({ max_messages: maxMessages, threshold_messages: Math.max(1, maxMessages >> 1), idle_heartbeat: 1000 });
-    const abort = () => messages.stop();
-    signal?.addEventListener('abort', abort);
+    let next = startSeq;
     let read = 0;
-    try {
-      for await (const m of messages) {
-        yield m;
-        read++;
-        if (read >= expected || m.info.pending === 0) break;
+    for (let fruitless = 0; fruitless < 3 && !signal?.aborted; ) {
+      let consumer;
+      try {
+        consumer = await leaderConsumer(this.nats, { filterSubject: subject, headersOnly, startSeq: next, inactiveThresholdMs: this.tuning.readInactiveMs });
+      } catch (e) {
+        this.logger.warn({ msg: 'no read consumer on the stream leader', err: String((e as Error).message) });
+        throw new AppError('unavailable', 'Event store (NATS JetStream) cannot serve a consistent read now; retry later', { 'Retry-After': '1' });
       }
-    } finally {
-      signal?.removeEventListener('abort', abort);
-      messages.stop();
-      await consumer.delete().catch(() => undefined);
+      // Pull again when half was read: one pull request per maxMessages / 2 messages, none sent
+      // beyond what the reader has taken (nats.js sends a refill only when its iterator reaches it).
+      const expires = this.tuning.pullExpiresMs;
+      const messages = await consumer.consume({ max_messages: maxMessages, threshold_messages: Math.max(1, maxMessages >> 1), expires, idle_heartbeat: Math.min(1000, expires / 2), abort_on_missing_resource: true });
+      const abort = () => messages.stop();
+      signal?.addEventListener('abort', abort);
+      const before = read;
+      try {
+        for await (const m of messages) {
+          yield m;
+          read++;
+          next = m.seq + 1;
+          if (read >= expected || m.info.pending === 0) return;
+        }
+      } catch (e) {
+        if (!consumerLost(e)) throw e;
+      } finally {
+        signal?.removeEventListener('abort', abort);
+        messages.stop();
+        await consumer.delete().catch(() => undefined);
+      }
+      if (signal?.aborted) return;
+      fruitless = read > before ? 0 : fruitless + 1;
+      this.logger.warn({ msg: 'read consumer lost; continuing on a new one', subject, next, read, expected });
     }
   }
 
