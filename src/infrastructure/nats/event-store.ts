@@ -16,16 +16,20 @@ import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMer
 import { leaderConsumer } from './leader-consumer';
 import { RawEvent, rawEvents } from './raw-events';
 
-/** Bytes of payload a payload pass may have pulled and not yet handed to the reader. */
-const PULL_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes of payload one pull of a payload pass asks for. Larger pulls measured no faster (64 and 645
+ * messages of 13 KB: the same pass time), and nats.js re-pulls a whole batch for every second a
+ * paused reader leaves it without heartbeats, so a pull is kept small.
+ */
+const PULL_BYTES = 1024 * 1024;
 
 /**
- * Messages per pull for a payload pass: as many as fit PULL_BYTES at the largest planned message
- * size (64 when sizes are unknown: batches stored without a summary), between 16 and 1024.
+ * Messages per pull for a payload pass: as many as fit PULL_BYTES at the largest message size
+ * (64 when sizes are unknown: batches stored without a summary), between 16 and 256.
  */
 export function pullSize(maxMessageBytes: number | undefined): number {
   if (!maxMessageBytes) return 64;
-  return Math.min(1024, Math.max(16, Math.floor(PULL_BYTES / maxMessageBytes)));
+  return Math.min(256, Math.max(16, Math.floor(PULL_BYTES / maxMessageBytes)));
 }
 
 /** Timings of read consumers (shorter in tests of a reader that pauses). */
