@@ -2,10 +2,11 @@
 // longer than a pull's expiry, and longer than the read consumer's inactive threshold (a slow HTTP
 // client; the server deletes the consumer), still gets every event, once and in order, when it
 // resumes. Large batches, so a read takes several pulls and the pause falls between two of them.
+// And a reader slower than the messages arrive is not sent more than a pull or two ahead.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { summarizeBatch } from '../../src/domain/batch-summary';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
-import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
+import { JetStreamEventStore, pullSize } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { natsClient } from '../e2e/projections-fixtures';
 
@@ -44,5 +45,35 @@ describe('JetStreamEventStore.readRaw', () => {
     }
     const expected = Array.from({ length: BATCHES * EVENTS }, (_, k) => 1_000_000 + Math.floor(k / EVENTS) * 100 + (k % EVENTS));
     expect(timestamps).toEqual(expected);
+  });
+
+  it('keeps a slow reader at most a pull or two behind what nats.js received', async () => {
+    // Heartbeats every 250 ms: nats.js v2 alone queues a whole pull (~33 messages of 31 KB here) for
+    // every 250 ms the reader is behind, all sent once the reader reaches them: ever further ahead.
+    const store = new JetStreamEventStore(nats, 10_000, { pullExpiresMs: 5_000, readInactiveMs: 60_000, idleHeartbeatMs: 250 });
+    const recordingId = randomUUID();
+    const pad = 'y'.repeat(560);
+    let batchBytes = 0;
+    for (let b = 0; b < 600; b++) {
+      const events: RrwebEvent[] = Array.from({ length: 50 }, (_, i) => ({ type: 3, timestamp: 2_000_000 + b * 100 + i, data: { b, i, pad } }));
+      const payload = Buffer.from(JSON.stringify(events), 'utf8');
+      batchBytes = payload.length;
+      await store.appendBatch(tenantId, recordingId, `slow-${b}`, payload, summarizeBatch(events, payload.length));
+    }
+    let taken = 0;
+    let received0 = 0;
+    let ahead = 0;
+    const t0 = performance.now();
+    for await (const run of store.readRaw(tenantId, recordingId)) {
+      expect(run).toHaveLength(50);
+      if (taken++ === 0) received0 = nats.nc.stats().inMsgs - 1;
+      ahead = Math.max(ahead, nats.nc.stats().inMsgs - received0 - taken);
+      if (performance.now() - t0 > 8_000) break;
+      await sleep(100);
+    }
+    const pull = pullSize(batchBytes);
+    expect(pull).toBeLessThan(40); // the reader gets past the first pull within the test
+    expect(taken).toBeGreaterThan(2 * pull);
+    expect(ahead).toBeLessThanOrEqual(2 * pull);
   });
 });

@@ -5,7 +5,7 @@
 // batches beyond it. Batches larger than the server's max_payload are cut into chunks.
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders, JsMsg, MsgHdrs } from 'nats';
+import { ConsumerMessages, headers as natsHeaders, JsMsg, MsgHdrs } from 'nats';
 import { AppError } from '../../common/app-error';
 import type { BatchSummary } from '../../domain/batch-summary';
 import { headerJson } from '../../domain/batch-summary';
@@ -38,6 +38,8 @@ export interface ReadTuning {
   pullExpiresMs: number;
   /** The server deletes a read consumer on which no pull waited this long. */
   readInactiveMs: number;
+  /** Idle heartbeat of read pulls (default: 1 s, or half the expiry if shorter). */
+  idleHeartbeatMs?: number;
 }
 
 const DEFAULT_READ_TUNING: ReadTuning = { pullExpiresMs: 30_000, readInactiveMs: 60_000 };
@@ -45,6 +47,27 @@ const DEFAULT_READ_TUNING: ReadTuning = { pullExpiresMs: 30_000, readInactiveMs:
 /** The consumer of a read is gone (deleted by the server) or does not answer pulls. */
 function consumerLost(e: unknown): boolean {
   return /consumer not found|consumer deleted|no responders/i.test(String((e as Error)?.message));
+}
+
+/**
+ * nats.js (v2) treats two missed idle heartbeats as a lost pull and pulls a whole batch again, every
+ * heartbeat interval after that. A reader that has not yet taken what was delivered (a slow HTTP
+ * client) gets no heartbeats because no pull is waiting, so each second it was behind added a batch:
+ * a client at ~40 KB/s had nats.js holding 12 MB ahead after 30 s, growing. Missed heartbeats count
+ * only while the reader waits for messages (then a silence is a real stall). Relies on the v2
+ * client's `monitor` field; without it (another client version) nothing changes.
+ */
+function heartbeatsOnlyWhenCaughtUp(messages: ConsumerMessages, caughtUp: () => boolean): void {
+  const monitor = (messages as unknown as { monitor?: { callback?: (missed: number) => boolean; work?: () => void } }).monitor;
+  const missed = monitor?.callback;
+  if (!monitor || typeof missed !== 'function' || typeof monitor.work !== 'function') return;
+  monitor.callback = (n: number) => {
+    if (!caughtUp()) {
+      monitor.work!();
+      return false;
+    }
+    return missed.call(monitor, n);
+  };
 }
 
 export interface AppendResult {
@@ -239,12 +262,20 @@ export class JetStreamEventStore {
       // Pull again when half was read: one pull request per maxMessages / 2 messages, none sent
       // beyond what the reader has taken (nats.js sends a refill only when its iterator reaches it).
       const expires = this.tuning.pullExpiresMs;
-      const messages = await consumer.consume({ max_messages: maxMessages, threshold_messages: Math.max(1, maxMessages >> 1), expires, idle_heartbeat: Math.min(1000, expires / 2), abort_on_missing_resource: true });
+      const messages = await consumer.consume({ max_messages: maxMessages, threshold_messages: Math.max(1, maxMessages >> 1), expires, idle_heartbeat: this.tuning.idleHeartbeatMs ?? Math.min(1000, expires / 2), abort_on_missing_resource: true });
+      let caughtUp = false;
+      heartbeatsOnlyWhenCaughtUp(messages, () => caughtUp);
       const abort = () => messages.stop();
       signal?.addEventListener('abort', abort);
       const before = read;
       try {
-        for await (const m of messages) {
+        const it = messages[Symbol.asyncIterator]();
+        for (;;) {
+          caughtUp = true; // waiting on nats.js: everything delivered was taken
+          const r = await it.next();
+          caughtUp = false;
+          if (r.done) break;
+          const m = r.value;
           yield m;
           read++;
           next = m.seq + 1;
