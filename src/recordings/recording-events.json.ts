@@ -1,11 +1,29 @@
 // The GET …/events body written from raw events (event-store readRaw): each event's stored JSON
 // object with `"originalTimestamp":<timestamp>` added as its last key (asReadEvent's result, without
-// decoding the event), as one JSON array in chunks of about 64 KiB, pulled as the client reads.
+// decoding the event), as one JSON array in chunks of about 128 KiB, pulled as the client reads.
+// Per event: one copy of its bytes, the key and the digits written in place (no strings made).
 import { Readable } from 'node:stream';
 import type { RawEvent } from '../infrastructure/nats/raw-events';
 
-const CHUNK = 64 * 1024;
-const SUFFIX = ',"originalTimestamp":';
+const CHUNK = 128 * 1024;
+const SUFFIX = Buffer.from(',"originalTimestamp":', 'latin1');
+/** Room for a safe integer's digits and sign. */
+const MAX_DIGITS = 17;
+
+/** Writes `v` as String(v) would (digits in place for non-negative safe integers); returns the end. */
+export function writeNumber(buf: Buffer, pos: number, v: number): number {
+  if (!Number.isSafeInteger(v) || v < 0) return pos + buf.write(String(v), pos, 'latin1');
+  let digits = 1;
+  for (let p = 10; p <= v; p *= 10) digits++;
+  const end = pos + digits;
+  let i = end;
+  do {
+    const q = Math.floor(v / 10);
+    buf[--i] = 0x30 + (v - q * 10);
+    v = q;
+  } while (v > 0);
+  return end;
+}
 
 export function rawEventsJsonArray(runs: AsyncIterable<RawEvent[]>): Readable {
   async function* gen() {
@@ -14,9 +32,12 @@ export function rawEventsJsonArray(runs: AsyncIterable<RawEvent[]>): Readable {
     let first = true;
     buf[pos++] = 0x5b; // [
     for await (const run of runs) {
-      for (const e of run) {
-        const ts = String(e.timestamp);
-        const need = 1 + e.json.length - 1 + SUFFIX.length + ts.length + 1;
+      for (let k = 0; k < run.length; k++) {
+        const e = run[k];
+        const json = e.json;
+        const digits = Number.isSafeInteger(e.timestamp) ? MAX_DIGITS : String(e.timestamp).length;
+        // comma, the event, the suffix and the digits (the event's `}` is moved past them)
+        const need = 1 + json.length + SUFFIX.length + digits;
         if (pos + need > buf.length) {
           if (pos > 0) yield buf.subarray(0, pos);
           buf = Buffer.allocUnsafe(Math.max(CHUNK, need));
@@ -24,10 +45,10 @@ export function rawEventsJsonArray(runs: AsyncIterable<RawEvent[]>): Readable {
         }
         if (!first) buf[pos++] = 0x2c; // ,
         first = false;
-        buf.set(e.json.subarray(0, e.json.length - 1), pos);
-        pos += e.json.length - 1;
-        pos += buf.write(SUFFIX, pos, 'latin1');
-        pos += buf.write(ts, pos, 'latin1');
+        buf.set(json, pos);
+        pos += json.length - 1; // over the closing brace
+        for (let s = 0; s < SUFFIX.length; s++) buf[pos + s] = SUFFIX[s];
+        pos = writeNumber(buf, pos + SUFFIX.length, e.timestamp);
         buf[pos++] = 0x7d; // }
       }
     }

@@ -1,4 +1,5 @@
 import { BatchAssembler, orderBatches, ReadPlanMismatch } from './event-order';
+import { pullSize } from './event-store';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -27,5 +28,35 @@ describe('BatchAssembler', () => {
     const asm = new BatchAssembler(orderBatches([{ seq: 1, batch: 'a' }, { seq: 2, batch: 'b' }]));
     asm.add(1, 'a', bytes('[]'));
     expect(asm.outstanding).toBe(1);
+  });
+});
+
+describe('orderBatches: message sizes for the payload pass', () => {
+  const summary = (bytes: number) => JSON.stringify({ minTs: 1, bytes });
+
+  it('gives the largest message of any batch, chunks counted by their share, incomplete and repeated batches included', () => {
+    const plan = orderBatches([
+      { seq: 1, batch: 'a', summary: summary(10_000) },
+      { seq: 2, batch: 'b', chunk: '0/2', summary: summary(3_000_000) },
+      { seq: 3, batch: 'b', chunk: '1/2' },
+      { seq: 4, batch: 'c', chunk: '0/3', summary: summary(6_000_000) },
+      { seq: 5, batch: 'a', summary: summary(10_000) },
+    ]);
+    expect(plan.batches.map((b) => b.batch)).toEqual(['a', 'b']);
+    expect(plan.maxMessageBytes).toBe(2_000_000);
+  });
+
+  it('is unknown when a message belongs to a batch without a summary', () => {
+    expect(orderBatches([{ seq: 1, batch: 'a', summary: summary(10) }, { seq: 2, batch: 'b' }]).maxMessageBytes).toBeUndefined();
+    expect(orderBatches([{ seq: 1, batch: 'a', summary: '{not json' }]).maxMessageBytes).toBeUndefined();
+  });
+});
+
+describe('pullSize', () => {
+  it('keeps about 1 MiB per pull, between 16 and 256 messages, and 64 when sizes are unknown', () => {
+    expect(pullSize(13_000)).toBe(80);
+    expect(pullSize(1_000_000)).toBe(16);
+    expect(pullSize(100)).toBe(256);
+    expect(pullSize(undefined)).toBe(64);
   });
 });

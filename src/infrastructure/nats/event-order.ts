@@ -23,6 +23,8 @@ export interface PlannedBatch {
 
 export interface ReadPlan {
   batches: PlannedBatch[];
+  /** Largest message of the subject (from Td-Summary bytes); undefined when a batch has no summary. */
+  maxMessageBytes?: number;
 }
 
 function parseChunk(chunk?: string): { i: number; n: number } {
@@ -43,9 +45,19 @@ export function orderBatches(heads: MessageHead[]): ReadPlan {
   const pending = new Map<string, { seqs: (number | undefined)[]; got: number; minTs: number }>();
   const complete = new Set<string>();
   const batches: PlannedBatch[] = [];
+  const messageBytes = new Map<string, number>();
   for (const h of heads) {
-    if (complete.has(h.batch)) continue;
     const { i, n } = parseChunk(h.chunk);
+    let summary: { minTs?: unknown; bytes?: unknown } | undefined;
+    if (h.summary) {
+      try {
+        summary = JSON.parse(h.summary) as typeof summary;
+      } catch {
+        /* a missing summary only makes the merge wait longer */
+      }
+      if (typeof summary?.bytes === 'number') messageBytes.set(h.batch, Math.max(messageBytes.get(h.batch) ?? 0, Math.ceil(summary.bytes / n)));
+    }
+    if (complete.has(h.batch)) continue;
     let p = pending.get(h.batch);
     if (!p || p.seqs.length !== n) {
       p = { seqs: new Array(n).fill(undefined), got: 0, minTs: Number.NEGATIVE_INFINITY };
@@ -54,26 +66,29 @@ export function orderBatches(heads: MessageHead[]): ReadPlan {
     if (p.seqs[i] !== undefined) continue;
     p.seqs[i] = h.seq;
     p.got++;
-    if (h.summary) {
-      try {
-        const s = JSON.parse(h.summary) as { minTs?: number };
-        if (typeof s.minTs === 'number') p.minTs = s.minTs;
-      } catch {
-        /* a missing summary only makes the merge wait longer */
-      }
-    }
+    if (typeof summary?.minTs === 'number') p.minTs = summary.minTs;
     if (p.got === n) {
       complete.add(h.batch);
       pending.delete(h.batch);
       batches.push({ batch: h.batch, seqs: p.seqs as number[], minTs: p.minTs, releaseBelow: Number.POSITIVE_INFINITY });
     }
   }
+  // Every message the payload pass may deliver, planned or not, must be of a batch with a known size.
+  let maxMessageBytes: number | undefined = 0;
+  for (const h of heads) {
+    const b = messageBytes.get(h.batch);
+    if (b === undefined) {
+      maxMessageBytes = undefined;
+      break;
+    }
+    maxMessageBytes = Math.max(maxMessageBytes, b);
+  }
   let suffixMin = Number.POSITIVE_INFINITY;
   for (let k = batches.length - 1; k >= 0; k--) {
     batches[k].releaseBelow = suffixMin;
     suffixMin = Math.min(suffixMin, batches[k].minTs);
   }
-  return { batches };
+  return { batches, maxMessageBytes };
 }
 
 /** The two passes of a read saw different histories (they must not: both read the stream leader). */
@@ -121,7 +136,9 @@ const less = <E>(a: Entry<E>, b: Entry<E>) => a.ts < b.ts || (a.ts === b.ts && a
 
 /**
  * A min-heap on (timestamp, arrival) that drops repeated sequenceIds (and, by default, metadata
- * events; raw events come without them).
+ * events; raw events come without them). `take` is the read path: when nothing waits in the heap and a
+ * batch is already in timestamp order (the common case: recorders send batches in order), its
+ * releasable events go out without passing through the heap, in the order the heap would give them.
  */
 export class TimestampMerger<E extends Mergeable = RrwebEvent> {
   private heap: Entry<E>[] = [];
@@ -144,31 +161,57 @@ export class TimestampMerger<E extends Mergeable = RrwebEvent> {
     this.releaseBelow = releaseBelow;
   }
 
+  /**
+   * `push` then `drain`, as an array: the events of `events` and of earlier batches that can be
+   * released now. May return `events` itself when all of it is released as it is.
+   */
+  take(events: E[], releaseBelow: number): E[] {
+    if (this.heap.length > 0 || !inOrder(events)) {
+      this.push(events, releaseBelow);
+      return [...this.drain()];
+    }
+    this.releaseBelow = releaseBelow;
+    // Nothing is held back and the batch is sorted: heap order is stored order, and the events at or
+    // below releaseBelow are a prefix. `out` stays null while it would equal the prefix of `events`.
+    let out: E[] | null = null;
+    let i = 0;
+    for (; i < events.length; i++) {
+      const e = events[i];
+      if (e.timestamp > releaseBelow) break;
+      const keep = !this.skip(e) && this.accept(e.timestamp, e.sequenceId);
+      if (out) {
+        if (keep) out.push(e);
+      } else if (!keep) out = events.slice(0, i);
+    }
+    for (let k = i; k < events.length; k++) if (!this.skip(events[k])) this.insert({ ts: events[k].timestamp, idx: this.idx++, e: events[k] });
+    return out ?? (i === events.length ? events : events.slice(0, i));
+  }
+
   *drain(): Generator<E> {
     while (this.heap.length > 0 && this.heap[0].ts <= this.releaseBelow) {
-      const out = this.accept(this.pop());
-      if (out) yield out;
+      const x = this.pop();
+      if (this.accept(x.ts, x.e.sequenceId)) yield x.e;
     }
   }
 
   *drainAll(): Generator<E> {
     while (this.heap.length > 0) {
-      const out = this.accept(this.pop());
-      if (out) yield out;
+      const x = this.pop();
+      if (this.accept(x.ts, x.e.sequenceId)) yield x.e;
     }
   }
 
-  private accept(x: Entry<E>): E | null {
-    if (x.ts !== this.lastTs) {
-      this.lastTs = x.ts;
-      this.seenAtTs.clear();
+  /** Whether an event released now is new: not a repeated sequenceId at the same timestamp. */
+  private accept(ts: number, sid: unknown): boolean {
+    if (ts !== this.lastTs) {
+      this.lastTs = ts;
+      if (this.seenAtTs.size > 0) this.seenAtTs.clear();
     }
-    const sid = x.e.sequenceId;
     if (typeof sid === 'number') {
-      if (this.seenAtTs.has(sid)) return null;
+      if (this.seenAtTs.has(sid)) return false;
       this.seenAtTs.add(sid);
     }
-    return x.e;
+    return true;
   }
 
   private insert(x: Entry<E>) {
@@ -203,4 +246,15 @@ export class TimestampMerger<E extends Mergeable = RrwebEvent> {
     }
     return top;
   }
+}
+
+/** Timestamps are numbers in non-decreasing order (NaN, or anything else, is not). */
+function inOrder(events: Mergeable[]): boolean {
+  let prev = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < events.length; i++) {
+    const ts = events[i].timestamp;
+    if (!(ts >= prev)) return false;
+    prev = ts;
+  }
+  return true;
 }

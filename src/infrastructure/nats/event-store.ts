@@ -5,7 +5,7 @@
 // batches beyond it. Batches larger than the server's max_payload are cut into chunks.
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders, JsMsg, MsgHdrs } from 'nats';
+import { ConsumerMessages, headers as natsHeaders, JsMsg, MsgHdrs } from 'nats';
 import { AppError } from '../../common/app-error';
 import type { BatchSummary } from '../../domain/batch-summary';
 import { headerJson } from '../../domain/batch-summary';
@@ -15,6 +15,60 @@ import { EVENTS_STREAM, H, recordingSubject, recordingWildcard } from './subject
 import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
 import { leaderConsumer } from './leader-consumer';
 import { RawEvent, rawEvents } from './raw-events';
+
+/**
+ * Bytes of payload one pull of a payload pass asks for. Larger pulls measured no faster (64 and 645
+ * messages of 13 KB: the same pass time), and what was pulled waits in memory for a slow client, so
+ * a pull is kept small; in bytes, so 1 MB chunks are not pulled 64 at a time either.
+ */
+const PULL_BYTES = 1024 * 1024;
+
+/**
+ * Messages per pull for a payload pass: as many as fit PULL_BYTES at the largest message size
+ * (64 when sizes are unknown: batches stored without a summary), between 16 and 256.
+ */
+export function pullSize(maxMessageBytes: number | undefined): number {
+  if (!maxMessageBytes) return 64;
+  return Math.min(256, Math.max(16, Math.floor(PULL_BYTES / maxMessageBytes)));
+}
+
+/** Timings of read consumers (shorter in tests of a reader that pauses). */
+export interface ReadTuning {
+  /** Expiry of each pull request. */
+  pullExpiresMs: number;
+  /** The server deletes a read consumer on which no pull waited this long. */
+  readInactiveMs: number;
+  /** Idle heartbeat of read pulls (default: 1 s, or half the expiry if shorter). */
+  idleHeartbeatMs?: number;
+}
+
+const DEFAULT_READ_TUNING: ReadTuning = { pullExpiresMs: 30_000, readInactiveMs: 60_000 };
+
+/** The consumer of a read is gone (deleted by the server) or does not answer pulls. */
+function consumerLost(e: unknown): boolean {
+  return /consumer not found|consumer deleted|no responders/i.test(String((e as Error)?.message));
+}
+
+/**
+ * nats.js (v2) treats two missed idle heartbeats as a lost pull and pulls a whole batch again, every
+ * heartbeat interval after that. A reader that has not yet taken what was delivered (a slow HTTP
+ * client) gets no heartbeats because no pull is waiting, so each second it was behind added a batch:
+ * a client at ~40 KB/s had nats.js holding 12 MB ahead after 30 s, growing. Missed heartbeats count
+ * only while the reader waits for messages (then a silence is a real stall). Relies on the v2
+ * client's `monitor` field; without it (another client version) nothing changes.
+ */
+function heartbeatsOnlyWhenCaughtUp(messages: ConsumerMessages, caughtUp: () => boolean): void {
+  const monitor = (messages as unknown as { monitor?: { callback?: (missed: number) => boolean; work?: () => void } }).monitor;
+  const missed = monitor?.callback;
+  if (!monitor || typeof missed !== 'function' || typeof monitor.work !== 'function') return;
+  monitor.callback = (n: number) => {
+    if (!caughtUp()) {
+      monitor.work!();
+      return false;
+    }
+    return missed.call(monitor, n);
+  };
+}
 
 export interface AppendResult {
   duplicate: boolean;
@@ -30,6 +84,7 @@ export class JetStreamEventStore {
   constructor(
     private readonly nats: NatsClient,
     private readonly publishTimeoutMs: number,
+    private readonly tuning: ReadTuning = DEFAULT_READ_TUNING,
   ) {}
 
   private assertConnected() {
@@ -173,11 +228,10 @@ export class JetStreamEventStore {
 
     const assembler = new BatchAssembler(plan);
     const lastSeq = heads[heads.length - 1].seq;
-    for await (const m of this.scan(subject, false, heads[0].seq, heads.length, signal)) {
+    for await (const m of this.scan(subject, false, heads[0].seq, heads.length, signal, pullSize(plan.maxMessageBytes))) {
       const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
       if (done) {
-        merger.push(decode(done.payload), done.releaseBelow);
-        const out = [...merger.drain()];
+        const out = merger.take(decode(done.payload), done.releaseBelow);
         if (out.length) yield out;
       }
       if (m.seq >= lastSeq) break;
@@ -190,29 +244,53 @@ export class JetStreamEventStore {
   /**
    * Reads up to `expected` messages of a subject through an ephemeral consumer on the stream leader
    * (see leader-consumer.ts: a replica's history may differ from the leader's on nats-server 2.9).
+   * A consumer lost mid-read (the server deletes it once no pull has waited for its inactive
+   * threshold: a reader that paused that long) is replaced by one starting after the last message
+   * read; callers check what they got against what they planned.
    */
-  private async *scan(subject: string, headersOnly: boolean, startSeq: number, expected: number, signal?: AbortSignal): AsyncGenerator<JsMsg> {
-    let consumer;
-    try {
-      consumer = await leaderConsumer(this.nats, { filterSubject: subject, headersOnly, startSeq });
-    } catch (e) {
-      this.logger.warn({ msg: 'no read consumer on the stream leader', err: String((e as Error).message) });
-      throw new AppError('unavailable', 'Event store (NATS JetStream) cannot serve a consistent read now; retry later', { 'Retry-After': '1' });
-    }
-    const messages = await consumer.consume({ max_messages: headersOnly ? 1000 : 64, idle_heartbeat: 1000 });
-    const abort = () => messages.stop();
-    signal?.addEventListener('abort', abort);
+  private async *scan(subject: string, headersOnly: boolean, startSeq: number, expected: number, signal?: AbortSignal, maxMessages = headersOnly ? 1000 : 64): AsyncGenerator<JsMsg> {
+    let next = startSeq;
     let read = 0;
-    try {
-      for await (const m of messages) {
-        yield m;
-        read++;
-        if (read >= expected || m.info.pending === 0) break;
+    for (let fruitless = 0; fruitless < 3 && !signal?.aborted; ) {
+      let consumer;
+      try {
+        consumer = await leaderConsumer(this.nats, { filterSubject: subject, headersOnly, startSeq: next, inactiveThresholdMs: this.tuning.readInactiveMs });
+      } catch (e) {
+        this.logger.warn({ msg: 'no read consumer on the stream leader', err: String((e as Error).message) });
+        throw new AppError('unavailable', 'Event store (NATS JetStream) cannot serve a consistent read now; retry later', { 'Retry-After': '1' });
       }
-    } finally {
-      signal?.removeEventListener('abort', abort);
-      messages.stop();
-      await consumer.delete().catch(() => undefined);
+      // Pull again when half was read: one pull request per maxMessages / 2 messages, none sent
+      // beyond what the reader has taken (nats.js sends a refill only when its iterator reaches it).
+      const expires = this.tuning.pullExpiresMs;
+      const messages = await consumer.consume({ max_messages: maxMessages, threshold_messages: Math.max(1, maxMessages >> 1), expires, idle_heartbeat: this.tuning.idleHeartbeatMs ?? Math.min(1000, expires / 2), abort_on_missing_resource: true });
+      let caughtUp = false;
+      heartbeatsOnlyWhenCaughtUp(messages, () => caughtUp);
+      const abort = () => messages.stop();
+      signal?.addEventListener('abort', abort);
+      const before = read;
+      try {
+        const it = messages[Symbol.asyncIterator]();
+        for (;;) {
+          caughtUp = true; // waiting on nats.js: everything delivered was taken
+          const r = await it.next();
+          caughtUp = false;
+          if (r.done) break;
+          const m = r.value;
+          yield m;
+          read++;
+          next = m.seq + 1;
+          if (read >= expected || m.info.pending === 0) return;
+        }
+      } catch (e) {
+        if (!consumerLost(e)) throw e;
+      } finally {
+        signal?.removeEventListener('abort', abort);
+        messages.stop();
+        await consumer.delete().catch(() => undefined);
+      }
+      if (signal?.aborted) return;
+      fruitless = read > before ? 0 : fruitless + 1;
+      this.logger.warn({ msg: 'read consumer lost; continuing on a new one', subject, next, read, expected });
     }
   }
 

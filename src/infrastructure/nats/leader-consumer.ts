@@ -14,6 +14,8 @@ export interface LeaderConsumerOptions {
   headersOnly: boolean;
   /** First stream sequence to deliver (0 or less: from the start). */
   startSeq: number;
+  /** The server deletes the consumer once no pull has waited this long (default 60 s). */
+  inactiveThresholdMs?: number;
 }
 
 /** Placement attempts; each lands on the leader with probability 1/replicas (3 at most here). */
@@ -29,7 +31,7 @@ export async function leaderConsumer(nats: NatsClient, o: LeaderConsumerOptions)
     ack_policy: AckPolicy.None,
     mem_storage: true,
     num_replicas: 1,
-    inactive_threshold: nanos(60_000),
+    inactive_threshold: nanos(o.inactiveThresholdMs ?? 60_000),
     ...(o.startSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: o.startSeq } : { deliver_policy: DeliverPolicy.All }),
   };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
