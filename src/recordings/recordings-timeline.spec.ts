@@ -58,15 +58,11 @@ function fake(model: Model) {
       const since = num(text, /started_at < \(?(-?\d+)/);
       return idList(text, /recording_id IN \(([^)]*)\)/)!.filter((r) => starts.has(r) && starts.get(r)! < since).map((recording_id) => ({ recording_id }));
     }
-    if (text.startsWith('SELECT DISTINCT recording_id FROM recordings')) {
+    if (text.startsWith('SELECT recording_id, max(min_ts) AS latest_ts')) {
       const since = num(text, /started_at < \(?(-?\d+)/);
-      return window(since).filter((r) => starts.get(r.recording_id)! < since).map(({ recording_id }) => ({ recording_id }));
-    }
-    if (text.includes('FROM recordings WHERE') && text.includes('recording_id IN (') && text.includes('min(min_ts)')) {
-      // spanningFirsts
-      const since = num(text, /started_at < \(?(-?\d+)/);
-      const ids = idList(text, /recording_id IN \(('[^)]*)\)/)!.filter((r) => starts.has(r) && starts.get(r)! < since);
-      return window(since).filter((r) => ids.includes(r.recording_id));
+      const latestIn = (r: string) => Math.max(...model.batches.filter(([x, ts]) => x === r && ts >= since).map(([, ts]) => ts));
+      const rough = new Set(model.batches.filter(([r, ts]) => ts >= since && model.batches.some(([x, t]) => x === r && t < since)).map(([r]) => r));
+      return [...rough].map((recording_id) => ({ recording_id, latest_ts: String(latestIn(recording_id)) }));
     }
     if (text.includes('min(started_at) AS first_ts')) {
       const fs = ranges(text);

@@ -34,13 +34,15 @@ export const TimelineSql = {
   },
 
   /**
-   * Recordings of the window with a `recordings` row before it, deleted rows included: a superset of the
-   * window's recordings that started before it, to be checked with `spanningOf` (usually empty). No
-   * deletion join: on 18.16 the window's id set would be built once more for the enclosing level.
+   * Recordings of the window with a `recordings` row before it, deleted rows included (a superset of the
+   * window's recordings that started before it, to be checked with `spanningOf`; usually those that
+   * started just before the window), each with its latest batch start in the window: it ranks no higher
+   * than that. No deletion join: on 18.16 the window's id set would be built again for its level.
    */
   spanningRough(tenantId: string, since: number): Sql {
     const inWindow = sql`SELECT recording_id FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}`;
-    return sql`SELECT DISTINCT recording_id FROM recordings WHERE tenant_id = ${tenantId} AND started_at < ${since} AND recording_id IN (${inWindow})`;
+    const before = sql`SELECT recording_id FROM recordings WHERE tenant_id = ${tenantId} AND started_at < ${since} AND recording_id IN (${inWindow})`;
+    return sql`SELECT recording_id, max(min_ts) AS latest_ts FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since} AND recording_id IN (${before}) GROUP BY recording_id`;
   },
 
   /**
@@ -56,17 +58,6 @@ export const TimelineSql = {
   spanningOf(tenantId: string, since: number, ids: readonly string[]): Sql {
     return sql`SELECT DISTINCT recording_id FROM (SELECT recording_id, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN ${list([...ids])} AND started_at < ${since})
       ${deletionJoin(tenantId)} WHERE seq > deleted_seq`;
-  },
-
-  /**
-   * Of the given ids, those that started before the window (a visible `recordings` row before `since`),
-   * each with its first visible batch in the window: where it ranks in the window's order.
-   */
-  spanningFirsts(tenantId: string, since: number, ids: readonly string[]): Sql {
-    const spanning = sql`SELECT recording_id FROM (SELECT recording_id, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN ${list([...ids])} AND started_at < ${since})
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq`;
-    return sql`SELECT recording_id, min(min_ts) AS started_at FROM (SELECT recording_id, min_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since} AND recording_id IN (${spanning}))
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
   },
 
   /** Rows before the window: how many (0 ends the search) and the newest start among them (to skip gaps). */

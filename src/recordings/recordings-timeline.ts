@@ -225,16 +225,23 @@ export async function newestPage(ch: ClickHouse, tenantId: string, limit: number
       return { page, details };
     };
     let current = read([]);
-    const [first, rough] = await Promise.all([current.page, ch.rows<{ recording_id: string }>(TimelineSql.spanningRough(tenantId, since))]);
+    const [first, rough] = await Promise.all([current.page, ch.rows<{ recording_id: string; latest_ts: string }>(TimelineSql.spanningRough(tenantId, since))]);
     let { rows, beforeLimit } = first;
-    if (rough.length) {
-      // Usually recordings that started just before the window: they rank at its end, after this page.
-      const exact = await ch.rows<PageRow>(TimelineSql.spanningFirsts(tenantId, since, rough.map((r) => r.recording_id)));
+    // Usually only recordings that started just before the window: they rank at its end, after this
+    // page. `latest_ts` bounds where one ranks from above; those that may rank above the page's last
+    // row are checked exactly, dropped, and the page read again, until none is left.
+    const exclude: string[] = [];
+    const checked = new Set<string>();
+    for (;;) {
       const last = rows[rows.length - 1];
-      if (exact.length && (rows.length < limit + 1 || exact.some((e) => !ranksAfter(e, last)))) {
-        current = read(exact.map((r) => r.recording_id));
-        ({ rows, beforeLimit } = await current.page);
-      }
+      const above = rough.filter((e) => !checked.has(e.recording_id) && (rows.length < limit + 1 || !ranksAfter({ recording_id: e.recording_id, started_at: e.latest_ts }, last)));
+      if (above.length === 0) break;
+      for (const e of above) checked.add(e.recording_id);
+      const exact = await ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, above.map((e) => e.recording_id)));
+      if (exact.length === 0) continue;
+      exclude.push(...exact.map((e) => e.recording_id));
+      current = read(exclude);
+      ({ rows, beforeLimit } = await current.page);
     }
     const next: Window | null = rows.length === limit + 1 ? null : await widen(ch, tenantId, w, want, beforeLimit, round);
     if (!next) {
