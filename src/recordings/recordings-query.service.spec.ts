@@ -19,7 +19,7 @@ function service(rows: (q: string) => unknown[] | Error, exists = false) {
 describe('RecordingsQueryService', () => {
   it('lists a page with summaries, metadata, hasMore and signed links', async () => {
     const s = service((q) => {
-      if (q.includes('ORDER BY started_at DESC')) return [{ recording_id: id, started_at: '100' }, { recording_id: 'next', started_at: '90' }];
+      if (q.includes('ORDER BY started_at DESC')) return [summary, { ...summary, recording_id: 'next', started_at: '90' }];
       if (q.includes('SELECT count() AS n')) return [{ n: '0', newest: '0' }];
       if (q.includes('SELECT DISTINCT recording_id')) return [];
       if (q.includes('sum(event_count)')) return [summary];

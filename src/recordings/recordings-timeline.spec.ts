@@ -50,6 +50,12 @@ function fake(model: Model) {
       const ids = idList(text, /recording_id IN \(([^)]*)\)/)!;
       return ids.flatMap((r) => [...(latest.get(r) ?? [])].map(([key, [value]]) => ({ recording_id: r, key, value })));
     }
+    if (text.includes('sum(event_count)') && text.includes('OFFSET')) {
+      // RecordingsSql.windowSummaries: a page of the window with (here: only) started_at as summary
+      const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text)!;
+      const all = window(num(text, /min_ts >= \(?(-?\d+)/), idList(text, /NOT IN \(([^)]*)\)/));
+      return [all.slice(Number(m[2]), Number(m[2]) + Number(m[1])), all.length];
+    }
     if (text.includes('sum(event_count)')) {
       const ids = idList(text, /recording_id IN \(([^)]*)\)/)!;
       return ids.filter((r) => starts.has(r)).map((r) => ({ recording_id: r, started_at: String(starts.get(r)) }));

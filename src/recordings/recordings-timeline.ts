@@ -186,21 +186,25 @@ export async function newestPage(ch: ClickHouse, tenantId: string, limit: number
   const key = `${tenantId}\u0000[]`;
   let w: Window | null = firstWindow(key, want, now);
   if (want <= VERIFY_MAX) {
+    // The window's top `want` with their summaries in one read, edge-checked by id while the metadata of
+    // the page is read. Metadata does not depend on the window: kept across exclusions and widenings.
+    const metadata: MetadataRow[] = [];
+    const withMetadata = new Set<string>();
     for (let round = 1; w; round++) {
       const since: number = w.since;
       const exclude: string[] = [];
       const checked = new Set<string>();
-      let prefetched: Verified['prefetched'];
       for (;;) {
-        const { rows: top, beforeLimit } = await ch.rowsBeforeLimit<PageRow>(TimelineSql.page(tenantId, since, want, 0, exclude));
-        const guess = top.slice(offset, offset + limit);
-        if (!prefetched && guess.length) {
-          const ids = guess.map((r) => r.recording_id);
-          prefetched = { ids: new Set(ids), details: later(fetchDetails(ch, tenantId, ids, earliest(guess), true)) };
-        }
+        const { rows: top, beforeLimit } = await ch.rowsBeforeLimit<SummaryRow>(RecordingsSql.windowSummaries(tenantId, since, want, 0, exclude));
         const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
-        const started = unchecked.length ? await ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, unchecked)) : [];
+        const needMetadata = top.slice(offset, offset + limit).map((r) => r.recording_id).filter((id) => !withMetadata.has(id));
+        const [started, meta] = await Promise.all([
+          unchecked.length ? ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, unchecked)) : Promise.resolve([]),
+          needMetadata.length ? ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, needMetadata)) : Promise.resolve([]),
+        ]);
         for (const id of unchecked) checked.add(id);
+        for (const id of needMetadata) withMetadata.add(id);
+        metadata.push(...meta);
         if (started.length) {
           exclude.push(...started.map((r) => r.recording_id));
           continue;
@@ -208,9 +212,9 @@ export async function newestPage(ch: ClickHouse, tenantId: string, limit: number
         const next: Window | null = top.length === want ? null : await widen(ch, tenantId, w, want, beforeLimit, round);
         if (!next) {
           if (top.length === want) remember(key, beforeLimit, since, Number(top[0].started_at));
-          return finish(ch, tenantId, [], { kept: top, metadata: [], prefetched }, offset, limit);
+          const rows = top.slice(offset, offset + limit + 1).map((r) => ({ recording_id: r.recording_id, started_at: String(r.started_at) }));
+          return { rows, details: { summaries: top.slice(offset, offset + limit), metadata } };
         }
-        await prefetched?.details.catch(() => undefined);
         w = next;
         break;
       }
