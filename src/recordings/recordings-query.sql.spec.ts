@@ -36,13 +36,3 @@ describe('RecordingsSql', () => {
     expect(text).toContain('WHERE seq > deleted_seq GROUP BY recording_id, key');
   });
 });
-
-describe('RecordingsSql.windowSummaries', () => {
-  it('summarises the window per recording (deduplicated per batch, deletion-aware), newest first, cut, without excluded ids', () => {
-    const text = RecordingsSql.windowSummaries("t'", 1000, 51, 0, ['x']).text;
-    expect(text).toMatch(/^SELECT recording_id, min\(min_ts\) AS started_at, max\(max_ts\) AS ended_at, sum\(event_count\) AS event_count/);
-    expect(text).toContain("FROM recording_timeline WHERE tenant_id = 't\\'' AND min_ts >= 1000 AND recording_id NOT IN ('x'))");
-    expect(text).toContain('WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id ORDER BY started_at DESC, recording_id DESC LIMIT 51 OFFSET 0');
-    expect(RecordingsSql.windowGrouped('t', 5).text).not.toContain('NOT IN');
-  });
-});

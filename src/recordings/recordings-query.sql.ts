@@ -71,14 +71,9 @@ export const RecordingsSql = {
    * its summaries in one read.
    */
   windowSummaries(tenantId: string, since: number, count: number, offset: number, exclude: readonly string[]): Sql {
-    return sql`${RecordingsSql.windowGrouped(tenantId, since, exclude)} ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
-  },
-
-  /** windowSummaries unordered and uncut: one row per recording of the window. */
-  windowGrouped(tenantId: string, since: number, exclude: readonly string[] = []): Sql {
     const without = exclude.length ? sql` AND recording_id NOT IN ${list([...exclude])}` : sql``;
     return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM (SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without})
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id`;
+      ${deletionJoin(tenantId)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
   },
 
   /** Latest visible value of every metadata key of the given recordings. */

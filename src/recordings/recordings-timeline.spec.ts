@@ -50,11 +50,6 @@ function fake(model: Model) {
       const ids = idList(text, /recording_id IN \(([^)]*)\)/)!;
       return ids.flatMap((r) => [...(latest.get(r) ?? [])].map(([key, [value]]) => ({ recording_id: r, key, value })));
     }
-    if (text.startsWith('SELECT * FROM (')) {
-      // TimelineSql.candidates: the window's recordings in every filter's key/value range
-      const fs = ranges(text);
-      return window(num(text, /min_ts >= \(?(-?\d+)/)).filter((r) => inRanges(r.recording_id, fs)).slice(0, num(text, /LIMIT (\d+)$/));
-    }
     if (text.includes('sum(event_count)') && text.includes('OFFSET')) {
       // RecordingsSql.windowSummaries: a page of the window with (here: only) started_at as summary
       const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text)!;
@@ -86,6 +81,10 @@ function fake(model: Model) {
         .map((r) => ({ recording_id: r.recording_id, first_ts: r.started_at }));
     }
     const since = num(text, /min_ts >= \(?(-?\d+)/);
+    if (text.startsWith('SELECT recording_id, started_at FROM (')) {
+      const fs = ranges(text);
+      return window(since).filter((r) => inRanges(r.recording_id, fs)).slice(0, num(text, /LIMIT (\d+)$/));
+    }
     const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text);
     if (!m) throw new Error(`unexpected query ${text}`);
     const all = window(since, idList(text, /NOT IN \(([^)]*)\)/));

@@ -5,20 +5,22 @@
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { candidateRecordingsSql } from './metadata-filter.sql';
-import { RecordingsSql } from './recordings-query.sql';
 import { deletionJoin } from './recordings-query.visibility';
 
 const NEWEST_FIRST = sql`ORDER BY started_at DESC, recording_id DESC`;
 
 export const TimelineSql = {
   /**
-   * The filters' candidates among the window's recordings, newest first by their first batch in it,
-   * ties by id, with their summaries (RecordingsSql.windowGrouped): those of the filters' key/value
-   * ranges, a superset of the matches that the caller verifies. The window is grouped first, then
-   * checked against the candidate set (measured: cheaper than filtering the window's rows by it).
+   * Recordings with a visible batch in the window, newest first by their first batch in it, ties by
+   * id. With filters, only the candidates of their key/value ranges (a superset of the matches, which
+   * the caller verifies): the window is grouped first, then checked against the candidate set
+   * (measured: cheaper than filtering the window's rows by it).
    */
-  candidates(tenantId: string, since: number, cap: number, filters: readonly MetadataFilter[]): Sql {
-    return sql`SELECT * FROM (${RecordingsSql.windowGrouped(tenantId, since)}) WHERE recording_id IN (${candidateRecordingsSql(tenantId, filters)}) ${NEWEST_FIRST} LIMIT ${cap}`;
+  candidates(tenantId: string, since: number, cap: number, filters: readonly MetadataFilter[] = []): Sql {
+    const grouped = sql`SELECT recording_id, min(min_ts) AS started_at FROM (SELECT recording_id, min_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since})
+      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
+    if (filters.length === 0) return sql`${grouped} ${NEWEST_FIRST} LIMIT ${cap}`;
+    return sql`SELECT recording_id, started_at FROM (${grouped}) WHERE recording_id IN (${candidateRecordingsSql(tenantId, filters)}) ${NEWEST_FIRST} LIMIT ${cap}`;
   },
 
   /**

@@ -91,7 +91,6 @@ async function verify(
   want: number,
   offset: number,
   limit: number,
-  prefetch: boolean,
 ): Promise<Verified> {
   const kept: PageRow[] = [];
   const metadata: MetadataRow[] = [];
@@ -100,7 +99,7 @@ async function verify(
     const chunk = candidates.slice(i, i + want - kept.length + MARGIN);
     i += chunk.length;
     const ids = chunk.map((r) => r.recording_id);
-    if (prefetch && !prefetched) {
+    if (!prefetched) {
       const guess = [...kept, ...chunk].slice(offset, offset + limit);
       if (guess.length > 0 && (guess.length === limit || i >= candidates.length)) {
         const guessIds = guess.map((r) => r.recording_id);
@@ -120,13 +119,9 @@ async function verify(
 }
 
 /** The page from the verified recordings: details from the prefetch where it guessed right, the rest read now. */
-async function finish(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], v: Verified, offset: number, limit: number, withSummaries = false): Promise<ListingPage> {
+async function finish(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], v: Verified, offset: number, limit: number): Promise<ListingPage> {
   const rows = v.kept.slice(offset, offset + limit + 1);
   const page = rows.slice(0, limit);
-  if (withSummaries) {
-    // The candidates came with their summaries (TimelineSql.candidates) and the verification read their metadata.
-    return { rows: rows.map((r) => ({ recording_id: r.recording_id, started_at: String(r.started_at) })), details: { summaries: page as unknown as SummaryRow[], metadata: v.metadata } };
-  }
   const pre = v.prefetched ? await v.prefetched.details : NO_DETAILS;
   const missing = page.filter((r) => !v.prefetched?.ids.has(r.recording_id));
   const more = missing.length ? await fetchDetails(ch, tenantId, missing.map((r) => r.recording_id), earliest(missing), filters.length === 0) : NO_DETAILS;
@@ -143,7 +138,7 @@ export async function narrowPage(ch: ClickHouse, tenantId: string, filters: read
   const rows = await ch.rows<{ recording_id: string; first_ts: string }>(TimelineSql.starts(tenantId, filters, 2 * NARROW));
   if (rows.length >= 2 * NARROW) return undefined;
   const candidates = rows.map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
-  return finish(ch, tenantId, filters, await verify(ch, tenantId, filters, candidates, undefined, want, offset, limit, true), offset, limit);
+  return finish(ch, tenantId, filters, await verify(ch, tenantId, filters, candidates, undefined, want, offset, limit), offset, limit);
 }
 
 interface Window {
@@ -272,7 +267,7 @@ export async function filteredPage(ch: ClickHouse, tenantId: string, filters: re
   for (let round = 1; w; round++) {
     const since = w.since;
     const candidates = await ch.rows<PageRow>(TimelineSql.candidates(tenantId, since, cap, filters));
-    const v = await verify(ch, tenantId, filters, candidates, since, want, offset, limit, false);
+    const v = await verify(ch, tenantId, filters, candidates, since, want, offset, limit);
     if (v.kept.length < want && candidates.length >= cap) {
       cap *= 4; // more dropped than expected: the same window, more candidates
       round--;
@@ -281,7 +276,7 @@ export async function filteredPage(ch: ClickHouse, tenantId: string, filters: re
     const next: Window | null = v.kept.length >= want ? null : await widen(ch, tenantId, w, want, v.kept.length, round);
     if (!next) {
       if (v.kept.length >= want) remember(key, v.kept.length, Number(v.kept[v.kept.length - 1].started_at), Number(v.kept[0].started_at));
-      return finish(ch, tenantId, filters, v, offset, limit, true);
+      return finish(ch, tenantId, filters, v, offset, limit);
     }
     w = next;
   }
