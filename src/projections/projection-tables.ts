@@ -1,5 +1,5 @@
 // ClickHouse tables written by projections. Their DDL lives only in the numbered migrations
-// (001 to 004); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
+// (001 to 005); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
 // cannot diverge.
 export const T = {
   batches: 'recording_batches',

@@ -9,7 +9,8 @@ const id = '550e8400-e29b-41d4-a716-446655440000';
 const summary = { recording_id: id, started_at: '100', ended_at: '250', event_count: '7', bytes: '900', page_views: '1', has_viewport: 1, viewport: [800, 600], first_url: 'https://e.test', last_activity_at: '300' };
 
 function service(rows: (q: string) => unknown[] | Error, exists = false) {
-  const ch = { rows: async (q: Sql) => { const r = rows(q.text); if (r instanceof Error) throw r; return r; } } as unknown as ClickHouse;
+  const read = async (q: Sql) => { const r = rows(q.text); if (r instanceof Error) throw r; return r; };
+  const ch = { rows: read, rowsBeforeLimit: async (q: Sql) => { const r = await read(q); return { rows: r, beforeLimit: r.length }; } } as unknown as ClickHouse;
   const events = { exists: async () => exists } as unknown as RecordingEventsService;
   const signer = { base: '', forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }) } as unknown as LinkSigner;
   return new RecordingsQueryService(ch, events, signer);
@@ -18,7 +19,8 @@ function service(rows: (q: string) => unknown[] | Error, exists = false) {
 describe('RecordingsQueryService', () => {
   it('lists a page with summaries, metadata, hasMore and signed links', async () => {
     const s = service((q) => {
-      if (q.includes('ORDER BY started_at DESC')) return [{ recording_id: id, started_at: '100' }, { recording_id: 'next', started_at: '90' }];
+      if (q.includes('ORDER BY started_at DESC')) return [summary, { ...summary, recording_id: 'next', started_at: '90' }];
+      if (q.includes('SELECT count() AS n')) return [{ n: '0', newest: '0' }];
       if (q.includes('SELECT DISTINCT recording_id')) return [];
       if (q.includes('sum(event_count)')) return [summary];
       return [{ recording_id: id, key: 'plan', value: 'pro' }];

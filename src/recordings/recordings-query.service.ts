@@ -1,19 +1,19 @@
-// Listing and detail of recordings from the ClickHouse projections (see recordings-query.sql.ts; the
-// unfiltered listing reads a time window of recording_timeline, see recordings-timeline.ts).
+// Listing and detail of recordings from the ClickHouse projections (see recordings-query.sql.ts; listings
+// read time-sorted data and verify the page's candidates by id, see recordings-timeline.ts).
 // Read-your-writes: the projections lag JetStream by about a second, so a detail request for a
 // recording that JetStream holds but ClickHouse does not (yet) answers `projected: false` with an
 // empty summary instead of 404; the listing shows a recording once its first batch is projected.
 import { Injectable } from '@nestjs/common';
 import { AppError, notFound } from '../common/app-error';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
-import { bySelectivity } from './metadata-filter.counts';
+import { cachedFilterCounts } from './metadata-filter.counts';
 import { recordingLinks } from './recording-links';
 import { LinkSigner, LinkSigning } from '../auth/link-signer';
 import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
 import { fromReadModel } from './recordings-query.read-model';
 import { RecordingsSql } from './recordings-query.sql';
-import { timelinePage } from './recordings-timeline';
+import { fetchDetails, filteredPage, ListingPage, NARROW, narrowPage, newestPage, PageRow, VERIFY_MAX } from './recordings-timeline';
 import { MetadataRow, metadataById, RecordingView, SummaryRow, toRecordingView, toSummary } from './recordings-query.view';
 
 export interface RecordingList {
@@ -38,10 +38,9 @@ export class RecordingsQueryService {
 
   async list(tenantId: string, p: ListParams): Promise<RecordingList> {
     const signing = p.includeSignedUrls ? this.signer.forTenant(tenantId) : undefined;
-    const { rows, since } = await fromReadModel(this.page(tenantId, p));
+    const { rows, details } = await fromReadModel(this.page(tenantId, p));
     const page = rows.slice(0, p.limit);
-    const ids = page.map((r) => r.recording_id);
-    const [summaries, metadata] = ids.length ? await fromReadModel(this.details(tenantId, ids, since)) : [[], []];
+    const { summaries, metadata } = details;
     const summaryOf = new Map(summaries.map((s) => [s.recording_id, s]));
     const metadataOf = metadataById(metadata);
     const recordings = page.map((r) =>
@@ -68,15 +67,24 @@ export class RecordingsQueryService {
     return { ...view, projected, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
   }
 
-  /** The page's recordings (limit + 1); unfiltered listings come from a time window of recording_timeline. */
-  private async page(tenantId: string, p: ListParams): Promise<{ rows: { recording_id: string; started_at: string }[]; since?: number }> {
-    if (p.filters.length === 0) return timelinePage(this.ch, tenantId, p.limit, p.offset);
-    const filters = await bySelectivity(this.ch, tenantId, p.filters);
-    return { rows: filters ? await this.ch.rows<{ recording_id: string; started_at: string }>(RecordingsSql.page({ tenantId, filters }, p.limit, p.offset)) : [] };
+  /**
+   * The page's recordings (limit + 1) and their details. From time-sorted data (recordings-timeline.ts)
+   * unless a filtered page lies deeper than VERIFY_MAX: then from `recordings` FINAL and the filter SQL.
+   */
+  private async page(tenantId: string, p: ListParams): Promise<ListingPage> {
+    if (p.filters.length === 0) return newestPage(this.ch, tenantId, p.limit, p.offset);
+    const counts = await cachedFilterCounts(this.ch, tenantId, p.filters);
+    if (!counts) return { rows: [], details: { summaries: [], metadata: [] } };
+    if (p.offset + p.limit + 1 <= VERIFY_MAX) {
+      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, p.limit, p.offset) : undefined;
+      return narrow ?? filteredPage(this.ch, tenantId, counts.filters, p.limit, p.offset);
+    }
+    const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters: counts.filters }, p.limit, p.offset));
+    return { rows, details: await fetchDetails(this.ch, tenantId, rows.slice(0, p.limit).map((r) => r.recording_id), undefined, true) };
   }
 
-  private details(tenantId: string, ids: string[], since?: number): Promise<[SummaryRow[], MetadataRow[]]> {
-    return Promise.all([this.ch.rows<SummaryRow>(RecordingsSql.summaries(tenantId, ids, since)), this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, ids))]);
+  private details(tenantId: string, ids: string[]): Promise<[SummaryRow[], MetadataRow[]]> {
+    return Promise.all([this.ch.rows<SummaryRow>(RecordingsSql.summaries(tenantId, ids)), this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, ids))]);
   }
 
   private links(recordingId: string, signing?: LinkSigning) {

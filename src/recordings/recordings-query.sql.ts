@@ -13,6 +13,12 @@ import { deletionJoin } from './recordings-query.visibility';
 const SUMMARY_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, meta_ts, viewport_width, viewport_height, url, ingested_at`;
 const STATS_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, type_keys, type_counts`;
 
+const VIEWPORT = sql`viewport_width > 0 AND viewport_height > 0`;
+// Per recording: start and end, counts, viewport and URL of the earliest Meta event, last activity.
+const SUMMARY_AGGREGATES = sql`SELECT recording_id, min(min_ts) AS started_at, max(max_ts) AS ended_at, sum(event_count) AS event_count, sum(bytes) AS bytes, sum(page_views) AS page_views,
+      countIf(${VIEWPORT}) > 0 AS has_viewport, argMinIf((viewport_width, viewport_height), meta_ts, ${VIEWPORT}) AS viewport,
+      argMinIf(url, meta_ts, url != '') AS first_url, max(ingested_at) AS last_activity_at`;
+
 export interface StartsScope {
   tenantId: string;
   /** Metadata filters, most selective first. */
@@ -55,11 +61,19 @@ export const RecordingsSql = {
    * With `since`: of recordings known to have started at or after it, read from recording_timeline.
    */
   summaries(tenantId: string, ids: readonly string[], since?: number): Sql {
-    const viewport = sql`viewport_width > 0 AND viewport_height > 0`;
-    return sql`SELECT recording_id, min(min_ts) AS started_at, max(max_ts) AS ended_at, sum(event_count) AS event_count, sum(bytes) AS bytes, sum(page_views) AS page_views,
-      countIf(${viewport}) > 0 AS has_viewport, argMinIf((viewport_width, viewport_height), meta_ts, ${viewport}) AS viewport,
-      argMinIf(url, meta_ts, url != '') AS first_url, max(ingested_at) AS last_activity_at
-      FROM (${RecordingsSql.batches(tenantId, ids, 'summary', since)}) GROUP BY recording_id`;
+    return sql`${SUMMARY_AGGREGATES} FROM (${RecordingsSql.batches(tenantId, ids, 'summary', since)}) GROUP BY recording_id`;
+  },
+
+  /**
+   * Summaries of every recording with a visible batch in the window [since, ∞) of recording_timeline
+   * but the excluded ones, newest first (started_at: first batch in the window; the summary is whole
+   * for a recording that started in the window), with `count` rows from `offset`: a listing page and
+   * its summaries in one read.
+   */
+  windowSummaries(tenantId: string, since: number, count: number, offset: number, exclude: readonly string[]): Sql {
+    const without = exclude.length ? sql` AND recording_id NOT IN ${list([...exclude])}` : sql``;
+    return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM (SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without})
+      ${deletionJoin(tenantId)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
   },
 
   /** Latest visible value of every metadata key of the given recordings. */

@@ -1,24 +1,62 @@
-// SQL of the unfiltered listing over recording_timeline (batch summaries sorted by tenant and time,
-// migration 004). A window [since, ∞) holds every batch of each recording that started at or after
-// `since`; recordings with a visible batch before `since` show up too and are named by `spanning`.
+// SQL of the listing over recording_timeline (batch summaries sorted by tenant and time, migration 004).
+// A window [since, ∞) holds every batch of each recording that started at or after `since`;
+// recordings with a visible batch before `since` show up too and are named by `spanning`/`spanningOf`.
 // Aliases differ from column names on purpose: on 18.16 `min(x) AS x` next to a WHERE on x returns nothing.
-import { Sql, sql } from '../infrastructure/clickhouse/sql';
+import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
+import type { MetadataFilter } from './metadata-filter';
+import { candidateRecordingsSql } from './metadata-filter.sql';
 import { deletionJoin } from './recordings-query.visibility';
 
+const NEWEST_FIRST = sql`ORDER BY started_at DESC, recording_id DESC`;
+
 export const TimelineSql = {
-  /** Recordings with a visible batch in the window, newest first by their first batch in it, ties by id. */
-  candidates(tenantId: string, since: number, cap: number): Sql {
-    return sql`SELECT recording_id, min(min_ts) AS started_at FROM (SELECT recording_id, min_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since})
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id ORDER BY started_at DESC, recording_id DESC LIMIT ${cap}`;
+  /**
+   * Recordings with a visible batch in the window, newest first by their first batch in it, ties by
+   * id. With filters, only the candidates of their key/value ranges (a superset of the matches, which
+   * the caller verifies): the window is grouped first, then checked against the candidate set
+   * (measured: cheaper than filtering the window's rows by it).
+   */
+  candidates(tenantId: string, since: number, cap: number, filters: readonly MetadataFilter[] = []): Sql {
+    const grouped = sql`SELECT recording_id, min(min_ts) AS started_at FROM (SELECT recording_id, min_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since})
+      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
+    if (filters.length === 0) return sql`${grouped} ${NEWEST_FIRST} LIMIT ${cap}`;
+    return sql`SELECT recording_id, started_at FROM (${grouped}) WHERE recording_id IN (${candidateRecordingsSql(tenantId, filters)}) ${NEWEST_FIRST} LIMIT ${cap}`;
   },
 
   /**
-   * The edge check: recordings of the window that started before it (a visible `recordings` row
-   * before `since`). Reads only the index blocks of the window's ids in `recordings` (sorted by id).
+   * Rows [offset, offset + count) of the window's recordings, newest first, without the given ids (those
+   * that started before the window): a page of the unfiltered listing in one read, with `spanningRough`.
    */
-  spanning(tenantId: string, since: number): Sql {
+  page(tenantId: string, since: number, count: number, offset: number, exclude: readonly string[]): Sql {
+    const without = exclude.length ? sql` AND recording_id NOT IN ${list([...exclude])}` : sql``;
+    return sql`SELECT recording_id, min(min_ts) AS started_at FROM (SELECT recording_id, min_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without})
+      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id ${NEWEST_FIRST} LIMIT ${count} OFFSET ${offset}`;
+  },
+
+  /**
+   * Recordings of the window with a `recordings` row before it, deleted rows included (a superset of the
+   * window's recordings that started before it, to be checked with `spanningOf`; usually those that
+   * started just before the window), each with its latest batch start in the window: it ranks no higher
+   * than that. No deletion join: on 18.16 the window's id set would be built again for its level.
+   */
+  spanningRough(tenantId: string, since: number): Sql {
     const inWindow = sql`SELECT recording_id FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}`;
-    return sql`SELECT DISTINCT recording_id FROM (SELECT recording_id, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN (${inWindow}) AND started_at < ${since})
+    const before = sql`SELECT recording_id FROM recordings WHERE tenant_id = ${tenantId} AND started_at < ${since} AND recording_id IN (${inWindow})`;
+    return sql`SELECT recording_id, max(min_ts) AS latest_ts FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since} AND recording_id IN (${before}) GROUP BY recording_id`;
+  },
+
+  /**
+   * The filters' candidates (few: a narrow key/value range) with their start from `recordings` (sorted
+   * by id, small blocks), newest first; for filters too selective for a time window.
+   */
+  starts(tenantId: string, filters: readonly MetadataFilter[], cap: number): Sql {
+    return sql`SELECT recording_id, min(started_at) AS first_ts FROM (SELECT recording_id, started_at, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN (${candidateRecordingsSql(tenantId, filters)}))
+      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id ORDER BY first_ts DESC, recording_id DESC LIMIT ${cap}`;
+  },
+
+  /** The edge check for the given ids only: a block of `recordings` per id (migration 005). */
+  spanningOf(tenantId: string, since: number, ids: readonly string[]): Sql {
+    return sql`SELECT DISTINCT recording_id FROM (SELECT recording_id, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN ${list([...ids])} AND started_at < ${since})
       ${deletionJoin(tenantId)} WHERE seq > deleted_seq`;
   },
 

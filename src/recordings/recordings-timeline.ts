@@ -1,59 +1,284 @@
-// The unfiltered listing page from recording_timeline: a window [since, ∞) is widened until it holds
-// offset + limit + 1 recordings that started in it (or holds everything), so a page reads a few
-// thousand recent rows instead of every row of the tenant. Exact: a recording that started before
-// `since` is dropped (TimelineSql.spanning) and ranks after every recording kept.
+// Listing pages read from time-sorted data, so a page touches the newest few thousand rows instead of
+// every row of the tenant. A window [since, ∞) of recording_timeline holds every batch of each
+// recording that started at or after `since`; it is widened until it holds offset + limit + 1 kept
+// recordings (or everything). A recording of the window that started before it ranks after every kept
+// one and is dropped (the edge check). Unfiltered: the page is cut in SQL and the edge check runs
+// beside it (usually nothing to drop). Filtered: the window's candidates of the filters' key/value
+// ranges come newest first and the top ones are verified by id (edge check, and the latest value of
+// each filtered key: the rule of matchingRecordingsSql); a narrow filter skips the window and orders
+// its few candidates by `recordings`. Page details are fetched as soon as the page can be guessed.
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import type { MetadataFilter } from './metadata-filter';
+import { matchesLatest } from './metadata-filter.sql';
+import { RecordingsSql } from './recordings-query.sql';
 import { TimelineSql } from './recordings-timeline.sql';
+import { MetadataRow, metadataById, SummaryRow } from './recordings-query.view';
 
-export interface TimelinePage {
-  /** Up to limit + 1 recordings, newest first by first event time, ties by recording id descending. */
-  rows: { recording_id: string; started_at: string }[];
-  /** Every returned recording started at or after this (its batches are all in the window). */
-  since: number;
+export type PageRow = { recording_id: string; started_at: string };
+
+export interface PageDetails {
+  summaries: SummaryRow[];
+  metadata: MetadataRow[];
 }
+
+export interface ListingPage {
+  /** Up to limit + 1 recordings from `offset`, newest first by first event time, ties by recording id descending. */
+  rows: PageRow[];
+  /** Summaries and metadata of (at least) rows[0, limit). */
+  details: PageDetails;
+}
+
+/** Above this many recordings to verify (offset + limit + 1), a filtered page is not verified id by id. */
+export const VERIFY_MAX = 500;
+/** A filter whose smallest key/value range holds at most this many rows is answered by id, not by time window. */
+export const NARROW = 2000;
 
 const FIRST_WINDOW_MS = 10 * 60_000;
 const MAX_ROUNDS = 16;
-// Milliseconds per recording seen last time, per tenant: the next first window is sized from it.
-const density = new Map<string, number>();
-const DENSITY_TENANTS = 10_000;
+const MARGIN = 8;
+// Per tenant and filter set, from the last page: milliseconds per kept recording and the newest start
+// seen. The next first window ends at that start (sized from the density), not at the clock: a window
+// [since, ∞) is exact for any since, and a tenant idle for an hour would otherwise start from an empty one.
+const density = new Map<string, { msPer: number; newest: number }>();
+const DENSITY_KEYS = 10_000;
 
-export async function timelinePage(ch: ClickHouse, tenantId: string, limit: number, offset: number, now = Date.now()): Promise<TimelinePage> {
-  const want = offset + limit + 1;
-  const known = density.get(tenantId);
-  let width = known ? Math.max(1000, Math.ceil(known * want * 2)) : FIRST_WINDOW_MS;
-  let top = now;
-  let since = top - width;
-  let cap = want * 2;
-  for (let round = 1; ; round++) {
-    const [candidates, spanning] = await Promise.all([
-      ch.rows<{ recording_id: string; started_at: string }>(TimelineSql.candidates(tenantId, since, cap)),
-      ch.rows<{ recording_id: string }>(TimelineSql.spanning(tenantId, since)),
-    ]);
-    const drop = new Set(spanning.map((r) => r.recording_id));
-    const kept = candidates.filter((r) => !drop.has(r.recording_id));
-    if (kept.length >= want) return done(tenantId, kept, since, offset, limit, now);
-    if (candidates.length >= cap) {
-      cap *= 4; // more dropped than expected: the same window, more candidates
-      continue;
-    }
-    const [older] = await ch.rows<{ n: string; newest: string }>(TimelineSql.before(tenantId, since));
-    if (!older || Number(older.n) === 0 || round >= MAX_ROUNDS) {
-      if (round >= MAX_ROUNDS && Number(older?.n ?? 0) > 0) since = Number.MIN_SAFE_INTEGER;
-      else return done(tenantId, kept, since, offset, limit, now);
-      continue;
-    }
-    const newest = Number(older.newest);
-    if (candidates.length === 0) top = newest + 1; // a gap: start again from the newest older row
-    else width *= Math.min(64, Math.max(2, Math.ceil((2 * want) / Math.max(1, kept.length))));
-    since = Math.max(Number.MIN_SAFE_INTEGER, Math.min(top - width, newest));
-  }
+const NO_DETAILS: PageDetails = { summaries: [], metadata: [] };
+
+/** Summaries and (optionally) metadata of the given recordings; `since`: all of them started at or after it. */
+export async function fetchDetails(ch: ClickHouse, tenantId: string, ids: string[], since: number | undefined, withMetadata: boolean): Promise<PageDetails> {
+  if (ids.length === 0) return NO_DETAILS;
+  const [summaries, metadata] = await Promise.all([
+    ch.rows<SummaryRow>(RecordingsSql.summaries(tenantId, ids, since)),
+    withMetadata ? ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, ids)) : Promise.resolve([]),
+  ]);
+  return { summaries, metadata };
 }
 
-function done(tenantId: string, kept: TimelinePage['rows'], since: number, offset: number, limit: number, now: number): TimelinePage {
-  if (kept.length > 0 && since > Number.MIN_SAFE_INTEGER) {
-    if (density.size >= DENSITY_TENANTS && !density.has(tenantId)) density.delete(density.keys().next().value as string);
-    density.set(tenantId, Math.max(1, (now - since) / kept.length));
+/** True if `a` comes after `b` in the listing's order (started_at DESC, then recording_id DESC, bytewise like ClickHouse). */
+export function ranksAfter(a: PageRow, b: PageRow): boolean {
+  const sa = Number(a.started_at);
+  const sb = Number(b.started_at);
+  if (sa !== sb) return sa < sb;
+  return Buffer.compare(Buffer.from(a.recording_id), Buffer.from(b.recording_id)) < 0;
+}
+
+const earliest = (rows: readonly PageRow[]) => Math.min(...rows.map((r) => Number(r.started_at)));
+
+/** A promise that is awaited later, or never: its failure must not become an unhandled rejection. */
+function later<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
+interface Verified {
+  kept: PageRow[];
+  /** Latest metadata of every verified recording (filtered pages). */
+  metadata: MetadataRow[];
+  /** Details fetched for the page as it would be if nothing were dropped. */
+  prefetched?: { ids: Set<string>; details: Promise<PageDetails> };
+}
+
+/**
+ * Verifies candidates in order until `want` are kept or none is left: with `since`, a candidate that
+ * started before it is dropped; one whose latest metadata does not match the filters too.
+ */
+async function verify(
+  ch: ClickHouse,
+  tenantId: string,
+  filters: readonly MetadataFilter[],
+  candidates: readonly PageRow[],
+  since: number | undefined,
+  want: number,
+  offset: number,
+  limit: number,
+): Promise<Verified> {
+  const kept: PageRow[] = [];
+  const metadata: MetadataRow[] = [];
+  let prefetched: Verified['prefetched'];
+  for (let i = 0; kept.length < want && i < candidates.length; ) {
+    const chunk = candidates.slice(i, i + want - kept.length + MARGIN);
+    i += chunk.length;
+    const ids = chunk.map((r) => r.recording_id);
+    if (!prefetched) {
+      const guess = [...kept, ...chunk].slice(offset, offset + limit);
+      if (guess.length > 0 && (guess.length === limit || i >= candidates.length)) {
+        const guessIds = guess.map((r) => r.recording_id);
+        prefetched = { ids: new Set(guessIds), details: later(fetchDetails(ch, tenantId, guessIds, earliest(guess), filters.length === 0)) };
+      }
+    }
+    const [started, meta] = await Promise.all([
+      since === undefined ? Promise.resolve([]) : ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, ids)),
+      filters.length ? ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, ids)) : Promise.resolve([]),
+    ]);
+    const drop = new Set(started.map((r) => r.recording_id));
+    const latest = metadataById(meta);
+    metadata.push(...meta);
+    kept.push(...chunk.filter((r) => !drop.has(r.recording_id) && matchesLatest(latest.get(r.recording_id), filters)));
   }
-  return { rows: kept.slice(offset, offset + limit + 1), since };
+  return { kept: kept.slice(0, want), metadata, prefetched };
+}
+
+/** The page from the verified recordings: details from the prefetch where it guessed right, the rest read now. */
+async function finish(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], v: Verified, offset: number, limit: number): Promise<ListingPage> {
+  const rows = v.kept.slice(offset, offset + limit + 1);
+  const page = rows.slice(0, limit);
+  const pre = v.prefetched ? await v.prefetched.details : NO_DETAILS;
+  const missing = page.filter((r) => !v.prefetched?.ids.has(r.recording_id));
+  const more = missing.length ? await fetchDetails(ch, tenantId, missing.map((r) => r.recording_id), earliest(missing), filters.length === 0) : NO_DETAILS;
+  const metadata = filters.length ? v.metadata : [...pre.metadata, ...more.metadata];
+  return { rows, details: { summaries: [...pre.summaries, ...more.summaries], metadata } };
+}
+
+/**
+ * A filtered page from the filters' few candidates (the smallest key/value range holds at most NARROW
+ * rows), ordered by their start in `recordings`. undefined if they turn out to be many after all.
+ */
+export async function narrowPage(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number): Promise<ListingPage | undefined> {
+  const want = offset + limit + 1;
+  const rows = await ch.rows<{ recording_id: string; first_ts: string }>(TimelineSql.starts(tenantId, filters, 2 * NARROW));
+  if (rows.length >= 2 * NARROW) return undefined;
+  const candidates = rows.map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
+  return finish(ch, tenantId, filters, await verify(ch, tenantId, filters, candidates, undefined, want, offset, limit), offset, limit);
+}
+
+interface Window {
+  since: number;
+  top: number;
+  width: number;
+}
+
+function firstWindow(key: string, want: number, now: number): Window {
+  const known = density.get(key);
+  const width = known ? Math.max(1000, Math.ceil(known.msPer * want * 2)) : FIRST_WINDOW_MS;
+  const top = known ? Math.min(now, known.newest + 1) : now;
+  return { since: top - width, top, width };
+}
+
+/**
+ * The next window when this one held too few: null when it already holds everything. `held`: how many
+ * recordings it held (sizes the widening); a window holding none restarts from the newest older row.
+ */
+async function widen(ch: ClickHouse, tenantId: string, w: Window, want: number, held: number, round: number): Promise<Window | null> {
+  if (w.since <= Number.MIN_SAFE_INTEGER) return null;
+  const [older] = await ch.rows<{ n: string; newest: string }>(TimelineSql.before(tenantId, w.since));
+  if (!older || Number(older.n) === 0) return null;
+  if (round >= MAX_ROUNDS) return { ...w, since: Number.MIN_SAFE_INTEGER };
+  const newest = Number(older.newest);
+  const top = held === 0 ? newest + 1 : w.top; // a gap: start again from the newest older row
+  const width = held === 0 ? w.width : w.width * Math.min(64, Math.max(2, Math.ceil((2 * want) / held)));
+  return { since: Math.max(Number.MIN_SAFE_INTEGER, Math.min(top - width, newest)), top, width };
+}
+
+/** `kept` recordings started in [from, newest]. */
+function remember(key: string, kept: number, from: number, newest: number) {
+  if (kept <= 0 || from <= Number.MIN_SAFE_INTEGER || !Number.isFinite(newest)) return;
+  if (density.size >= DENSITY_KEYS && !density.has(key)) density.delete(density.keys().next().value as string);
+  density.set(key, { msPer: Math.max(1, (newest - from) / kept), newest });
+}
+
+/**
+ * The unfiltered page. Up to VERIFY_MAX: the window's top offset + limit + 1 in SQL, edge-checked by id
+ * while the page's details are read. Deeper: the page cut in SQL, the edge check for the whole window
+ * beside it (usually only recordings that rank at the window's end, after the page).
+ */
+export async function newestPage(ch: ClickHouse, tenantId: string, limit: number, offset: number, now = Date.now()): Promise<ListingPage> {
+  const want = offset + limit + 1;
+  const key = `${tenantId}\u0000[]`;
+  let w: Window | null = firstWindow(key, want, now);
+  if (want <= VERIFY_MAX) {
+    // The window's top `want` with their summaries in one read, edge-checked by id while the metadata of
+    // the page is read. Metadata does not depend on the window: kept across exclusions and widenings.
+    const metadata: MetadataRow[] = [];
+    const withMetadata = new Set<string>();
+    for (let round = 1; w; round++) {
+      const since: number = w.since;
+      const exclude: string[] = [];
+      const checked = new Set<string>();
+      for (;;) {
+        const { rows: top, beforeLimit } = await ch.rowsBeforeLimit<SummaryRow>(RecordingsSql.windowSummaries(tenantId, since, want, 0, exclude));
+        const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
+        const needMetadata = top.slice(offset, offset + limit).map((r) => r.recording_id).filter((id) => !withMetadata.has(id));
+        const [started, meta] = await Promise.all([
+          unchecked.length ? ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, unchecked)) : Promise.resolve([]),
+          needMetadata.length ? ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, needMetadata)) : Promise.resolve([]),
+        ]);
+        for (const id of unchecked) checked.add(id);
+        for (const id of needMetadata) withMetadata.add(id);
+        metadata.push(...meta);
+        if (started.length) {
+          exclude.push(...started.map((r) => r.recording_id));
+          continue;
+        }
+        const next: Window | null = top.length === want ? null : await widen(ch, tenantId, w, want, beforeLimit, round);
+        if (!next) {
+          if (top.length === want) remember(key, beforeLimit, since, Number(top[0].started_at));
+          const rows = top.slice(offset, offset + limit + 1).map((r) => ({ recording_id: r.recording_id, started_at: String(r.started_at) }));
+          return { rows, details: { summaries: top.slice(offset, offset + limit), metadata } };
+        }
+        w = next;
+        break;
+      }
+    }
+    throw new Error('unreachable');
+  }
+  for (let round = 1; w; round++) {
+    const since: number = w.since;
+    const read = (exclude: string[]): { page: Promise<{ rows: PageRow[]; beforeLimit: number }>; details: Promise<PageDetails> } => {
+      const page = ch.rowsBeforeLimit<PageRow>(TimelineSql.page(tenantId, since, limit + 1, offset, exclude));
+      const details = later(page.then(({ rows }) => fetchDetails(ch, tenantId, rows.slice(0, limit).map((r) => r.recording_id), rows.length ? earliest(rows.slice(0, limit)) : undefined, true)));
+      return { page, details };
+    };
+    let current = read([]);
+    const [first, rough] = await Promise.all([current.page, ch.rows<{ recording_id: string; latest_ts: string }>(TimelineSql.spanningRough(tenantId, since))]);
+    let { rows, beforeLimit } = first;
+    // Usually only recordings that started just before the window: they rank at its end, after this
+    // page. `latest_ts` bounds where one ranks from above; those that may rank above the page's last
+    // row are checked exactly, dropped, and the page read again, until none is left.
+    const exclude: string[] = [];
+    const checked = new Set<string>();
+    for (;;) {
+      const last = rows[rows.length - 1];
+      const above = rough.filter((e) => !checked.has(e.recording_id) && (rows.length < limit + 1 || !ranksAfter({ recording_id: e.recording_id, started_at: e.latest_ts }, last)));
+      if (above.length === 0) break;
+      for (const e of above) checked.add(e.recording_id);
+      const exact = await ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, above.map((e) => e.recording_id)));
+      if (exact.length === 0) continue;
+      exclude.push(...exact.map((e) => e.recording_id));
+      current = read(exclude);
+      ({ rows, beforeLimit } = await current.page);
+    }
+    const next: Window | null = rows.length === limit + 1 ? null : await widen(ch, tenantId, w, want, beforeLimit, round);
+    if (!next) {
+      if (rows.length === limit + 1) remember(key, beforeLimit, since, offset === 0 ? Number(rows[0].started_at) : w.top - 1);
+      return { rows, details: await current.details };
+    }
+    w = next;
+  }
+  throw new Error('unreachable');
+}
+
+/** A filtered page (offset + limit + 1 <= VERIFY_MAX, filters most selective first) from widening windows. */
+export async function filteredPage(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number, now = Date.now()): Promise<ListingPage> {
+  const want = offset + limit + 1;
+  if (filters.length === 0 || want > VERIFY_MAX) throw new TypeError('filteredPage verifies 1 to VERIFY_MAX recordings of a filtered listing');
+  const key = `${tenantId}\u0000${JSON.stringify(filters)}`;
+  let w: Window | null = firstWindow(key, want, now);
+  let cap = want + (want >> 2) + MARGIN;
+  for (let round = 1; w; round++) {
+    const since = w.since;
+    const candidates = await ch.rows<PageRow>(TimelineSql.candidates(tenantId, since, cap, filters));
+    const v = await verify(ch, tenantId, filters, candidates, since, want, offset, limit);
+    if (v.kept.length < want && candidates.length >= cap) {
+      cap *= 4; // more dropped than expected: the same window, more candidates
+      round--;
+      continue;
+    }
+    const next: Window | null = v.kept.length >= want ? null : await widen(ch, tenantId, w, want, v.kept.length, round);
+    if (!next) {
+      if (v.kept.length >= want) remember(key, v.kept.length, Number(v.kept[v.kept.length - 1].started_at), Number(v.kept[0].started_at));
+      return finish(ch, tenantId, filters, v, offset, limit);
+    }
+    w = next;
+  }
+  throw new Error('unreachable');
 }

@@ -29,6 +29,13 @@ export class ClickHouse {
     return rs.json<T>();
   }
 
+  /** Rows of a query with LIMIT, and how many rows it had before the LIMIT (`rows_before_limit_at_least`). */
+  async rowsBeforeLimit<T>(q: Sql): Promise<{ rows: T[]; beforeLimit: number }> {
+    const rs = await this.client.query({ query: q.text, format: 'JSON' });
+    const body = (await rs.json()) as unknown as { data: T[]; rows_before_limit_at_least?: number | string };
+    return { rows: body.data, beforeLimit: Number(body.rows_before_limit_at_least ?? body.data.length) };
+  }
+
   async command(q: Sql): Promise<void> {
     await this.client.command({ query: q.text });
   }
