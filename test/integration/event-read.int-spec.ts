@@ -6,7 +6,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { summarizeBatch } from '../../src/domain/batch-summary';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
+import { ReadPlanMismatch } from '../../src/infrastructure/nats/event-order';
 import { JetStreamEventStore, pullSize } from '../../src/infrastructure/nats/event-store';
+import { EVENTS_STREAM, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { natsClient } from '../e2e/projections-fixtures';
 
@@ -75,5 +77,30 @@ describe('JetStreamEventStore.readRaw', () => {
     expect(pull).toBeLessThan(40); // the reader gets past the first pull within the test
     expect(taken).toBeGreaterThan(2 * pull);
     expect(ahead).toBeLessThanOrEqual(2 * pull);
+  });
+
+  it('ends, instead of waiting forever, when the recording is purged in the middle of a read', async () => {
+    // A deletion (DELETE or retention) racing a read: the consumer has nothing left to deliver.
+    const store = new JetStreamEventStore(nats, 10_000);
+    const recordingId = randomUUID();
+    for (let b = 0; b < BATCHES; b++) {
+      const events: RrwebEvent[] = Array.from({ length: EVENTS }, (_, i) => ({ type: 3, timestamp: 3_000_000 + b * 100 + i, data: { pad: 'z'.repeat(30_000) } }));
+      const payload = Buffer.from(JSON.stringify(events), 'utf8');
+      await store.appendBatch(tenantId, recordingId, `purged-${b}`, payload, summarizeBatch(events, payload.length));
+    }
+    const t0 = performance.now();
+    let runs = 0;
+    const reading = (async () => {
+      for await (const _run of store.readRaw(tenantId, recordingId)) {
+        if (runs++ === 0) await nats.jsm.streams.purge(EVENTS_STREAM, { filter: recordingSubject(tenantId, recordingId, 'ev') });
+      }
+    })();
+    await expect(reading).rejects.toBeInstanceOf(ReadPlanMismatch);
+    expect(runs).toBeLessThan(BATCHES);
+    expect(performance.now() - t0).toBeLessThan(15_000);
+    // Afterwards the recording reads as empty at once.
+    const t1 = performance.now();
+    for await (const _run of store.readRaw(tenantId, recordingId)) throw new Error('a purged recording has no events');
+    expect(performance.now() - t1).toBeLessThan(2_000);
   });
 });

@@ -70,6 +70,46 @@ function heartbeatsOnlyWhenCaughtUp(messages: ConsumerMessages, caughtUp: () => 
   };
 }
 
+/** How long a read waits on an idle consumer before it asks whether anything is left to deliver. */
+export const READ_IDLE_CHECK_MS = 1000;
+
+/** Whether a read consumer has delivered everything its filter holds (cached: as created). */
+async function nothingLeft(consumer: { info(cached?: boolean): Promise<{ num_pending: number }> }, cached: boolean): Promise<boolean> {
+  try {
+    return (await consumer.info(cached)).num_pending === 0;
+  } catch {
+    return false; // not knowing is not "nothing left": the read goes on as before
+  }
+}
+
+/**
+ * Calls `stop` once the reader has been waiting (`waiting()`) READ_IDLE_CHECK_MS without progress
+ * and `idle()` confirms nothing is left. One timer per read, nothing per message.
+ */
+export function idleWatch(waiting: () => boolean, idle: () => Promise<boolean>, stop: () => void, checkMs = READ_IDLE_CHECK_MS) {
+  let last = Date.now();
+  let checking = false;
+  const w = {
+    fired: false,
+    progress: () => void (last = Date.now()),
+    stop: () => clearInterval(timer),
+  };
+  const timer = setInterval(() => {
+    if (checking || w.fired || !waiting() || Date.now() - last < checkMs) return;
+    checking = true;
+    void idle()
+      .then((empty) => {
+        if (empty && waiting() && Date.now() - last >= checkMs) {
+          w.fired = true;
+          stop();
+        }
+      })
+      .finally(() => (checking = false));
+  }, Math.max(10, checkMs >> 1));
+  timer.unref?.();
+  return w;
+}
+
 export interface AppendResult {
   duplicate: boolean;
   seq: number;
@@ -268,12 +308,18 @@ export class JetStreamEventStore {
       const abort = () => messages.stop();
       signal?.addEventListener('abort', abort);
       const before = read;
+      // The subject may hold fewer messages than counted (purged by a deletion since): with nothing
+      // left to deliver, nats.js would wait for new ones forever. Callers check what they got.
+      const drained = await nothingLeft(consumer, true);
+      const watch = drained ? undefined : idleWatch(() => caughtUp, () => nothingLeft(consumer, false), () => messages.stop());
       try {
+        if (drained) return;
         const it = messages[Symbol.asyncIterator]();
         for (;;) {
           caughtUp = true; // waiting on nats.js: everything delivered was taken
           const r = await it.next();
           caughtUp = false;
+          watch?.progress();
           if (r.done) break;
           const m = r.value;
           yield m;
@@ -281,9 +327,11 @@ export class JetStreamEventStore {
           next = m.seq + 1;
           if (read >= expected || m.info.pending === 0) return;
         }
+        if (watch?.fired) return;
       } catch (e) {
         if (!consumerLost(e)) throw e;
       } finally {
+        watch?.stop();
         signal?.removeEventListener('abort', abort);
         messages.stop();
         await consumer.delete().catch(() => undefined);
