@@ -13,8 +13,8 @@ import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
 import { fromReadModel } from './recordings-query.read-model';
 import { RecordingsSql } from './recordings-query.sql';
-import { fetchDetails, filteredPage, ListingPage, NARROW, narrowPage, newestPage, PageRow, VERIFY_MAX } from './recordings-timeline';
-import { MetadataRow, metadataById, RecordingView, SummaryRow, toRecordingView, toSummary } from './recordings-query.view';
+import { fetchDetails, filteredPage, ListingPage, NARROW, narrowPage, newestPage, PageDetails, PageRow, VERIFY_MAX } from './recordings-timeline';
+import { metadataById, RecordingView, toRecordingView, toSummary } from './recordings-query.view';
 
 export interface RecordingList {
   recordings: RecordingView[];
@@ -51,15 +51,15 @@ export class RecordingsQueryService {
 
   async get(tenantId: string, recordingId: string, includeSignedUrls: boolean): Promise<RecordingDetail> {
     const signing = includeSignedUrls ? this.signer.forTenant(tenantId) : undefined;
-    let details: [SummaryRow[], MetadataRow[]];
+    let details: PageDetails;
     try {
-      details = await fromReadModel(this.details(tenantId, [recordingId]));
+      details = await fromReadModel(fetchDetails(this.ch, tenantId, [recordingId], undefined, true));
     } catch (e) {
       // ClickHouse unreachable: JetStream, the source of truth, still tells whether the recording exists.
       if (!(e instanceof AppError && e.code === 'unavailable')) throw e;
-      details = [[], []];
+      details = { summaries: [], metadata: [] };
     }
-    const [summaries, metadata] = details;
+    const { summaries, metadata } = details;
     const projected = summaries.length > 0 || metadata.length > 0;
     if (!projected && !(await this.events.exists(tenantId, recordingId))) throw notFound('Recording not found');
     const summary = toSummary(summaries[0]);
@@ -81,10 +81,6 @@ export class RecordingsQueryService {
     }
     const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters: counts.filters }, p.limit, p.offset));
     return { rows, details: await fetchDetails(this.ch, tenantId, rows.slice(0, p.limit).map((r) => r.recording_id), undefined, true) };
-  }
-
-  private details(tenantId: string, ids: string[]): Promise<[SummaryRow[], MetadataRow[]]> {
-    return Promise.all([this.ch.rows<SummaryRow>(RecordingsSql.summaries(tenantId, ids)), this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, ids))]);
   }
 
   private links(recordingId: string, signing?: LinkSigning) {
