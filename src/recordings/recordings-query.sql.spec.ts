@@ -35,4 +35,12 @@ describe('RecordingsSql', () => {
     expect(text).toContain("recording_id IN ('r1'))");
     expect(text).toContain('WHERE seq > deleted_seq GROUP BY recording_id, key');
   });
+
+  it('reads a window page with its summaries, the filters candidates checked beside the deletion rule', () => {
+    const text = RecordingsSql.windowSummaries("t'", 1000, 71, 0, ['x'], sql`SELECT recording_id FROM candidates`).text;
+    expect(text).toContain("FROM recording_timeline WHERE tenant_id = 't\\'' AND min_ts >= 1000 AND recording_id NOT IN ('x'))");
+    expect(text).toContain('WHERE seq > deleted_seq AND recording_id IN (SELECT recording_id FROM candidates) LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id');
+    expect(text).toMatch(/ORDER BY started_at DESC, recording_id DESC LIMIT 71 OFFSET 0$/);
+    expect(RecordingsSql.windowSummaries('t', 1000, 51, 0, []).text).toContain('WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id');
+  });
 });

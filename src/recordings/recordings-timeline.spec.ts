@@ -3,9 +3,10 @@ import type { Sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { filteredPage, narrowPage, newestPage, PageRow, ranksAfter, VERIFY_MAX } from './recordings-timeline';
 
-// An in-memory read model answering the listing's queries (TimelineSql, RecordingsSql.metadata and
-// .summaries) by their shape: batches [recording, min_ts], metadata writes [recording, key, value, seq]
-// (the highest seq wins), deleted recordings hidden. Checked against a brute-force listing.
+// An in-memory read model answering the listing's queries (TimelineSql, RecordingsSql.metadata,
+// .summaries and .windowSummaries) by their shape: batches [recording, min_ts], metadata writes
+// [recording, key, value, seq] (the highest seq wins), deleted recordings hidden. Checked against a
+// brute-force listing.
 interface Model {
   batches: [string, number][];
   metadata?: [string, string, string, number][];
@@ -51,9 +52,10 @@ function fake(model: Model) {
       return ids.flatMap((r) => [...(latest.get(r) ?? [])].map(([key, [value]]) => ({ recording_id: r, key, value })));
     }
     if (text.includes('sum(event_count)') && text.includes('OFFSET')) {
-      // RecordingsSql.windowSummaries: a page of the window with (here: only) started_at as summary
+      // RecordingsSql.windowSummaries: a page of the window (of the filters' candidates) with (here: only) started_at as summary
       const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text)!;
-      const all = window(num(text, /min_ts >= \(?(-?\d+)/), idList(text, /NOT IN \(([^)]*)\)/));
+      const fs = ranges(text);
+      const all = window(num(text, /min_ts >= \(?(-?\d+)/), idList(text, /NOT IN \(([^)]*)\)/)).filter((r) => inRanges(r.recording_id, fs));
       return [all.slice(Number(m[2]), Number(m[2]) + Number(m[1])), all.length];
     }
     if (text.includes('sum(event_count)')) {
@@ -81,10 +83,6 @@ function fake(model: Model) {
         .map((r) => ({ recording_id: r.recording_id, first_ts: r.started_at }));
     }
     const since = num(text, /min_ts >= \(?(-?\d+)/);
-    if (text.startsWith('SELECT recording_id, started_at FROM (')) {
-      const fs = ranges(text);
-      return window(since).filter((r) => inRanges(r.recording_id, fs)).slice(0, num(text, /LIMIT (\d+)$/));
-    }
     const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text);
     if (!m) throw new Error(`unexpected query ${text}`);
     const all = window(since, idList(text, /NOT IN \(([^)]*)\)/));

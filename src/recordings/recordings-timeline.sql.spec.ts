@@ -10,12 +10,6 @@ describe('TimelineSql', () => {
     expect(TimelineSql.page('t', -5, 2, 0, ["x'", 'y']).text).toContain("min_ts >= (-5) AND recording_id NOT IN ('x\\'', 'y'))");
   });
 
-  it('ranks filtered candidates from the grouped window, narrowed by the filters key/value ranges', () => {
-    const text = TimelineSql.candidates('t', 1000, 71, [{ key: 'plan', value: "p'ro" }]).text;
-    expect(text).toMatch(/^SELECT recording_id, started_at FROM \(SELECT recording_id, min\(min_ts\) AS started_at FROM .* GROUP BY recording_id\) WHERE recording_id IN \(SELECT recording_id FROM recording_metadata_by_key WHERE tenant_id = 't' AND key = 'plan' AND value = 'p\\'ro'\) ORDER BY started_at DESC, recording_id DESC LIMIT 71$/s);
-    expect(TimelineSql.candidates('t', 1000, 10).text).toMatch(/GROUP BY recording_id ORDER BY started_at DESC, recording_id DESC LIMIT 10$/);
-  });
-
   it('orders a narrow filter by `recordings` starts, deletion-aware', () => {
     const text = TimelineSql.starts('t', [{ key: 'user', value: 'u1' }], 4000).text;
     expect(text).toContain("FROM recordings WHERE tenant_id = 't' AND recording_id IN (SELECT recording_id FROM recording_metadata_by_key WHERE tenant_id = 't' AND key = 'user' AND value = 'u1'))");

@@ -11,19 +11,6 @@ const NEWEST_FIRST = sql`ORDER BY started_at DESC, recording_id DESC`;
 
 export const TimelineSql = {
   /**
-   * Recordings with a visible batch in the window, newest first by their first batch in it, ties by
-   * id. With filters, only the candidates of their key/value ranges (a superset of the matches, which
-   * the caller verifies): the window is grouped first, then checked against the candidate set
-   * (measured: cheaper than filtering the window's rows by it).
-   */
-  candidates(tenantId: string, since: number, cap: number, filters: readonly MetadataFilter[] = []): Sql {
-    const grouped = sql`SELECT recording_id, min(min_ts) AS started_at FROM (SELECT recording_id, min_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since})
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
-    if (filters.length === 0) return sql`${grouped} ${NEWEST_FIRST} LIMIT ${cap}`;
-    return sql`SELECT recording_id, started_at FROM (${grouped}) WHERE recording_id IN (${candidateRecordingsSql(tenantId, filters)}) ${NEWEST_FIRST} LIMIT ${cap}`;
-  },
-
-  /**
    * Rows [offset, offset + count) of the window's recordings, newest first, without the given ids (those
    * that started before the window): a page of the unfiltered listing in one read, with `spanningRough`.
    */

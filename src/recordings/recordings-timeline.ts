@@ -2,14 +2,14 @@
 // every row of the tenant. A window [since, ∞) of recording_timeline holds every batch of each
 // recording that started at or after `since`; it is widened until it holds offset + limit + 1 kept
 // recordings (or everything). A recording of the window that started before it ranks after every kept
-// one and is dropped (the edge check). Unfiltered: the page is cut in SQL and the edge check runs
-// beside it (usually nothing to drop). Filtered: the window's candidates of the filters' key/value
-// ranges come newest first and the top ones are verified by id (edge check, and the latest value of
-// each filtered key: the rule of matchingRecordingsSql); a narrow filter skips the window and orders
-// its few candidates by `recordings`. Page details are fetched as soon as the page can be guessed.
+// one and is dropped (the edge check). Up to VERIFY_MAX recordings: the window's top ones (filtered:
+// of the filters' key/value ranges) come with their summaries in one read and are verified by id (edge
+// check, and the latest value of each filtered key: the rule of matchingRecordingsSql) while their
+// metadata is read. Deeper unfiltered pages are cut in SQL with an edge check of the whole window
+// beside them; a narrow filter skips the window and orders its few candidates by `recordings`.
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { MetadataFilter } from './metadata-filter';
-import { matchesLatest } from './metadata-filter.sql';
+import { candidateRecordingsSql, matchesLatest } from './metadata-filter.sql';
 import { RecordingsSql } from './recordings-query.sql';
 import { TimelineSql } from './recordings-timeline.sql';
 import { MetadataRow, metadataById, SummaryRow } from './recordings-query.view';
@@ -34,6 +34,10 @@ export const VERIFY_MAX = 500;
 export const NARROW = 2000;
 
 const FIRST_WINDOW_MS = 10 * 60_000;
+// How many times the wanted recordings a first window holds, by the last page's density; more than 1
+// absorbs changes of density, less than 2 keeps large windows (deep pages, rare filters) cheap.
+const DEEP_SLACK = 1.25;
+const NARROW_SLACK = 1.25;
 const MAX_ROUNDS = 16;
 const MARGIN = 8;
 // Per tenant and filter set, from the last page: milliseconds per kept recording and the newest start
@@ -72,61 +76,46 @@ function later<T>(p: Promise<T>): Promise<T> {
 
 interface Verified {
   kept: PageRow[];
-  /** Latest metadata of every verified recording (filtered pages). */
+  /** Latest metadata of every verified recording. */
   metadata: MetadataRow[];
-  /** Details fetched for the page as it would be if nothing were dropped. */
+  /** Summaries fetched for the page as it would be if nothing were dropped. */
   prefetched?: { ids: Set<string>; details: Promise<PageDetails> };
 }
 
 /**
- * Verifies candidates in order until `want` are kept or none is left: with `since`, a candidate that
- * started before it is dropped; one whose latest metadata does not match the filters too.
+ * Verifies candidates (with their true start) in order until `want` are kept or none is left: one whose
+ * latest metadata does not match the filters is dropped. The page's summaries are read meanwhile.
  */
-async function verify(
-  ch: ClickHouse,
-  tenantId: string,
-  filters: readonly MetadataFilter[],
-  candidates: readonly PageRow[],
-  since: number | undefined,
-  want: number,
-  offset: number,
-  limit: number,
-): Promise<Verified> {
+async function verify(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], candidates: readonly PageRow[], want: number, offset: number, limit: number): Promise<Verified> {
   const kept: PageRow[] = [];
   const metadata: MetadataRow[] = [];
   let prefetched: Verified['prefetched'];
   for (let i = 0; kept.length < want && i < candidates.length; ) {
     const chunk = candidates.slice(i, i + want - kept.length + MARGIN);
     i += chunk.length;
-    const ids = chunk.map((r) => r.recording_id);
     if (!prefetched) {
       const guess = [...kept, ...chunk].slice(offset, offset + limit);
       if (guess.length > 0 && (guess.length === limit || i >= candidates.length)) {
         const guessIds = guess.map((r) => r.recording_id);
-        prefetched = { ids: new Set(guessIds), details: later(fetchDetails(ch, tenantId, guessIds, earliest(guess), filters.length === 0)) };
+        prefetched = { ids: new Set(guessIds), details: later(fetchDetails(ch, tenantId, guessIds, earliest(guess), false)) };
       }
     }
-    const [started, meta] = await Promise.all([
-      since === undefined ? Promise.resolve([]) : ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, ids)),
-      filters.length ? ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, ids)) : Promise.resolve([]),
-    ]);
-    const drop = new Set(started.map((r) => r.recording_id));
+    const meta = await ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, chunk.map((r) => r.recording_id)));
     const latest = metadataById(meta);
     metadata.push(...meta);
-    kept.push(...chunk.filter((r) => !drop.has(r.recording_id) && matchesLatest(latest.get(r.recording_id), filters)));
+    kept.push(...chunk.filter((r) => matchesLatest(latest.get(r.recording_id), filters)));
   }
   return { kept: kept.slice(0, want), metadata, prefetched };
 }
 
-/** The page from the verified recordings: details from the prefetch where it guessed right, the rest read now. */
-async function finish(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], v: Verified, offset: number, limit: number): Promise<ListingPage> {
+/** The page from the verified recordings: summaries from the prefetch where it guessed right, the rest read now. */
+async function finish(ch: ClickHouse, tenantId: string, v: Verified, offset: number, limit: number): Promise<ListingPage> {
   const rows = v.kept.slice(offset, offset + limit + 1);
   const page = rows.slice(0, limit);
   const pre = v.prefetched ? await v.prefetched.details : NO_DETAILS;
   const missing = page.filter((r) => !v.prefetched?.ids.has(r.recording_id));
-  const more = missing.length ? await fetchDetails(ch, tenantId, missing.map((r) => r.recording_id), earliest(missing), filters.length === 0) : NO_DETAILS;
-  const metadata = filters.length ? v.metadata : [...pre.metadata, ...more.metadata];
-  return { rows, details: { summaries: [...pre.summaries, ...more.summaries], metadata } };
+  const more = missing.length ? await fetchDetails(ch, tenantId, missing.map((r) => r.recording_id), earliest(missing), false) : NO_DETAILS;
+  return { rows, details: { summaries: [...pre.summaries, ...more.summaries], metadata: v.metadata } };
 }
 
 /**
@@ -138,7 +127,7 @@ export async function narrowPage(ch: ClickHouse, tenantId: string, filters: read
   const rows = await ch.rows<{ recording_id: string; first_ts: string }>(TimelineSql.starts(tenantId, filters, 2 * NARROW));
   if (rows.length >= 2 * NARROW) return undefined;
   const candidates = rows.map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
-  return finish(ch, tenantId, filters, await verify(ch, tenantId, filters, candidates, undefined, want, offset, limit), offset, limit);
+  return finish(ch, tenantId, await verify(ch, tenantId, filters, candidates, want, offset, limit), offset, limit);
 }
 
 interface Window {
@@ -147,9 +136,10 @@ interface Window {
   width: number;
 }
 
-function firstWindow(key: string, want: number, now: number): Window {
+/** `slack`: how many times the recordings wanted the window should hold by the last page's density. */
+function firstWindow(key: string, want: number, now: number, slack = 2): Window {
   const known = density.get(key);
-  const width = known ? Math.max(1000, Math.ceil(known.msPer * want * 2)) : FIRST_WINDOW_MS;
+  const width = known ? Math.max(1000, Math.ceil(known.msPer * want * slack)) : FIRST_WINDOW_MS;
   const top = known ? Math.min(now, known.newest + 1) : now;
   return { since: top - width, top, width };
 }
@@ -183,44 +173,10 @@ function remember(key: string, kept: number, from: number, newest: number) {
  */
 export async function newestPage(ch: ClickHouse, tenantId: string, limit: number, offset: number, now = Date.now()): Promise<ListingPage> {
   const want = offset + limit + 1;
+  if (want <= VERIFY_MAX) return windowPage(ch, tenantId, [], limit, offset, now);
   const key = `${tenantId}\u0000[]`;
-  let w: Window | null = firstWindow(key, want, now);
-  if (want <= VERIFY_MAX) {
-    // The window's top `want` with their summaries in one read, edge-checked by id while the metadata of
-    // the page is read. Metadata does not depend on the window: kept across exclusions and widenings.
-    const metadata: MetadataRow[] = [];
-    const withMetadata = new Set<string>();
-    for (let round = 1; w; round++) {
-      const since: number = w.since;
-      const exclude: string[] = [];
-      const checked = new Set<string>();
-      for (;;) {
-        const { rows: top, beforeLimit } = await ch.rowsBeforeLimit<SummaryRow>(RecordingsSql.windowSummaries(tenantId, since, want, 0, exclude));
-        const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
-        const needMetadata = top.slice(offset, offset + limit).map((r) => r.recording_id).filter((id) => !withMetadata.has(id));
-        const [started, meta] = await Promise.all([
-          unchecked.length ? ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, unchecked)) : Promise.resolve([]),
-          needMetadata.length ? ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, needMetadata)) : Promise.resolve([]),
-        ]);
-        for (const id of unchecked) checked.add(id);
-        for (const id of needMetadata) withMetadata.add(id);
-        metadata.push(...meta);
-        if (started.length) {
-          exclude.push(...started.map((r) => r.recording_id));
-          continue;
-        }
-        const next: Window | null = top.length === want ? null : await widen(ch, tenantId, w, want, beforeLimit, round);
-        if (!next) {
-          if (top.length === want) remember(key, beforeLimit, since, Number(top[0].started_at));
-          const rows = top.slice(offset, offset + limit + 1).map((r) => ({ recording_id: r.recording_id, started_at: String(r.started_at) }));
-          return { rows, details: { summaries: top.slice(offset, offset + limit), metadata } };
-        }
-        w = next;
-        break;
-      }
-    }
-    throw new Error('unreachable');
-  }
+  // Deep: the window's cost (the page, and the edge check of all its recordings) grows with its size.
+  let w: Window | null = firstWindow(key, want, now, DEEP_SLACK);
   for (let round = 1; w; round++) {
     const since: number = w.since;
     const read = (exclude: string[]): { page: Promise<{ rows: PageRow[]; beforeLimit: number }>; details: Promise<PageDetails> } => {
@@ -259,26 +215,64 @@ export async function newestPage(ch: ClickHouse, tenantId: string, limit: number
 
 /** A filtered page (offset + limit + 1 <= VERIFY_MAX, filters most selective first) from widening windows. */
 export async function filteredPage(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number, now = Date.now()): Promise<ListingPage> {
+  if (filters.length === 0 || offset + limit + 1 > VERIFY_MAX) throw new TypeError('filteredPage verifies 1 to VERIFY_MAX recordings of a filtered listing');
+  return windowPage(ch, tenantId, filters, limit, offset, now);
+}
+
+/**
+ * A page with offset + limit + 1 <= VERIFY_MAX from widening windows: the window's top recordings (of
+ * the filters' key/value ranges, a superset) with their summaries in one read, then checked by id
+ * while their metadata is read: the edge check, and with filters the latest value of each filtered
+ * key. Those that fail are excluded and the top read again; too few in the window: a wider one.
+ * Unfiltered, metadata is read only for the page as it stands.
+ */
+async function windowPage(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number, now: number): Promise<ListingPage> {
   const want = offset + limit + 1;
-  if (filters.length === 0 || want > VERIFY_MAX) throw new TypeError('filteredPage verifies 1 to VERIFY_MAX recordings of a filtered listing');
   const key = `${tenantId}\u0000${JSON.stringify(filters)}`;
-  let w: Window | null = firstWindow(key, want, now);
-  let cap = want + (want >> 2) + MARGIN;
+  const candidates = filters.length ? candidateRecordingsSql(tenantId, filters) : undefined;
+  const cap = want + (filters.length ? (want >> 2) + MARGIN : 0);
+  // Metadata does not depend on the window: kept across exclusions and widenings.
+  const metadata: MetadataRow[] = [];
+  const withMetadata = new Set<string>();
+  // Filtered, the window also holds the recordings that do not match: its cost grows with the filter's rarity.
+  let w: Window | null = firstWindow(key, want, now, filters.length ? NARROW_SLACK : 2);
   for (let round = 1; w; round++) {
-    const since = w.since;
-    const candidates = await ch.rows<PageRow>(TimelineSql.candidates(tenantId, since, cap, filters));
-    const v = await verify(ch, tenantId, filters, candidates, since, want, offset, limit);
-    if (v.kept.length < want && candidates.length >= cap) {
-      cap *= 4; // more dropped than expected: the same window, more candidates
-      round--;
-      continue;
+    const since: number = w.since;
+    const exclude: string[] = [];
+    const checked = new Set<string>();
+    for (;;) {
+      const { rows: top, beforeLimit } = await ch.rowsBeforeLimit<SummaryRow>(RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates));
+      const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
+      const needMetadata = (filters.length ? unchecked : top.slice(offset, offset + limit).map((r) => r.recording_id)).filter((id) => !withMetadata.has(id));
+      const [started, meta] = await Promise.all([
+        unchecked.length ? ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, unchecked)) : Promise.resolve([]),
+        needMetadata.length ? ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, needMetadata)) : Promise.resolve([]),
+      ]);
+      for (const id of unchecked) checked.add(id);
+      for (const id of needMetadata) withMetadata.add(id);
+      metadata.push(...meta);
+      const latest = filters.length ? metadataById(metadata) : undefined;
+      const failed = new Set([...started.map((r) => r.recording_id), ...unchecked.filter((id) => latest && !matchesLatest(latest.get(id), filters))]);
+      const kept = failed.size ? top.filter((r) => !failed.has(r.recording_id)) : top;
+      if (kept.length < want && top.length >= cap) {
+        exclude.push(...failed);
+        continue;
+      }
+      const next: Window | null = kept.length >= want ? null : await widen(ch, tenantId, w, want, beforeLimit - failed.size, round);
+      if (!next) {
+        if (kept.length >= want) remember(key, beforeLimit - failed.size, since, Number(kept[0].started_at));
+        const page = kept.slice(offset, offset + limit);
+        const missing = page.map((r) => r.recording_id).filter((id) => !withMetadata.has(id));
+        if (missing.length) metadata.push(...(await ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, missing))));
+        const onPage = new Set(page.map((r) => r.recording_id));
+        return {
+          rows: kept.slice(offset, offset + limit + 1).map((r) => ({ recording_id: r.recording_id, started_at: String(r.started_at) })),
+          details: { summaries: page, metadata: metadata.filter((m) => onPage.has(m.recording_id)) },
+        };
+      }
+      w = next;
+      break;
     }
-    const next: Window | null = v.kept.length >= want ? null : await widen(ch, tenantId, w, want, v.kept.length, round);
-    if (!next) {
-      if (v.kept.length >= want) remember(key, v.kept.length, Number(v.kept[v.kept.length - 1].started_at), Number(v.kept[0].started_at));
-      return finish(ch, tenantId, filters, v, offset, limit);
-    }
-    w = next;
   }
   throw new Error('unreachable');
 }
