@@ -131,6 +131,23 @@ describe('listing pages from recording_timeline', () => {
     ]);
   });
 
+  it('gives the page the metadata of every recording on it, also when a dropped one shifts the page', async () => {
+    const batches: [string, number][] = [['r-old', NOW - 500 * HOUR], ['r-old', NOW]];
+    const metadata: [string, string, string, number][] = [['r-old', 'plan', 'old', 1]];
+    for (let i = 0; i < 6; i++) {
+      batches.push([id(i), NOW - (i + 1) * 1000]);
+      metadata.push([id(i), 'plan', `p${i}`, 1]);
+    }
+    const { ch, expected } = fake({ batches, metadata });
+    for (const [limit, offset] of [[3, 0], [2, 2]]) {
+      const page = await newestPage(ch, `shift-${offset}`, limit, offset, NOW);
+      expect(page.rows).toEqual(expected([], limit, offset));
+      const onPage = page.rows.slice(0, limit).map((r) => r.recording_id);
+      expect(page.details.metadata.map((m) => m.recording_id).sort()).toEqual([...onPage].sort());
+      expect(page.details.summaries.map((m) => m.recording_id)).toEqual(onPage);
+    }
+  });
+
   it('drops such a recording from filtered and deep pages too, wherever it ranks in the window', async () => {
     const batches: [string, number][] = [];
     const metadata: [string, string, string, number][] = [];
