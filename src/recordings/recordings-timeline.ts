@@ -34,10 +34,11 @@ export const VERIFY_MAX = 500;
 export const NARROW = 2000;
 
 const FIRST_WINDOW_MS = 10 * 60_000;
-// How many times the wanted recordings a first window holds, by the last page's density; more than 1
-// absorbs changes of density, less than 2 keeps large windows (deep pages, rare filters) cheap.
-const DEEP_SLACK = 1.25;
-const NARROW_SLACK = 1.25;
+// How many times the wanted recordings a first window holds, by the last page's density: more than 1
+// absorbs changes of density; windows whose cost grows with their size (deep pages, whose edge check
+// reads every recording of the window; filtered pages, whose window also holds every recording that
+// does not match) get less than the default 2.
+const LEAN_SLACK = 1.25;
 const MAX_ROUNDS = 16;
 const MARGIN = 8;
 // Per tenant and filter set, from the last page: milliseconds per kept recording and the newest start
@@ -175,8 +176,7 @@ export async function newestPage(ch: ClickHouse, tenantId: string, limit: number
   const want = offset + limit + 1;
   if (want <= VERIFY_MAX) return windowPage(ch, tenantId, [], limit, offset, now);
   const key = `${tenantId}\u0000[]`;
-  // Deep: the window's cost (the page, and the edge check of all its recordings) grows with its size.
-  let w: Window | null = firstWindow(key, want, now, DEEP_SLACK);
+  let w: Window | null = firstWindow(key, want, now, LEAN_SLACK);
   for (let round = 1; w; round++) {
     const since: number = w.since;
     const read = (exclude: string[]): { page: Promise<{ rows: PageRow[]; beforeLimit: number }>; details: Promise<PageDetails> } => {
@@ -234,8 +234,7 @@ async function windowPage(ch: ClickHouse, tenantId: string, filters: readonly Me
   // Metadata does not depend on the window: kept across exclusions and widenings.
   const metadata: MetadataRow[] = [];
   const withMetadata = new Set<string>();
-  // Filtered, the window also holds the recordings that do not match: its cost grows with the filter's rarity.
-  let w: Window | null = firstWindow(key, want, now, filters.length ? NARROW_SLACK : 2);
+  let w: Window | null = firstWindow(key, want, now, filters.length ? LEAN_SLACK : 2);
   for (let round = 1; w; round++) {
     const since: number = w.since;
     const exclude: string[] = [];
