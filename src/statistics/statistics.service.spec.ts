@@ -14,11 +14,9 @@ function fake(ids: number, answer: (q: string) => unknown = () => []) {
       if (/LIMIT \d+$/.test(q.text) && q.text.startsWith('SELECT recording_id FROM (')) return Array.from({ length: ids }, (_, i) => ({ recording_id: `r${i}` }));
       return answer(q.text);
     },
-    client: {
-      query: async ({ query }: { query: string }) => {
-        seen.push(query);
-        return { json: async () => answer(query) ?? { data: [] } };
-      },
+    json: async (q: Sql) => {
+      seen.push(q.text);
+      return answer(q.text) ?? { data: [] };
     },
   } as unknown as ClickHouse;
   return { service: new StatisticsService(ch), seen };

@@ -8,7 +8,6 @@ import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { bySelectivity } from '../recordings/metadata-filter.counts';
 import { fromReadModel } from '../recordings/recordings-query.read-model';
 import type { Interval, StatisticsParams } from './statistics.params';
-import { rowsWithTotals } from './statistics.read';
 import { StatisticsSql, WindowScope } from './statistics.sql';
 
 export const BREAKDOWN_LIMIT = 100;
@@ -42,7 +41,7 @@ export class StatisticsService {
     if (known.length <= LITERAL_IDS_LIMIT) scope.ids = known.map((r) => r.recording_id);
     const [buckets, breakdown] = await fromReadModel(
       Promise.all([
-        rowsWithTotals<BucketRow>(this.ch, StatisticsSql.buckets(scope, p.bucketing)),
+        this.ch.json<BucketRow>(StatisticsSql.buckets(scope, p.bucketing)), // WITH TOTALS: the totals row
         p.groupBy === undefined ? Promise.resolve([]) : this.ch.rows<BreakdownRow>(StatisticsSql.breakdown(scope, p.groupBy, BREAKDOWN_LIMIT)),
       ]),
     );

@@ -4,6 +4,14 @@ import { createClient, ClickHouseClient } from '@clickhouse/client';
 import type { AppConfig } from '../../config/config';
 import { ident, Sql, sql } from './sql';
 
+// Reads ask for the server's cache of uncompressed blocks: listing and detail reads are short and hit
+// the same hot blocks again and again, and decompressing them cost about a third of their time (on
+// 18.16 with 100 000 recordings: listing p95 45-73 ms without, 30-42 ms with). Reads of more than
+// merge_tree_max_rows_to_use_cache rows (1 Mi by default: statistics over wide windows) bypass the
+// cache, so they do not evict it. The server's uncompressed_cache_size bounds its memory (8 GiB in
+// the stock config; 0 turns it off and makes this setting a no-op). Known to 18.16 and current servers.
+const READ_SETTINGS = { use_uncompressed_cache: 1 } as const;
+
 export class ClickHouse {
   readonly client: ClickHouseClient;
 
@@ -25,14 +33,19 @@ export class ClickHouse {
   }
 
   async rows<T>(q: Sql): Promise<T[]> {
-    const rs = await this.client.query({ query: q.text, format: 'JSONEachRow' });
+    const rs = await this.client.query({ query: q.text, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS });
     return rs.json<T>();
+  }
+
+  /** A read in format JSON: the rows with what JSONEachRow leaves out (WITH TOTALS' row, rows before LIMIT). */
+  async json<T>(q: Sql): Promise<{ data: T[]; totals?: T; rows_before_limit_at_least?: number | string }> {
+    const rs = await this.client.query({ query: q.text, format: 'JSON', clickhouse_settings: READ_SETTINGS });
+    return (await rs.json()) as unknown as { data: T[]; totals?: T; rows_before_limit_at_least?: number | string };
   }
 
   /** Rows of a query with LIMIT, and how many rows it had before the LIMIT (`rows_before_limit_at_least`). */
   async rowsBeforeLimit<T>(q: Sql): Promise<{ rows: T[]; beforeLimit: number }> {
-    const rs = await this.client.query({ query: q.text, format: 'JSON' });
-    const body = (await rs.json()) as unknown as { data: T[]; rows_before_limit_at_least?: number | string };
+    const body = await this.json<T>(q);
     return { rows: body.data, beforeLimit: Number(body.rows_before_limit_at_least ?? body.data.length) };
   }
 
