@@ -1,23 +1,28 @@
 // Helpers of the projection specs: direct ClickHouse and NATS clients on the test stack, the
 // de-duplicated visible content of every projection table, and the CLI as a child process.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join as joinPath } from 'node:path';
 import { headers as natsHeaders } from 'nats';
 import { loadConfig } from '../../src/config/config';
+import { summarizeBatch } from '../../src/domain/batch-summary';
+import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
 import { ident, join, Sql, sql } from '../../src/infrastructure/clickhouse/sql';
+import type { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import { NatsClient } from '../../src/infrastructure/nats/nats-connection';
-import { EVENTS_STREAM, H } from '../../src/infrastructure/nats/subjects';
+import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { testEnv } from '../harness/env';
 import { pollUntil } from '../harness/poll-until';
 import { ROOT } from '../harness/stack';
 
 export const CONSUMER = 'projector-recordings';
 
-export const clickhouse = () =>
-  new ClickHouse({ CLICKHOUSE_URL: testEnv().clickhouseUrl, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '', CLICKHOUSE_DATABASE: 'tapedeck_test' });
+/** The shared stack's ClickHouse database, or another stack's (from its service environment). */
+export const clickhouse = (env: Record<string, string> = testEnv().serviceEnv) =>
+  new ClickHouse({ CLICKHOUSE_URL: env.CLICKHOUSE_URL, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '', CLICKHOUSE_DATABASE: env.CLICKHOUSE_DATABASE });
 
-export const natsClient = () => NatsClient.connect(loadConfig({ NATS_URL: testEnv().natsUrl }), 'projections-e2e');
+export const natsClient = (url = testEnv().natsUrl) => NatsClient.connect(loadConfig({ NATS_URL: url }), 'projections-e2e');
 
 /** Waits until the durable consumer has acknowledged every message of the stream. */
 export async function waitCaughtUp(nats: NatsClient, timeoutMs = 60_000): Promise<void> {
@@ -38,6 +43,20 @@ export async function publishRaw(nats: NatsClient, subject: string, data: Uint8A
   for (const [k, v] of Object.entries(h)) hdrs.set(k, v);
   return nats.js.publish(subject, data, { msgID, headers: hdrs });
 }
+
+/** Appends a batch for any tenant straight to the event store (as ingestion does). */
+export function appendBatch(store: JetStreamEventStore, tenantId: string, id: string, events: unknown[], batchId: string = randomUUID()) {
+  const payload = Buffer.from(JSON.stringify(events));
+  return store.appendBatch(tenantId, id, batchId, payload, summarizeBatch(events as RrwebEvent[], payload.length));
+}
+
+/** Stores a deletion marker for a recording, as DELETE /recordings/{id} does. */
+export function deleteRecording(nats: NatsClient, tenantId: string, id: string) {
+  return publishRaw(nats, recordingSubject(tenantId, id, 'del'), new Uint8Array(), {}, `del-${randomUUID()}`);
+}
+
+/** An rrweb custom event carrying recording metadata, as rrweb's clients send it. */
+export const metaEvent = (ts: number, payload: Record<string, unknown>) => ({ type: 5, timestamp: ts, data: { tag: 'recording-meta', payload } });
 
 /** Copies the headers of a stored message (to publish it again). */
 export async function storedHeaders(nats: NatsClient, seq: number): Promise<{ subject: string; data: Uint8Array; headers: Record<string, string> }> {

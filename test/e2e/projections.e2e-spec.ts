@@ -1,27 +1,22 @@
 // The projector against the real stack: batches and metadata become ClickHouse rows, duplicates and
-// redeliveries are counted once, deletions hide older rows, a deleted consumer is re-created, and a
-// rebuild from the stream (with ingestion going on meanwhile) equals the live projection.
+// redeliveries are counted once, deletions hide older rows, and a deleted consumer is re-created.
+// The rebuild has a stack of its own (projections-rebuild.e2e-spec.ts).
 import { randomUUID } from 'node:crypto';
-import { headerJson, summarizeBatch } from '../../src/domain/batch-summary';
-import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
 import { sql } from '../../src/infrastructure/clickhouse/sql';
-import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { EVENTS_STREAM, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { testEnv } from '../harness/env';
 import { api, postEvents, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
-import { clickhouse, CONSUMER, natsClient, publishRaw, recordingCounts, runCli, snapshot, storedHeaders, waitCaughtUp } from './projections-fixtures';
+import { clickhouse, CONSUMER, deleteRecording, metaEvent, natsClient, publishRaw, recordingCounts, runCli, storedHeaders, waitCaughtUp } from './projections-fixtures';
 
 let ch: ClickHouse;
 let nats: NatsClient;
-let store: JetStreamEventStore;
 
 beforeAll(async () => {
   ch = clickhouse();
   nats = await natsClient();
-  store = new JetStreamEventStore(nats, 5000);
 });
 
 afterAll(async () => {
@@ -30,7 +25,6 @@ afterAll(async () => {
 });
 
 const tenant = () => testEnv().tenantId;
-const metaEvent = (ts: number, payload: Record<string, unknown>) => ({ type: 5, timestamp: ts, data: { tag: 'recording-meta', payload } });
 const postMetadata = (id: string, body: Record<string, unknown>) =>
   api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -39,16 +33,6 @@ async function metadataOf(tenantId: string, id: string): Promise<Record<string, 
     sql`SELECT key, argMax(value, seq) AS value FROM recording_metadata WHERE tenant_id = ${tenantId} AND recording_id = ${id} GROUP BY key ORDER BY key`,
   );
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
-}
-
-/** Appends a batch for any tenant straight to the event store (as ingestion does). */
-async function append(tenantId: string, id: string, events: unknown[], batchId: string = randomUUID()) {
-  const payload = Buffer.from(JSON.stringify(events));
-  return store.appendBatch(tenantId, id, batchId, payload, summarizeBatch(events as RrwebEvent[], payload.length));
-}
-
-async function deleteRecording(tenantId: string, id: string) {
-  return publishRaw(nats, recordingSubject(tenantId, id, 'del'), new Uint8Array(), {}, `del-${randomUUID()}`);
 }
 
 describe('projections', () => {
@@ -122,7 +106,7 @@ describe('projections', () => {
     expect((await postEvents(id, sampleEvents(6))).status).toBe(200);
     expect((await postMetadata(id, { gone: 'soon' })).status).toBe(200);
     await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 1);
-    await deleteRecording(tenant(), id);
+    await deleteRecording(nats, tenant(), id);
     await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 0 && c.raw === 0);
     await pollUntil(
       () => ch.rows<{ n: string }>(sql`SELECT count() AS n FROM recording_metadata WHERE tenant_id = ${tenant()} AND recording_id = ${id}`),
@@ -149,60 +133,5 @@ describe('projections', () => {
     expect(row).toMatchObject({ projection: 'recordings', consumer: CONSUMER, lag: { pending: 0, ackPending: 0, oldestUnprojectedAgeSeconds: 0 } });
     const text = await runCli(['projections', 'status']).done;
     expect(text.stdout).toMatch(/^recordings\tconsumer projector-recordings\tpending 0/);
-  });
-
-  it('rebuilds from the stream into fresh tables, swaps them in, and equals the live projection', async () => {
-    // A dataset with several tenants, metadata overwrites, duplicates and a deletion.
-    const tenants = ['rebuild_a', 'rebuild_b', tenant()];
-    const ids = tenants.map(() => [randomUUID(), randomUUID()]);
-    const t0 = Date.UTC(2031, 5, 1);
-    for (const [ti, t] of tenants.entries()) {
-      for (const [ri, id] of ids[ti].entries()) {
-        for (let b = 0; b < 3; b++) await append(t, id, [...sampleEvents(5 + b, t0 + b * 61_000 + ri), metaEvent(t0 + b * 61_000 + 10, { step: String(b), tenant: t })], `${id}-b${b}`);
-        await store.appendMetadata(t, id, randomUUID(), { step: 'written', owner: `o${ri}` });
-      }
-    }
-    expect((await append(tenants[0], ids[0][0], sampleEvents(5, t0), `${ids[0][0]}-b0`)).duplicate).toBe(true); // within the window
-    const dup = await storedHeaders(nats, (await append(tenants[1], ids[1][0], sampleEvents(4, t0 + 5), `${ids[1][0]}-dup`)).seq);
-    await publishRaw(nats, dup.subject, dup.data, dup.headers, `late-${randomUUID()}`); // stored twice
-    await deleteRecording(tenants[1], ids[1][1]);
-    await append(tenants[2], ids[2][1], sampleEvents(3, t0 + 999_000), `${ids[2][1]}-late`);
-
-    await waitCaughtUp(nats);
-    const live = await snapshot(ch);
-    expect(live.recording_batches.length).toBeGreaterThan(15);
-    expect(live.deleted_recordings.some((r) => r.recording_id === ids[1][1])).toBe(true);
-
-    // Ingestion continues during the rebuild: what the live projector writes into the old tables in
-    // the meantime must reach the new ones (the tail).
-    const during = randomUUID();
-    const cli = runCli(['projections', 'rebuild', 'recordings']);
-    let finished = false;
-    const ended = cli.done.then((r) => ((finished = true), r));
-    let posted = 0;
-    while (!finished) {
-      expect((await postEvents(during, sampleEvents(3, Date.now()), undefined, { 'idempotency-key': `during-${posted}` })).status).toBe(200);
-      posted++;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const r = await ended;
-    expect(r).toMatchObject({ code: 0, stderr: expect.stringMatching(/recordings rebuild \[#+\] 100\.0%/) });
-    const report = JSON.parse(r.stdout);
-    expect(report).toMatchObject({ projection: 'recordings' });
-    expect(report.replayed).toBeGreaterThanOrEqual(report.expected);
-    expect(posted).toBeGreaterThan(0);
-
-    await waitCaughtUp(nats);
-    const rebuilt = await snapshot(ch);
-    const withoutDuring = Object.fromEntries(Object.entries(rebuilt).map(([t, rows]) => [t, rows.filter((x) => x.recording_id !== during)]));
-    expect(withoutDuring).toEqual(live);
-    expect(await recordingCounts(ch, tenant(), during)).toMatchObject({ batches: posted, events: 3 * posted });
-
-    // Nothing of the rebuild is left behind, and a second rebuild (no ingestion) equals the first.
-    const tables = await ch.rows<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = currentDatabase() AND (name LIKE '%\\_rebuild\\_%' OR name LIKE '%\\_old\\_%')`);
-    expect(tables).toEqual([]);
-    expect(await runCli(['projections', 'rebuild']).done).toMatchObject({ code: 0 });
-    await waitCaughtUp(nats);
-    expect(await snapshot(ch)).toEqual(rebuilt);
   });
 });
