@@ -1,9 +1,10 @@
 // GET /recordings/{id}/events for one recording of about 200 MB: throughput (response bytes per
-// second, to the last byte) and the service's RSS sampled every 50 ms during the read. The recording
+// second, to the last byte), the service's RSS sampled every 50 ms during the read, and the CPU the
+// service, nats-server and the reader used per second of the read. The recording
 // is seeded through the service's event store (the messages ingestion writes), 50 events per batch.
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { appendEvents, benchEventStore, BenchSection, get, makeBatch, now, pool, rssMiB, sampleRss, sleep } from './bench-kit';
+import { appendEvents, benchEventStore, BenchSection, cpuMs, get, makeBatch, now, ownCpuMs, pool, rssMiB, sampleRss, sleep } from './bench-kit';
 
 const TARGET_BYTES = Number(process.env.BENCH_RETRIEVAL_MB ?? 200) * 1e6;
 const EVENTS_PER_BATCH = 50;
@@ -30,7 +31,7 @@ function counter() {
 export const retrievalBench: BenchSection = {
   name: 'retrieval',
   async run(ctx) {
-    const { env, log } = ctx;
+    const { env, log, pids } = ctx;
     const recordingId = randomUUID();
     const batchBytes = JSON.stringify(makeBatch(0, EVENTS_PER_BATCH)).length;
     const batches = Math.ceil(TARGET_BYTES / batchBytes);
@@ -52,6 +53,7 @@ export const retrievalBench: BenchSection = {
       const sampler = sampleRss(pid, 50);
       const events = counter();
       let firstByteMs = NaN;
+      const cpuBefore = { service: cpuMs(pids.service), nats: cpuMs(pids.nats), reader: ownCpuMs() };
       const t = now();
       const res = await get(agent, env.baseUrl, `/recordings/${recordingId}/events`, env.secretKey, false, (c) => {
         if (Number.isNaN(firstByteMs)) firstByteMs = now() - t;
@@ -59,6 +61,9 @@ export const retrievalBench: BenchSection = {
       });
       const ms = now() - t;
       const rss = sampler.stop();
+      // CPU seconds per wall second of the read (1.0 = one core busy): who the read waits for.
+      const busy = (used: number) => Math.round((used / ms) * 100) / 100;
+      const cores = { service: busy(cpuMs(pids.service) - cpuBefore.service), nats: busy(cpuMs(pids.nats) - cpuBefore.nats), reader: busy(ownCpuMs() - cpuBefore.reader) };
       if (res.status !== 200) throw new Error(`read: ${res.status}`);
       const read = {
         seconds: Math.round(ms) / 1000,
@@ -67,8 +72,9 @@ export const retrievalBench: BenchSection = {
         mbPerSecond: Math.round((res.bytes / 1e6 / (ms / 1000)) * 10) / 10,
         events: events.count,
         rssMiB: { before: rssBefore, max: Math.max(...rss), after: rss[rss.length - 1], samples: rss.length },
+        cores,
       };
-      log(`  read ${r + 1}: ${read.mbPerSecond} MB/s, ${read.events} events, RSS ${read.rssMiB.before} -> max ${read.rssMiB.max} MiB`);
+      log(`  read ${r + 1}: ${read.mbPerSecond} MB/s, ${read.events} events, RSS ${read.rssMiB.before} -> max ${read.rssMiB.max} MiB, cores busy: service ${cores.service}, nats ${cores.nats}, reader ${cores.reader}`);
       reads.push(read);
       await sleep(1000);
     }

@@ -1,8 +1,6 @@
 // Helpers of the projection specs: direct ClickHouse and NATS clients on the test stack, the
 // de-duplicated visible content of every projection table, and the CLI as a child process.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join as joinPath } from 'node:path';
 import { headers as natsHeaders } from 'nats';
 import { loadConfig } from '../../src/config/config';
 import { summarizeBatch } from '../../src/domain/batch-summary';
@@ -14,7 +12,6 @@ import { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { testEnv } from '../harness/env';
 import { pollUntil } from '../harness/poll-until';
-import { ROOT } from '../harness/stack';
 
 export const CONSUMER = 'projector-recordings';
 
@@ -111,18 +108,4 @@ export async function recordingCounts(ch: ClickHouse, tenantId: string, recordin
   return { batches: Number(b?.batches ?? 0), events: Number(b?.events ?? 0), raw: Number(b?.raw ?? 0), minuteEvents: Number(m?.events ?? 0) };
 }
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI with the service's environment. */
-export function runCli(args: string[], env: Record<string, string> = testEnv().serviceEnv): { done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [joinPath(ROOT, 'dist', 'cli', 'main.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return { done: new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr }))) };
-}
+export { runCli, type CliResult } from '../harness/cli';
