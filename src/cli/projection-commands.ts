@@ -16,10 +16,36 @@ function select(name: string | undefined): readonly Projection[] {
   return [p];
 }
 
+/**
+ * Messages per insert of a rebuild unless `--batch` says otherwise: more than the live projector's
+ * PROJECTOR_BATCH, which keeps lag low. Replaying 300 000 messages, batches of 2 000 cost ClickHouse
+ * 19 s of CPU against 54 s for batches of 500 (fewer, larger parts to merge), and took 32 s instead
+ * of 41-73 s.
+ */
+export const REBUILD_BATCH = 2000;
+const REBUILD_USAGE = 'usage: projections rebuild [name] [--batch <1-10000>]';
+
+export function parseRebuildArgs(args: readonly string[]): { name?: string; batch: number } {
+  const rest: string[] = [];
+  let batch = REBUILD_BATCH;
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--batch(?:=(.*))?$/.exec(args[i]);
+    if (!m) {
+      rest.push(args[i]);
+      continue;
+    }
+    const v = m[1] ?? args[++i] ?? '';
+    if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000) throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\n${REBUILD_USAGE}`);
+    batch = Number(v);
+  }
+  if (rest.length > 1 || rest.some((a) => a.startsWith('-'))) throw new UsageError(REBUILD_USAGE);
+  return { name: rest[0], batch };
+}
+
 export const projectionCommands: CommandMap = {
   async 'projections rebuild'(args, ctx) {
-    if (args.length > 1) throw new UsageError('usage: projections rebuild [name]');
-    const projections = select(args[0]);
+    const { name, batch } = parseRebuildArgs(args);
+    const projections = select(name);
     const nats = await ctx.nats();
     const ch = ctx.clickhouse();
     await migrate(ch);
@@ -27,7 +53,7 @@ export const projectionCommands: CommandMap = {
       const printer = new ProgressPrinter(ctx.stderr);
       try {
         const report = await rebuildProjection(p, nats, ch, {
-          batch: ctx.cfg.PROJECTOR_BATCH,
+          batch,
           expiresMs: ctx.cfg.PROJECTOR_FETCH_EXPIRES_MS,
           onProgress: (progress, final) => {
             printer.update({ ...progress, phase: `${p.name} ${progress.phase}` }, final);

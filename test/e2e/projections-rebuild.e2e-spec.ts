@@ -37,7 +37,7 @@ describe('projections rebuild', () => {
   });
 
   const append = (tenantId: string, id: string, events: unknown[], batchId?: string) => appendBatch(store, tenantId, id, events, batchId);
-  const rebuild = (args: string[]) => runCli(['projections', 'rebuild', ...args], { ...stack.serviceEnv, PROJECTOR_BATCH: REPLAY_BATCH });
+  const rebuild = (args: string[]) => runCli(['projections', 'rebuild', ...args, '--batch', REPLAY_BATCH], stack.serviceEnv);
 
   it('rebuilds from the stream into fresh tables, swaps them in, and equals the live projection', async () => {
     // A dataset with several tenants, metadata overwrites, duplicates and a deletion.
