@@ -8,12 +8,15 @@ import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
 import { BASE_SECURITY_HEADERS, clientErrorHandler, frameworkErrors } from './common/security-headers';
 import { JsonLogger, redactUrl } from './common/json-logger';
+import { lingerAfterEarlyAnswer } from './common/lingering-close';
 import { malformedQueryEncoding } from './common/query-encoding';
 import type { AppConfig } from './config/config';
 import { API_VERSION } from './version';
 import { MetricsService } from './metrics/metrics.service';
 
 const RAW_BODY_TYPES = ['application/json', 'application/x-ndjson', 'application/ndjson', 'text/plain'];
+/** How long a connection answered before its body was read stays open to take the rest (common/lingering-close.ts). */
+const LINGER_MS = 5000;
 
 export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean } = {}): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -56,6 +59,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
     if (bad) return reply.code(400).type('text/plain; charset=utf-8').send(`The query string is not valid UTF-8 (at ${bad})`);
   });
   fastify.addHook('onSend', async (req, reply) => {
+    lingerAfterEarlyAnswer(req.raw, Math.min(LINGER_MS, cfg.REQUEST_TIMEOUT_MS));
     reply.header('x-request-id', req.id);
     reply.header('x-tapedeck-api-version', API_VERSION);
     // Pages meant to be framed (the player) set their own CSP and Referrer-Policy and keep them.
