@@ -30,6 +30,21 @@ export function ownCpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
+/**
+ * Starts counting the CPU of the stack's parts and of this process (`client`: the load generator);
+ * `used()` returns the ms each has spent since.
+ */
+export function cpuMeter(pids: BenchContext['pids']): { used(): Record<'client' | 'service' | 'nats' | 'clickhouse', number> } {
+  const read = () => ({ client: ownCpuMs(), service: cpuMs(pids.service), nats: cpuMs(pids.nats), clickhouse: cpuMs(pids.clickhouse) });
+  const before = read();
+  return {
+    used() {
+      const now = read();
+      return { client: now.client - before.client, service: now.service - before.service, nats: now.nats - before.nats, clickhouse: now.clickhouse - before.clickhouse };
+    },
+  };
+}
+
 export interface BenchSection {
   name: string;
   run(ctx: BenchContext): Promise<Record<string, unknown>>;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { AckPolicy, connect, NatsConnection } from 'nats';
 import WebSocket from 'ws';
-import { BenchContext, BenchSection, cpuMs, latencySummary, makeBatch, now, ownCpuMs, pool } from './bench-kit';
+import { BenchContext, BenchSection, cpuMeter, latencySummary, makeBatch, now, pool } from './bench-kit';
 
 const BATCHES = 4000;
 const EVENTS_PER_BATCH = 50;
@@ -121,10 +121,9 @@ async function websocket(ctx: BenchContext, bodies: string[]) {
  * throughput is bounded by the sum, so this shows where the service path's time goes.
  */
 async function withCpu<T extends object>(ctx: BenchContext, run: () => Promise<T>) {
-  const parts = { client: ownCpuMs, service: () => cpuMs(ctx.pids.service), nats: () => cpuMs(ctx.pids.nats), clickhouse: () => cpuMs(ctx.pids.clickhouse) };
-  const before = Object.fromEntries(Object.entries(parts).map(([k, f]) => [k, f()]));
+  const meter = cpuMeter(ctx.pids);
   const result = await run();
-  const cpuMsPerBatch = Object.fromEntries(Object.entries(parts).map(([k, f]) => [k, Math.round(((f() - before[k]) / BATCHES) * 1000) / 1000]));
+  const cpuMsPerBatch = Object.fromEntries(Object.entries(meter.used()).map(([k, ms]) => [k, Math.round((ms / BATCHES) * 1000) / 1000]));
   return { ...result, cpuMsPerBatch };
 }
 

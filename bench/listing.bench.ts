@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import type { RrwebEvent } from '../src/domain/rrweb-event';
+import type { RebuildReport } from '../src/projections/rebuild/projection-rebuild';
 import { runCli } from '../test/harness/cli';
 import type { TestEnv } from '../test/harness/stack';
 import { appendEvents, benchEventStore, BenchSection, get, latencySummary, now, pool, sleep, waitForProjector } from './bench-kit';
@@ -62,7 +63,7 @@ async function measureRebuild(env: TestEnv, log: (m: string) => void) {
   const t = now();
   const r = await runCli(['projections', 'rebuild', 'recordings'], env.serviceEnv).done;
   if (r.code !== 0) throw new Error(`projections rebuild exited with ${r.code}: ${r.stderr.slice(-500)}`);
-  const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as { replayed: number; tail: number; rows: number; seconds: number };
+  const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as RebuildReport;
   const messages = report.replayed + report.tail;
   const result = { messages, rows: report.rows, seconds: report.seconds, messagesPerSecond: Math.round(messages / report.seconds), wallSeconds: Math.round(now() - t) / 1000 };
   log(`  rebuild: ${messages} messages in ${report.seconds} s (${result.messagesPerSecond} messages/s)`);

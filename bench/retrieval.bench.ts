@@ -5,7 +5,7 @@
 // a small recording read twice first stands for the reads a running service has served before.
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { appendEvents, benchEventStore, BenchSection, cpuMs, get, makeBatch, now, ownCpuMs, pool, rssMiB, sampleRss, sleep, waitForProjector } from './bench-kit';
+import { appendEvents, benchEventStore, BenchSection, cpuMeter, get, makeBatch, now, pool, rssMiB, sampleRss, sleep, waitForProjector } from './bench-kit';
 
 const TARGET_BYTES = Number(process.env.BENCH_RETRIEVAL_MB ?? 200) * 1e6;
 const EVENTS_PER_BATCH = 50;
@@ -65,7 +65,7 @@ export const retrievalBench: BenchSection = {
       const sampler = sampleRss(pid, 50);
       const events = counter();
       let firstByteMs = NaN;
-      const cpuBefore = { service: cpuMs(pids.service), nats: cpuMs(pids.nats), clickhouse: cpuMs(pids.clickhouse), reader: ownCpuMs() };
+      const meter = cpuMeter(pids);
       const t = now();
       const res = await get(agent, env.baseUrl, `/recordings/${recordingId}/events`, env.secretKey, false, (c) => {
         if (Number.isNaN(firstByteMs)) firstByteMs = now() - t;
@@ -74,13 +74,8 @@ export const retrievalBench: BenchSection = {
       const ms = now() - t;
       const rss = sampler.stop();
       // CPU seconds per wall second of the read (1.0 = one core busy): who the read waits for.
-      const busy = (used: number) => Math.round((used / ms) * 100) / 100;
-      const cores = {
-        service: busy(cpuMs(pids.service) - cpuBefore.service),
-        nats: busy(cpuMs(pids.nats) - cpuBefore.nats),
-        clickhouse: busy(cpuMs(pids.clickhouse) - cpuBefore.clickhouse),
-        reader: busy(ownCpuMs() - cpuBefore.reader),
-      };
+      const { client, ...stack } = meter.used();
+      const cores = Object.fromEntries(Object.entries({ ...stack, reader: client }).map(([k, used]) => [k, Math.round((used / ms) * 100) / 100]));
       if (res.status !== 200) throw new Error(`read: ${res.status}`);
       const read = {
         seconds: Math.round(ms) / 1000,

@@ -12,6 +12,9 @@ import { ident, Sql, sql } from './sql';
 // the stock config; 0 turns it off and makes this setting a no-op). Known to 18.16 and current servers.
 const READ_SETTINGS = { use_uncompressed_cache: 1 } as const;
 
+/** ClickHouse's format JSON: the rows, WITH TOTALS' row, and the row count before LIMIT. */
+type JsonBody<T> = { data: T[]; totals?: T; rows_before_limit_at_least?: number | string };
+
 export class ClickHouse {
   readonly client: ClickHouseClient;
 
@@ -38,9 +41,9 @@ export class ClickHouse {
   }
 
   /** A read in format JSON: the rows with what JSONEachRow leaves out (WITH TOTALS' row, rows before LIMIT). */
-  async json<T>(q: Sql): Promise<{ data: T[]; totals?: T; rows_before_limit_at_least?: number | string }> {
+  async json<T>(q: Sql): Promise<JsonBody<T>> {
     const rs = await this.client.query({ query: q.text, format: 'JSON', clickhouse_settings: READ_SETTINGS });
-    return (await rs.json()) as unknown as { data: T[]; totals?: T; rows_before_limit_at_least?: number | string };
+    return (await rs.json()) as unknown as JsonBody<T>;
   }
 
   /** Rows of a query with LIMIT, and how many rows it had before the LIMIT (`rows_before_limit_at_least`). */
