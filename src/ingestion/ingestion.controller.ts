@@ -24,14 +24,14 @@ export class IngestionController {
   @ApiOperation({
     summary: 'Create recording events',
     description:
-      'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally gzip-compressed. ' +
+      'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally compressed (Content-Encoding gzip, deflate or br; zstd on Node.js 22.15 or later). ' +
       'Answers 200 only after JetStream stored the batch. A retry with the same Idempotency-Key, or with an identical body, is stored once (duplicate: true). ' +
       'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients). The key may be given as ?token= for sendBeacon-style clients.',
   })
   @ApiParam({ name: 'recordingId', format: 'uuid' })
   @ApiConsumes('application/json', 'application/x-ndjson', 'application/ndjson')
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; same key = same batch' })
-  @ApiHeader({ name: 'Content-Encoding', required: false, description: 'gzip or identity' })
+  @ApiHeader({ name: 'Content-Encoding', required: false, description: 'identity (default), gzip (x-gzip), deflate, br; zstd where the runtime has it (Node.js 22.15 or later)' })
   @ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
   @ApiResponse({
     status: 200,

@@ -3,7 +3,8 @@
 import type { Logger } from '@nestjs/common';
 import { WebSocket } from 'ws';
 import { AppError, statusOf } from '../common/app-error';
-import { gunzipBounded, parseJson, utf8 } from '../common/request-body';
+import { ContentCoding, decodeBounded } from '../common/content-coding';
+import { parseJson, utf8 } from '../common/request-body';
 import type { AppConfig } from '../config/config';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { assertEventSizes, invalidEvent, parseEventBatch } from './event-batch.parser';
@@ -11,7 +12,8 @@ import { IDEMPOTENCY_KEY, IngestionService } from './ingestion.service';
 
 export interface WsOptions {
   format: 'json' | 'ndjson';
-  gzip: boolean;
+  /** How binary frames are compressed; text frames are never decoded. */
+  coding: ContentCoding;
 }
 
 const FLUSH_BYTES = 256 * 1024;
@@ -59,7 +61,7 @@ export class IngestConnection {
   private onMessage(data: Buffer, isBinary: boolean) {
     this.alive = true;
     try {
-      const raw = isBinary && this.opts.gzip ? gunzipBounded(data, this.cfg.WS_MAX_MESSAGE_BYTES) : data;
+      const raw = isBinary ? decodeBounded(data, this.opts.coding, this.cfg.WS_MAX_MESSAGE_BYTES) : data;
       const text = utf8(raw).trim();
       if (text === '') return;
       if (text.startsWith('{') && /^\{\s*"type"\s*:\s*"/.test(text)) return this.onControl(parseJson(text, 'Frame') as Record<string, unknown>, text);

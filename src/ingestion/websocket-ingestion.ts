@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AppError } from '../common/app-error';
+import { contentCoding } from '../common/content-coding';
 import { describeError } from '../common/error.filter';
 import { rawTextResponse } from '../common/security-headers';
 import { Authenticator } from '../auth/authenticator';
@@ -88,9 +89,7 @@ function wsOptions(q: Record<string, string>): WsOptions {
   if (!['application/x-ndjson', 'application/ndjson', 'application/json'].includes(contentType)) {
     throw new AppError('bad_request', 'contentType must be application/x-ndjson, application/ndjson or application/json');
   }
-  const contentEncoding = (q.contentEncoding ?? 'identity').toLowerCase();
-  if (!['identity', 'gzip'].includes(contentEncoding)) throw new AppError('bad_request', 'contentEncoding must be identity or gzip');
-  return { format: contentType === 'application/json' ? 'json' : 'ndjson', gzip: contentEncoding === 'gzip' };
+  return { format: contentType === 'application/json' ? 'json' : 'ndjson', coding: contentCoding(q.contentEncoding, 'bad_request') };
 }
 
 function parseUrl(raw: string | undefined): URL {

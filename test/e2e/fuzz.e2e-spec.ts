@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { api, postEvents, Res, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
@@ -124,7 +124,9 @@ const contentType = fc.oneof(
   fc.constantFrom('text/plain', 'application/json; charset=latin1', 'APPLICATION/JSON', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/octet-stream', '', ';', 'application/json;;;', 'text/html'),
   fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
 );
-const contentEncoding = fc.constantFrom(undefined, 'identity', 'gzip', 'GZIP', ' gzip ', 'br', 'deflate', 'gzip, gzip', 'x-gzip', '');
+const contentEncoding = fc.constantFrom(undefined, 'identity', 'gzip', 'GZIP', ' gzip ', 'br', 'deflate', 'zstd', 'compress', 'gzip, gzip', 'x-gzip', '');
+/** Compresses a body as its Content-Encoding says (when the property chooses to). */
+const encoders: [RegExp, (b: Buffer) => Buffer][] = [[/gzip/i, gzipSync], [/deflate/i, deflateSync], [/^br$/i, brotliCompressSync]];
 const authHeader = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('public', 'secret').map((k) => `Bearer ${k === 'public' ? env().publicKey : env().secretKey}`) },
   fc.constantFrom('Bearer', 'Bearer ', 'bearer  x', 'Basic dXNlcjpwYXNz', 'Bearer public_key_svc_', 'Bearer secret_key_svc_aaaaaaaaaaaaaaaaaaaaaaaa', 'Token x', 'Bearer a b'),
@@ -184,7 +186,8 @@ describe('fuzzed HTTP ingestion', () => {
         const id = randomUUID();
         const headers: Record<string, string> = { authorization: auth, 'content-type': ct };
         if (ce !== undefined) headers['content-encoding'] = ce;
-        const sent = compress && ce && /gzip/i.test(ce) ? gzipSync(body) : body;
+        const encode = compress && ce ? encoders.find(([re]) => re.test(ce))?.[1] : undefined;
+        const sent = encode ? encode(body) : body;
         const r = await api(`/recordings/${id}/events`, { method: 'POST', headers, body: sent }).catch((e: Error) => ({ status: 0, text: String(e) }) as Res);
         no5xx(r.status, 'POST events', r.text);
         expect([200, 400, 401, 413, 415]).toContain(r.status);

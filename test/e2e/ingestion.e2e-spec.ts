@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import WebSocket from 'ws';
 import { api, postEvents, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
 
@@ -7,6 +8,10 @@ const readEvents = async (id: string) => {
   const r = await api(`/recordings/${id}/events`, { key: testEnv().secretKey });
   return r;
 };
+
+/** Stored events as they were sent: without the originalTimestamp reads add. */
+const readEventsWithout = (r: Awaited<ReturnType<typeof readEvents>>) =>
+  r.json<Record<string, unknown>[]>().map(({ originalTimestamp: _, ...e }) => e);
 
 describe('HTTP ingestion', () => {
   it('stores a JSON batch and acknowledges with a body', async () => {
@@ -37,6 +42,35 @@ describe('HTTP ingestion', () => {
     });
     expect(r1.status).toBe(200);
     expect(r1.json().events).toBe(5);
+  });
+
+  it.each([
+    ['x-gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['deflate', deflateRawSync],
+    ['br', brotliCompressSync],
+  ])('accepts a body with Content-Encoding %s and reads it back', async (coding, compress) => {
+    const id = randomUUID();
+    const events = sampleEvents(8);
+    const r = await api(`/recordings/${id}/events`, {
+      method: 'POST',
+      key: testEnv().publicKey,
+      headers: { 'content-type': 'application/x-ndjson', 'content-encoding': coding },
+      body: compress(events.map((e) => JSON.stringify(e)).join('\n')),
+    });
+    expect(r.status).toBe(200);
+    expect(readEventsWithout(await readEvents(id))).toEqual(events);
+  });
+
+  it('refuses an unknown Content-Encoding with a 415 naming the supported ones, and bytes not of the coding with a 400', async () => {
+    const post = (coding: string, body: string | Buffer) =>
+      api(`/recordings/${randomUUID()}/events`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json', 'content-encoding': coding }, body });
+    const unknown = await post('compress', JSON.stringify(sampleEvents(2)));
+    expect(unknown.status).toBe(415);
+    expect(unknown.text).toMatch(/identity, gzip, x-gzip, deflate, br/);
+    const notBrotli = await post('br', JSON.stringify(sampleEvents(2)));
+    expect(notBrotli.status).toBe(400);
+    expect(notBrotli.text).toBe('Body is not valid br data');
   });
 
   it.each([
@@ -80,5 +114,31 @@ describe('HTTP ingestion', () => {
     const { originalTimestamp, ...rest } = got[1];
     expect(originalTimestamp).toBe(big.timestamp);
     expect(JSON.stringify(rest)).toBe(JSON.stringify(big));
+  });
+});
+
+describe('WebSocket ingestion with compressed frames', () => {
+  const open = (id: string, query: string) => new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}&${query}`);
+
+  it('decodes binary frames of the contentEncoding (brotli, a JSON array) and reports the flush', async () => {
+    const id = randomUUID();
+    const events = sampleEvents(12);
+    const ws = open(id, 'contentType=application/json&contentEncoding=br');
+    const frame = new Promise<Record<string, unknown>>((resolve, reject) => {
+      ws.once('message', (m) => resolve(JSON.parse(String(m))));
+      ws.once('error', reject);
+    });
+    await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+    ws.send(brotliCompressSync(JSON.stringify(events.slice(0, 6))));
+    ws.send(brotliCompressSync(JSON.stringify(events.slice(6))));
+    expect(await frame).toMatchObject({ type: 'upstream-result', ok: true, status: 204, events: 12 });
+    ws.close();
+    expect(readEventsWithout(await readEvents(id))).toEqual(events);
+  });
+
+  it('refuses an unknown contentEncoding at the upgrade with a 400', async () => {
+    const ws = open(randomUUID(), 'contentEncoding=compress');
+    const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(status).toBe(400);
   });
 });
