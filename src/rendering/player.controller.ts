@@ -1,5 +1,5 @@
-// The hosted player page: /player.html always answers HTML; /player answers HTML when Accept admits
-// it (no Accept, text/html, text/* or */*) and 406 otherwise. Query parameters other than the
+// The hosted player page: /player.html (and its alias /preview) always answers HTML; /player answers
+// HTML when Accept admits it (no Accept, text/html, text/* or */*) and 406 otherwise. Query parameters other than the
 // spec's (and the presigned link's) are ignored.
 import { applyDecorators, Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
@@ -12,15 +12,25 @@ import { PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
 
 const BOOLEAN = { type: 'string', enum: ['true', 'false', '1', '0'] };
 
-function ApiPlayer(html: boolean) {
+const SUMMARY = {
+  negotiated: 'Get recording player (HTML by Accept)',
+  html: 'Get recording player (HTML)',
+  preview: 'Get recording player (HTML, the /preview alias)',
+};
+const ABOUT = {
+  negotiated: 'text/html when Accept is absent or admits text/html (text/html, text/*, */*); 406 for an Accept that excludes HTML, e.g. application/json alone. ',
+  html: 'Always text/html: the extension takes precedence over Accept. ',
+  preview: 'The same page as /player.html, at the path rrweb Cloud tools (OpenClaw\'s session recording) link as a recording\'s replay URL. ',
+};
+
+function ApiPlayer(kind: keyof typeof SUMMARY) {
+  const html = kind !== 'negotiated';
   return applyDecorators(
     Auth({ keys: ['secret'], presign: 'recording' }),
     ApiOperation({
-      summary: html ? 'Get recording player (HTML)' : 'Get recording player (HTML by Accept)',
+      summary: SUMMARY[kind],
       description:
-        (html
-          ? 'Always text/html: the extension takes precedence over Accept. '
-          : 'text/html when Accept is absent or admits text/html (text/html, text/*, */*); 406 for an Accept that excludes HTML, e.g. application/json alone. ') +
+        ABOUT[kind] +
         'An HTML page around rrweb-player that fetches the recording\'s events itself. The page never contains the caller\'s key: ' +
         `with the private key it carries an events link presigned for ${PLAYER_EVENTS_TTL_SECONDS / 60} minutes (signed with the tenant's newest signing key: every new tenant has one, "default"; none left: 400); ` +
         'opened through a presigned link it reuses that link\'s tenantId, expires, keyId and signature; eventsUrl overrides both. ' +
@@ -68,14 +78,20 @@ export class PlayerController {
   constructor(private readonly player: PlayerService) {}
 
   @Get('player')
-  @ApiPlayer(false)
+  @ApiPlayer('negotiated')
   negotiated(@Param('recordingId') id: string, @Query() q: Record<string, unknown>, @Headers('accept') accept: string | undefined, @CurrentAuth() a: AuthContext, @Req() req: FastifyRequest, @Res() r: FastifyReply) {
     return this.send(false, id, q, accept, a, req, r);
   }
 
   @Get('player.html')
-  @ApiPlayer(true)
+  @ApiPlayer('html')
   html(@Param('recordingId') id: string, @Query() q: Record<string, unknown>, @Headers('accept') accept: string | undefined, @CurrentAuth() a: AuthContext, @Req() req: FastifyRequest, @Res() r: FastifyReply) {
+    return this.send(true, id, q, accept, a, req, r);
+  }
+
+  @Get('preview')
+  @ApiPlayer('preview')
+  preview(@Param('recordingId') id: string, @Query() q: Record<string, unknown>, @Headers('accept') accept: string | undefined, @CurrentAuth() a: AuthContext, @Req() req: FastifyRequest, @Res() r: FastifyReply) {
     return this.send(true, id, q, accept, a, req, r);
   }
 

@@ -1,4 +1,4 @@
-// GET /recordings/{id}/player[.html] against the running service: the page loads in Chromium through
+// GET /recordings/{id}/player[.html] (and /preview) against the running service: the page loads in Chromium through
 // a presigned link alone, shows the recording, honours its options and logs nothing; a page asked
 // for with the private key holds no key and works without one; CSP frame-ancestors follows
 // PLAYER_FRAME_ANCESTORS (checked on a second instance configured with another value); bad
@@ -100,6 +100,14 @@ describe('player page in Chromium', () => {
     await page.context().close();
   });
 
+  it('shows the same player at /preview, the replay URL rrweb Cloud tools link to', async () => {
+    const { page, problems, status } = await open(testEnv().baseUrl + playerPath('preview', signed()));
+    expect(status).toBe(200);
+    expect(await state(page)).toMatchObject({ ready: true, error: undefined, playing: false, header: true });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('honours mode, controls, autoplay, speed and a start time', async () => {
     const { page, problems } = await open(testEnv().baseUrl + playerPath('player', signed('mode=minimal&controls=false&autoplay=true&speed=2&time=offset:1000')));
     const s = await state(page);
@@ -164,9 +172,9 @@ describe('player HTTP rules', () => {
     expect(b.headers.get('content-security-policy')).toContain(`frame-ancestors ${FRAME_ANCESTORS}`);
   });
 
-  it('is documented for both routes', async () => {
+  it('is documented for every route', async () => {
     const doc = (await api('/openapi.json')).json<{ paths: Record<string, { get: { tags: string[]; parameters: { name: string }[]; responses: Record<string, unknown> } }> }>();
-    for (const suffix of ['player', 'player.html']) {
+    for (const suffix of ['player', 'player.html', 'preview']) {
       const op = doc.paths[`/recordings/{recordingId}/${suffix}`]?.get;
       expect(op?.tags).toContain('rendering');
       expect(op.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['controls', 'autoplay', 'mode', 'speed', 'time', 'eventsUrl', 'signature']));
@@ -176,6 +184,8 @@ describe('player HTTP rules', () => {
 
   it.each([
     ['player.html', 'application/json', 200],
+    ['preview', 'application/json', 200],
+    ['preview', undefined, 200],
     ['player', undefined, 200],
     ['player', '*/*', 200],
     ['player', 'text/html', 200],
@@ -188,6 +198,7 @@ describe('player HTTP rules', () => {
     expect(r.headers.get('content-type')).toMatch(status === 200 ? /^text\/html/ : /^text\/plain/);
     // The answer depends on Accept for /player (406 included), never for /player.html.
     expect(r.headers.get('vary') ?? '').toMatch(suffix === 'player' ? /accept/i : /^(?!.*accept)/i);
+    if (status === 200) expect(r.text).toContain('__tapedeck');
   });
 
   it.each([
@@ -213,6 +224,9 @@ describe('player HTTP rules', () => {
     expect((await get(playerPath('player.html'), { key: testEnv().publicKey })).status).toBe(401);
     expect((await api(playerPath('player.html'))).status).toBe(401);
     expect((await api(playerPath('player.html', tampered(presignedQuery(fx.recordingId))))).status).toBe(403);
+    expect((await get(`/recordings/${randomUUID()}/preview`)).status).toBe(404);
+    expect((await get(playerPath('preview'), { key: testEnv().publicKey })).status).toBe(401);
+    expect((await api(playerPath('preview', tampered(presignedQuery(fx.recordingId))))).status).toBe(403);
   });
 
   it('serves a new tenant\'s private key (default signing key), and answers 400 once the tenant has no signing key', async () => {
