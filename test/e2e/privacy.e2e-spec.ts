@@ -1,42 +1,55 @@
 // Deletion and retention, the privacy promises: DELETE /recordings/{id} (private key only, own tenant
 // only) removes the events from JetStream at once and the rows from every projection shortly after,
 // and a projection rebuild cannot bring them back; a tenant's retentionDays removes recordings whose
-// last event is older, and only those.
+// last event is older, and only those. The rebuild runs on a stack of its own: it replays the whole
+// stream, so on the shared stack its duration grew with what other suites had written.
 import { randomUUID } from 'node:crypto';
 import { api, postEvents, Res, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
 import { pollUntil } from '../harness/poll-until';
 import { ServiceProcess, startService } from '../harness/stack';
 import { admin, createTenant, TenantCreds } from './auth-fixtures';
+import { PrivateStack } from '../harness/private-stack';
 import { runCli } from './projections-fixtures';
 
 const env = () => testEnv();
 const secret = () => env().secretKey;
 const DAY = 86_400_000;
 
-const meta = (id: string, m: Record<string, string>, key = env().publicKey) =>
-  api(`/recordings/${id}/metadata`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
-const listed = (q: Record<string, string>, key = secret()) => api(`/recordings?${new URLSearchParams({ limit: '100', ...q })}`, { key });
+/** Where a test writes and reads: the shared stack's bootstrap tenant, another tenant, or a stack of its own. */
+interface Target {
+  publicKey: string;
+  secretKey: string;
+  /** Service base URL; the shared stack's when absent. */
+  base?: string;
+}
+const shared = (): Target => ({ publicKey: env().publicKey, secretKey: secret() });
+
+const meta = (id: string, m: Record<string, string>, t: Target) =>
+  api(`/recordings/${id}/metadata`, { method: 'POST', key: t.publicKey, base: t.base, headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
+const listed = (q: Record<string, string>, t: Target) => api(`/recordings?${new URLSearchParams({ limit: '100', ...q })}`, { key: t.secretKey, base: t.base });
 const ids = (r: Res) => (r.json().recordings as { recordingId: string }[]).map((x) => x.recordingId);
 
 /** A recording with events and a metadata key of its own, waited for until the listing shows it. */
-async function storedRecording(tag: string, key = env().publicKey, secretKey = secret(), start = Date.now()) {
+async function storedRecording(tag: string, t = shared(), start = Date.now()) {
   const id = randomUUID();
-  expect((await postEvents(id, sampleEvents(6, start), key)).status).toBe(200);
-  expect((await meta(id, { 'privacy-tag': tag, 'privacy-group': tag }, key)).status).toBe(200);
-  await pollUntil(() => listed({ 'metadata[privacy-tag]': tag }, secretKey), (r) => r.status === 200 && ids(r).includes(id), 20_000);
+  const events = await api(`/recordings/${id}/events`, { method: 'POST', key: t.publicKey, base: t.base, headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleEvents(6, start)) });
+  expect(events.status).toBe(200);
+  expect((await meta(id, { 'privacy-tag': tag, 'privacy-group': tag }, t)).status).toBe(200);
+  await pollUntil(() => listed({ 'metadata[privacy-tag]': tag }, t), (r) => r.status === 200 && ids(r).includes(id), 20_000);
   return id;
 }
 
 /** Everything a reader could see of a recording, from the event store and every projection. */
-async function visibility(id: string, tag: string, secretKey = secret()) {
+async function visibility(id: string, tag: string, t = shared()) {
+  const get = (path: string) => api(path, { key: t.secretKey, base: t.base });
   const [events, detail, list, stats, replay, replays] = await Promise.all([
-    api(`/recordings/${id}/events`, { key: secretKey }),
-    api(`/recordings/${id}`, { key: secretKey }),
-    listed({ 'metadata[privacy-tag]': tag }, secretKey),
-    api(`/statistics?${new URLSearchParams({ 'metadata[privacy-tag]': tag, from: String(Date.now() - 10 * DAY) })}`, { key: secretKey }),
-    api(`/replays/privacy-group/${encodeURIComponent(tag)}`, { key: secretKey }),
-    api('/replays/privacy-group?limit=100', { key: secretKey }),
+    get(`/recordings/${id}/events`),
+    get(`/recordings/${id}`),
+    listed({ 'metadata[privacy-tag]': tag }, t),
+    get(`/statistics?${new URLSearchParams({ 'metadata[privacy-tag]': tag, from: String(Date.now() - 10 * DAY) })}`),
+    get(`/replays/privacy-group/${encodeURIComponent(tag)}`),
+    get('/replays/privacy-group?limit=100'),
   ]);
   return {
     events: events.status,
@@ -88,7 +101,7 @@ describe('DELETE /recordings/{id}', () => {
 
   it('starts a new recording when the same id is written again, without any of the deleted events', async () => {
     const tag = `del-${randomUUID()}`;
-    const id = await storedRecording(tag, env().publicKey, secret(), Date.now() - 60_000);
+    const id = await storedRecording(tag, shared(), Date.now() - 60_000);
     expect((await api(`/recordings/${id}`, { method: 'DELETE', key: secret() })).status).toBe(204);
     const fresh = sampleEvents(3, Date.now()).map((e) => ({ ...e, data: { ...e.data, fresh: true } }));
     expect((await postEvents(id, fresh)).status).toBe(200);
@@ -99,25 +112,38 @@ describe('DELETE /recordings/{id}', () => {
     const detail = await pollUntil(() => api(`/recordings/${id}`, { key: secret() }), (r) => r.status === 200 && r.json().eventCount === 3, 15_000, 200);
     expect(detail.json().metadata).toEqual({});
   });
+});
+
+describe('DELETE and `projections rebuild` (a stack of its own: the rebuild replays the whole stream)', () => {
+  let stack: PrivateStack;
+  let t: Target;
+  beforeAll(async () => {
+    stack = await PrivateStack.start();
+    await stack.startService('service');
+    t = { base: stack.url, publicKey: stack.keys.publicKey, secretKey: stack.keys.secretKey };
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
 
   it('stays deleted after `projections rebuild`, while recordings that were not deleted come back whole', async () => {
     const tagDeleted = `del-${randomUUID()}`;
     const tagKept = `keep-${randomUUID()}`;
-    const deleted = await storedRecording(tagDeleted);
-    const kept = await storedRecording(tagKept);
-    const keptBefore = (await api(`/recordings/${kept}`, { key: secret() })).json();
-    expect((await api(`/recordings/${deleted}`, { method: 'DELETE', key: secret() })).status).toBe(204);
-    await pollUntil(() => visibility(deleted, tagDeleted), (v) => JSON.stringify(v) === JSON.stringify(gone), 15_000, 200);
+    const deleted = await storedRecording(tagDeleted, t);
+    const kept = await storedRecording(tagKept, t);
+    const keptBefore = (await stack.api(`/recordings/${kept}`)).json();
+    expect((await stack.api(`/recordings/${deleted}`, { method: 'DELETE' })).status).toBe(204);
+    await pollUntil(() => visibility(deleted, tagDeleted, t), (v) => JSON.stringify(v) === JSON.stringify(gone), 15_000, 200);
 
-    const r = await runCli(['projections', 'rebuild']).done;
+    const r = await runCli(['projections', 'rebuild'], stack.serviceEnv).done;
     expect({ code: r.code, stderr: r.code === 0 ? '' : r.stderr.slice(-2000) }).toEqual({ code: 0, stderr: '' });
 
-    expect(await visibility(deleted, tagDeleted)).toEqual(gone);
-    const keptAfter = await pollUntil(() => api(`/recordings/${kept}`, { key: secret() }), (x) => x.status === 200 && x.json().projected === true, 15_000);
+    expect(await visibility(deleted, tagDeleted, t)).toEqual(gone);
+    const keptAfter = await pollUntil(() => stack.api(`/recordings/${kept}`), (x) => x.status === 200 && x.json().projected === true, 15_000);
     const fields = ['recordingId', 'timestamp', 'metadata', 'startedAt', 'endedAt', 'duration', 'eventCount', 'bytes', 'pageViews', 'viewport', 'firstUrl'];
     const pick = (o: Record<string, unknown>) => Object.fromEntries(fields.map((f) => [f, o[f]]));
     expect(pick(keptAfter.json())).toEqual(pick(keptBefore));
-    expect(await visibility(kept, tagKept)).toMatchObject({ events: 200, detail: 200, listed: true, statRecordings: 1, replay: 200, inReplayListing: true });
+    expect(await visibility(kept, tagKept, t)).toMatchObject({ events: 200, detail: 200, listed: true, statRecordings: 1, replay: 200, inReplayListing: true });
   });
 });
 
@@ -134,19 +160,20 @@ describe('retention (tenant retentionDays, RETENTION_SWEEP_SECONDS)', () => {
     const sec = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' })).json().key as string;
     const oldTag = `old-${randomUUID()}`;
     const freshTag = `fresh-${randomUUID()}`;
-    const old = await storedRecording(oldTag, pub, sec, Date.now() - 3 * DAY);
-    const fresh = await storedRecording(freshTag, pub, sec, Date.now() - 60_000);
+    const retained: Target = { publicKey: pub, secretKey: sec };
+    const old = await storedRecording(oldTag, retained, Date.now() - 3 * DAY);
+    const fresh = await storedRecording(freshTag, retained, Date.now() - 60_000);
     // A recording of another tenant (no retention) just as old stays too.
     const otherTag = `old-other-${randomUUID()}`;
-    const otherOld = await storedRecording(otherTag, env().publicKey, secret(), Date.now() - 3 * DAY);
+    const otherOld = await storedRecording(otherTag, shared(), Date.now() - 3 * DAY);
 
     const e = env();
     sweeper = await startService({ ...e.serviceEnv, TAPEDECK_ROLE: 'projector', RETENTION_SWEEP_SECONDS: '1', TAPEDECK_ADMIN_TOKEN: '' }, e.dir, 'privacy-retention');
 
-    await pollUntil(() => visibility(old, oldTag, sec), (v) => JSON.stringify(v) === JSON.stringify(gone), 30_000, 250);
+    await pollUntil(() => visibility(old, oldTag, retained), (v) => JSON.stringify(v) === JSON.stringify(gone), 30_000, 250);
     await new Promise((r) => setTimeout(r, 2500)); // two more sweeps
-    expect(await visibility(old, oldTag, sec)).toEqual(gone);
-    expect(await visibility(fresh, freshTag, sec)).toMatchObject({ events: 200, detail: 200, listed: true, replay: 200, inReplayListing: true });
+    expect(await visibility(old, oldTag, retained)).toEqual(gone);
+    expect(await visibility(fresh, freshTag, retained)).toMatchObject({ events: 200, detail: 200, listed: true, replay: 200, inReplayListing: true });
     expect(JSON.parse((await api(`/recordings/${fresh}/events`, { key: sec })).text)).toHaveLength(6);
     expect((await visibility(otherOld, otherTag)).events).toBe(200);
   }, 240_000);
