@@ -1,6 +1,7 @@
 // The ClickHouse adapter: one HTTP client, queries built only with the `sql` helper, inserts as
 // JSONEachRow. Works against 18.16 and current servers (no query parameters, no DateTime64).
-import { createClient, ClickHouseClient } from '@clickhouse/client';
+import { Logger } from '@nestjs/common';
+import { ClickHouseLogLevel, createClient, ClickHouseClient, type ErrorLogParams, type Logger as ClientLogger, type WarnLogParams } from '@clickhouse/client';
 import type { AppConfig } from '../../config/config';
 import { ident, Sql, sql } from './sql';
 
@@ -11,6 +12,34 @@ import { ident, Sql, sql } from './sql';
 // cache, so they do not evict it. The server's uncompressed_cache_size bounds its memory (8 GiB in
 // the stock config; 0 turns it off and makes this setting a no-op). Known to 18.16 and current servers.
 const READ_SETTINGS = { use_uncompressed_cache: 1 } as const;
+
+/**
+ * The client's own log lines (each failed request, socket housekeeping) as our one-line JSON logs, at
+ * warn: its default logger writes multi-line text to stderr at ERROR, and the callers handle each
+ * failure themselves (retries, 503s, their own error logs). Below warn it says nothing we need.
+ */
+class ClientLogBridge implements ClientLogger {
+  private readonly logger = new Logger('clickhouse-client');
+  trace() {}
+  debug() {}
+  info() {}
+  warn(p: WarnLogParams) {
+    this.logger.warn(logLine(p));
+  }
+  error(p: ErrorLogParams) {
+    this.logger.warn(logLine(p));
+  }
+}
+
+function logLine({ module, message, args, err }: WarnLogParams): object {
+  return { msg: message, module, err: err ? String(err.message ?? err) : undefined, operation: args?.operation, query_id: args?.query_id };
+}
+
+/** Connection options every client of ours shares. */
+const CLIENT_DEFAULTS = {
+  compression: { request: false, response: false },
+  log: { LoggerClass: ClientLogBridge, level: ClickHouseLogLevel.WARN },
+} as const;
 
 /** ClickHouse's format JSON: the rows, WITH TOTALS' row, and the row count before LIMIT. */
 type JsonBody<T> = { data: T[]; totals?: T; rows_before_limit_at_least?: number | string };
@@ -27,7 +56,7 @@ export class ClickHouse {
       request_timeout: 30_000,
       // 18.16 rejects settings it does not know; send none by default.
       clickhouse_settings: {},
-      compression: { request: false, response: false },
+      ...CLIENT_DEFAULTS,
     });
   }
 
@@ -77,7 +106,7 @@ export class ClickHouse {
       url: this.cfg.CLICKHOUSE_URL,
       username: this.cfg.CLICKHOUSE_USER,
       password: this.cfg.CLICKHOUSE_PASSWORD,
-      compression: { request: false, response: false },
+      ...CLIENT_DEFAULTS,
     });
     try {
       await admin.command({ query: sql`CREATE DATABASE IF NOT EXISTS ${ident(this.database)}`.text });
