@@ -203,7 +203,13 @@ export class BrowserPool {
   private async launch(): Promise<Instance> {
     let browser: Browser;
     const timeout = this.options.launchTimeoutMs ?? Math.max(this.options.timeoutMs, 30_000);
-    const launching = this.options.launch?.() ?? chromium.launch({ executablePath: this.options.chromiumPath, args: CHROMIUM_ARGS, timeout });
+    // Playwright's own signal handlers stay off: on SIGINT it closes the browsers and exits the process
+    // with 130 at once, cutting the service's graceful stop short (npm start then left nats-server and
+    // clickhouse-server running). The service closes the browsers in its shutdown (RenderingModule);
+    // playwright still kills them if the process exits without that.
+    const launching =
+      this.options.launch?.() ??
+      chromium.launch({ executablePath: this.options.chromiumPath, args: CHROMIUM_ARGS, timeout, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
     try {
       browser = await withTimeout(launching, timeout);
     } catch (err) {

@@ -3,11 +3,14 @@
 // screenshot taken at T; the spec's validation (400), range (422), format negotiation, size
 // derivation, presigned access, authentication and conditional requests are checked.
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { testEnv } from '../harness/env';
 import { api, postEvents } from '../harness/http';
+import { pollUntil } from '../harness/poll-until';
+import { startService } from '../harness/stack';
 import { similarity } from '../integration/rendering-fixtures';
 import { getBytes, magicFormat, presignedQuery, recordAndIngest, RecordedFixture, tampered } from './rendering-e2e-fixtures';
 
@@ -16,6 +19,30 @@ const MIN_SIMILAR_PIXELS = 0.97;
 const MAX_MEAN_ABS_DIFF = 0.03;
 
 jest.setTimeout(180_000);
+
+/** Descendants of a process (Chromium and its helpers under the service), from /proc. */
+function chromiumPids(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const ppid = Number(/^\d+ \(.*\) \S (\d+)/s.exec(readFileSync(`/proc/${d}/stat`, 'utf8'))?.[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const out: number[] = [];
+  for (let queue = [root]; queue.length > 0; ) for (const c of children.get(queue.shift()!) ?? []) out.push(c), queue.push(c);
+  return out;
+}
+/** Running (not gone, not a zombie waiting for its reaper). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 let browser: Browser;
 let fx: RecordedFixture;
@@ -180,6 +207,25 @@ describe('screenshot', () => {
       const ready = await api('/readyz');
       expect(ready.status).toBe(200);
       expect(ready.json().details.renderer).toMatchObject({ concurrency: expect.any(Number), renders: expect.any(Number), inFlight: expect.any(Number) });
+    });
+
+    it.each(['SIGINT', 'SIGTERM'] as const)('finishes a render in flight when stopped with %s, closes Chromium, then exits by the signal', async (signal) => {
+      const env = testEnv();
+      const svc = await startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '' }, env.dir, `screenshot-${signal}`);
+      const get = (width: number) => getBytes(`/recordings/${fx.recordingId}/screenshot.png?time=percent:50&width=${width}&height=400`, { key: secret(), base: svc.url });
+      expect((await get(640)).status).toBe(200); // Chromium is up
+      const chromium = chromiumPids(svc.child.pid!);
+      expect(chromium.length).toBeGreaterThan(0);
+      const exited = new Promise<{ code: number | null; signal: string | null }>((r) => svc.child.once('exit', (code, sig) => r({ code, signal: sig })));
+      const inFlight = get(800); // another size: not served from the image cache
+      await pollUntil(() => api('/readyz', { base: svc.url }).then((r) => r.json().details.renderer.inFlight as number), (n) => n >= 1, 10_000, 5);
+      svc.child.kill(signal);
+      const r = await inFlight;
+      expect(r.status).toBe(200);
+      expect(await sharp(r.body).metadata()).toMatchObject({ format: 'png', width: 800 });
+      // Exit by the signal itself (Nest re-raises it after its hooks), not playwright's exit(130).
+      expect(await exited).toEqual({ code: null, signal });
+      expect(await pollUntil(async () => chromium.filter(alive), (left) => left.length === 0, 5_000, 100)).toEqual([]);
     });
 
     it('documents every screenshot route with its query parameters', async () => {
