@@ -58,7 +58,16 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
     const bad = malformedQueryEncoding(req.url);
     if (bad) return reply.code(400).type('text/plain; charset=utf-8').send(`The query string is not valid UTF-8 (at ${bad})`);
   });
+  // Once closing, answers end their connection: Node closes the keep-alive connections idle at the
+  // close, but one busy then stayed open after its answer until the 72 s keep-alive timeout, and the
+  // server's close (the graceful stop) waited for it.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   fastify.addHook('onSend', async (req, reply) => {
+    if (closing) reply.header('connection', 'close');
     lingerAfterEarlyAnswer(req.raw, Math.min(LINGER_MS, cfg.REQUEST_TIMEOUT_MS));
     reply.header('x-request-id', req.id);
     reply.header('x-tapedeck-api-version', API_VERSION);

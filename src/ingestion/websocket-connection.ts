@@ -156,10 +156,22 @@ export class IngestConnection {
     this.send({ type: 'error', status, message, ...(batch ? { batch } : {}) });
   }
 
-  async shutdown() {
+  /**
+   * Stores what is buffered, waits for every write, and closes with 1001. Frames that arrive before the
+   * client answers the close are flushed by the close handler and waited for too. A client that does
+   * not answer within `closeWaitMs` is cut off.
+   */
+  async shutdown(closeWaitMs = 5_000) {
     this.flush();
     await Promise.allSettled([...this.pending]);
-    this.ws.close(1001, 'server shutting down');
+    if (this.ws.readyState !== WebSocket.CLOSED) {
+      const closed = new Promise((r) => this.ws.once('close', r));
+      this.ws.close(1001, 'server shutting down');
+      const cut = setTimeout(() => this.ws.terminate(), closeWaitMs);
+      await closed;
+      clearTimeout(cut);
+    }
+    await Promise.allSettled([...this.pending]);
   }
 }
 

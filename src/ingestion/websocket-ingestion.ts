@@ -3,7 +3,7 @@
 // rrweb-client frames are buffered (256 KiB / 250 ms) and their flush is reported by an
 // upstream-result frame. At most WS_INFLIGHT_BYTES per connection wait for JetStream; above that the
 // socket stops being read, so a slow JetStream cannot grow memory without bound.
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -22,10 +22,11 @@ import { IngestConnection, WsOptions } from './websocket-connection';
 const PATH = /^\/recordings\/([^/]+)\/(?:events|ingest)\/ws\/?$/;
 
 @Injectable()
-export class WebSocketIngestion implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ws');
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<IngestConnection>();
+  private closing = false;
 
   constructor(
     private readonly host: HttpAdapterHost,
@@ -70,6 +71,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, OnApplication
       { authorization: req.headers.authorization, query, params: { recordingId }, origin: req.headers.origin },
     );
     const options = wsOptions(query);
+    if (this.closing) throw new AppError('unavailable', 'The server is shutting down; reconnect');
     if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const conn = new IngestConnection(ws, auth.tenantId, recordingId, options, this.ingestion, this.cfg, this.logger);
@@ -78,7 +80,14 @@ export class WebSocketIngestion implements OnApplicationBootstrap, OnApplication
     });
   }
 
-  async onApplicationShutdown() {
+  /**
+   * Before the HTTP server closes (Nest closes it between beforeApplicationShutdown and
+   * onApplicationShutdown): the server's close waits for every socket, upgraded ones included, so
+   * open WebSockets held the shutdown until the orchestrator's SIGKILL, losing what they buffered.
+   * New upgrades are refused with 503 from here on.
+   */
+  async beforeApplicationShutdown() {
+    this.closing = true;
     await Promise.all([...this.connections].map((c) => c.shutdown()));
     this.wss.close();
   }
