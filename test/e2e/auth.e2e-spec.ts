@@ -46,6 +46,7 @@ const markerOf = (r: ReadRoute, f: Fixture) => (r.marker === null ? null : (r.ma
 /** Other spellings of a route (file extensions) checked like the route itself. */
 const ALIASES: Record<string, string> = {
   '/recordings/{recordingId}/player.html': '/recordings/{recordingId}/player',
+  '/recordings/{recordingId}/preview': '/recordings/{recordingId}/player',
   '/recordings/{recordingId}/screenshot.png': '/recordings/{recordingId}/screenshot',
   '/recordings/{recordingId}/screenshot.jpeg': '/recordings/{recordingId}/screenshot',
   '/recordings/{recordingId}/screenshot.jpg': '/recordings/{recordingId}/screenshot',

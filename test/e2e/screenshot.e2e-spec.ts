@@ -211,21 +211,30 @@ describe('screenshot', () => {
 
     it.each(['SIGINT', 'SIGTERM'] as const)('finishes a render in flight when stopped with %s, closes Chromium, then exits by the signal', async (signal) => {
       const env = testEnv();
-      const svc = await startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '' }, env.dir, `screenshot-${signal}`);
-      const get = (width: number) => getBytes(`/recordings/${fx.recordingId}/screenshot.png?time=percent:50&width=${width}&height=400`, { key: secret(), base: svc.url });
-      expect((await get(640)).status).toBe(200); // Chromium is up
-      const chromium = chromiumPids(svc.child.pid!);
-      expect(chromium.length).toBeGreaterThan(0);
-      const exited = new Promise<{ code: number | null; signal: string | null }>((r) => svc.child.once('exit', (code, sig) => r({ code, signal: sig })));
-      const inFlight = get(800); // another size: not served from the image cache
-      await pollUntil(() => api('/readyz', { base: svc.url }).then((r) => r.json().details.renderer.inFlight as number), (n) => n >= 1, 10_000, 5);
-      svc.child.kill(signal);
-      const r = await inFlight;
-      expect(r.status).toBe(200);
-      expect(await sharp(r.body).metadata()).toMatchObject({ format: 'png', width: 800 });
-      // Exit by the signal itself (Nest re-raises it after its hooks), not playwright's exit(130).
-      expect(await exited).toEqual({ code: null, signal });
-      expect(await pollUntil(async () => chromium.filter(alive), (left) => left.length === 0, 5_000, 100)).toEqual([]);
+      // LOG_LEVEL debug: the service logs each request as it arrives.
+      const svc = await startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', LOG_LEVEL: 'debug' }, env.dir, `screenshot-${signal}`);
+      try {
+        const get = (width: number, height: number) =>
+          getBytes(`/recordings/${fx.recordingId}/screenshot.png?time=percent:50&width=${width}&height=${height}`, { key: secret(), base: svc.url });
+        expect((await get(640, 400)).status).toBe(200); // Chromium is up
+        const chromium = chromiumPids(svc.child.pid!);
+        expect(chromium.length).toBeGreaterThan(0);
+        const exited = new Promise<{ code: number | null; signal: string | null }>((r) => svc.child.once('exit', (code, sig) => r({ code, signal: sig })));
+        // The largest picture (~0.5 s to render and encode): the stop comes once the service has
+        // logged the request's arrival, so it lands while the answer is being made.
+        const inFlight = get(4096, 4096);
+        const arrived = (log: string) => log.split('\n').some((line) => line.includes('"incoming request"') && line.includes('width=4096'));
+        await pollUntil(async () => readFileSync(svc.logFile, 'utf8'), arrived, 10_000, 5);
+        svc.child.kill(signal);
+        const r = await inFlight;
+        expect(r.status).toBe(200);
+        expect(await sharp(r.body).metadata()).toMatchObject({ format: 'png', width: 4096, height: 4096 });
+        // Exit by the signal itself (Nest re-raises it after its hooks), not playwright's exit(130).
+        expect(await exited).toEqual({ code: null, signal });
+        expect(await pollUntil(async () => chromium.filter(alive), (left) => left.length === 0, 5_000, 100)).toEqual([]);
+      } finally {
+        await svc.stop('SIGKILL');
+      }
     });
 
     it('documents every screenshot route with its query parameters', async () => {

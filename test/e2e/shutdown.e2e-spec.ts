@@ -31,7 +31,9 @@ function terminate(): Promise<{ code: number | null; signal: string | null; ms: 
     svc.child.once('exit', (code, signal) => r({ code, signal, ms: Date.now() - started })),
   );
   svc.child.kill('SIGTERM');
-  return Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), PROMPT_EXIT_MS))]);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), PROMPT_EXIT_MS)));
+  return Promise.race([exited, late]).finally(() => clearTimeout(timer));
 }
 
 const stored = async (id: string) => (await api(`/recordings/${id}/events`, { key: testEnv().secretKey })).json<unknown[]>();

@@ -44,13 +44,16 @@ export function randomKeys() {
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
+  /** Its stdout and stderr (JSON lines). */
+  logFile: string;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** Starts one instance of the built service and waits for /readyz. */
 export async function startService(env: Record<string, string>, dir: string, name = 'service'): Promise<ServiceProcess> {
   const port = await freePort();
-  const log = openSync(join(dir, `${name}-${port}.log`), 'a');
+  const logFile = join(dir, `${name}-${port}.log`);
+  const log = openSync(logFile, 'a');
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', log, log],
@@ -67,6 +70,7 @@ export async function startService(env: Record<string, string>, dir: string, nam
   return {
     url,
     child,
+    logFile,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
