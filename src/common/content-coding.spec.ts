@@ -39,6 +39,10 @@ describe('contentCoding', () => {
     expect(failure(() => contentCoding('gzip, br', 'bad_request')).code).toBe('bad_request');
   });
 
+  it.each(['constructor', '__proto__', 'CONSTRUCTOR'])('refuses %s: names on Object.prototype are not codings (the value is lower-cased first)', (name) => {
+    expect(failure(() => contentCoding(name, 'unsupported_media_type')).code).toBe('unsupported_media_type');
+  });
+
   (hasZstd ? it : it.skip)('accepts zstd where the runtime decodes it', () => {
     expect(contentCoding('zstd', 'bad_request')).toBe('zstd');
     const body = Buffer.from('[{"type":3,"timestamp":1,"data":{}}]');

@@ -19,7 +19,9 @@ const inflate: Decoder = (buf, opts) => {
   }
 };
 
-const DECODERS: Record<string, Decoder | undefined> = {
+export type ContentCoding = 'identity' | 'gzip' | 'x-gzip' | 'deflate' | 'br' | 'zstd';
+
+const DECODERS: Partial<Record<ContentCoding, Decoder>> = {
   gzip: zlib.gunzipSync,
   'x-gzip': zlib.gunzipSync,
   deflate: inflate,
@@ -27,10 +29,10 @@ const DECODERS: Record<string, Decoder | undefined> = {
   ...(zstd ? { zstd } : {}),
 };
 
-export type ContentCoding = 'identity' | keyof typeof DECODERS;
-
 /** The codings this process decodes, for messages and documentation. */
 export const SUPPORTED_CODINGS = ['identity', ...Object.keys(DECODERS)];
+
+const decodes = (name: string): name is ContentCoding => name === 'identity' || Object.hasOwn(DECODERS, name);
 
 /**
  * Names the coding of a header or query value (case and surrounding space ignored; empty is identity),
@@ -38,7 +40,7 @@ export const SUPPORTED_CODINGS = ['identity', ...Object.keys(DECODERS)];
  */
 export function contentCoding(value: string | undefined, error: 'unsupported_media_type' | 'bad_request'): ContentCoding {
   const name = (value ?? '').trim().toLowerCase() || 'identity';
-  if (name === 'identity' || DECODERS[name]) return name;
+  if (decodes(name)) return name;
   const hint = name === 'zstd' ? ` (zstd needs Node.js 22.15 or later; this server runs ${process.version})` : '';
   throw new AppError(error, `Unsupported content encoding "${name.slice(0, 40)}": use ${SUPPORTED_CODINGS.join(', ')}${hint}`);
 }

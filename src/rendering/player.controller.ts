@@ -1,6 +1,6 @@
 // The hosted player page: /player.html (and its alias /preview) always answers HTML; /player answers
-// HTML when Accept admits it (no Accept, text/html, text/* or */*) and 406 otherwise. Query parameters other than the
-// spec's (and the presigned link's) are ignored.
+// HTML when Accept admits it (no Accept, text/html, text/* or */*) and 406 otherwise. Query
+// parameters other than the spec's (and the presigned link's) are ignored.
 import { applyDecorators, Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
