@@ -46,7 +46,24 @@ export function isMetadataEvent(e: RrwebEvent): boolean {
   return e.type === EventType.Custom && typeof e.data?.tag === 'string' && METADATA_TAGS.has(e.data.tag as string);
 }
 
-export function summarizeBatch(events: RrwebEvent[], bytes: number): BatchSummary {
+/** What the server saw of the client that sent a batch: its address and its User-Agent header. */
+export interface ClientInfo {
+  ip?: string;
+  userAgent?: string;
+}
+
+/**
+ * rrweb Cloud's pre-baked metadata: the browser clients send `includePii` in their recording-meta
+ * payload ("tell server not to store IP addresses or user agents" when false); when it is true the
+ * server adds these two keys from the request. The payload's own keys of the same names win.
+ */
+export const PII_METADATA_KEYS = { ip: 'ipAddress', userAgent: 'userAgent' } as const;
+
+function allowsPii(tag: unknown, payload: Record<string, unknown>): boolean {
+  return tag === 'recording-meta' && (payload.includePii === true || payload.includePii === 'true');
+}
+
+export function summarizeBatch(events: RrwebEvent[], bytes: number, client: ClientInfo = {}): BatchSummary {
   const s: BatchSummary = { v: 1, n: 0, bytes, minTs: Number.MAX_SAFE_INTEGER, maxTs: Number.MIN_SAFE_INTEGER, types: {}, pv: 0, minutes: [] };
   const minutes = new Map<number, number>();
   let metaMin = Number.MAX_SAFE_INTEGER;
@@ -59,6 +76,12 @@ export function summarizeBatch(events: RrwebEvent[], bytes: number): BatchSummar
       if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
         // Object.fromEntries, not assignment: a "__proto__" key must stay a key.
         const merged = new Map(Object.entries(s.meta ?? {}));
+        if (allowsPii(e.data.tag, payload as Record<string, unknown>)) {
+          for (const [from, key] of Object.entries(PII_METADATA_KEYS)) {
+            const value = metadataValue(client[from as keyof ClientInfo]);
+            if (value) merged.set(key, value);
+          }
+        }
         for (const [k, v] of Object.entries(payload as Record<string, unknown>)) {
           const value = metadataValue(v);
           if (value === undefined || k.length === 0 || k.length > MAX_META_KEY_LENGTH) continue;

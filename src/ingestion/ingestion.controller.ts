@@ -7,6 +7,7 @@ import { bodyBuffer, jsonBody, utf8 } from '../common/request-body';
 import { parseWith, uuidParam } from '../common/validation';
 import { formatOf, parseEventBatch } from './event-batch.parser';
 import { IngestionService } from './ingestion.service';
+import { clientInfo } from './client-info';
 
 const header = (req: FastifyRequest, name: string) => {
   const v = req.headers[name];
@@ -26,7 +27,8 @@ export class IngestionController {
     description:
       'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally compressed (Content-Encoding gzip, deflate or br; zstd on Node.js 22.15 or later). ' +
       'Answers 200 only after JetStream stored the batch. A retry with the same Idempotency-Key, or with an identical body, is stored once (duplicate: true). ' +
-      'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients). The key may be given as ?token= for sendBeacon-style clients.',
+      'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients). The key may be given as ?token= for sendBeacon-style clients. ' +
+      'In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client\'s ipAddress (first X-Forwarded-For entry, else the peer) and userAgent.',
   })
   @ApiParam({ name: 'recordingId', format: 'uuid' })
   @ApiConsumes('application/json', 'application/x-ndjson', 'application/ndjson')
@@ -47,7 +49,7 @@ export class IngestionController {
     const format = formatOf(header(req, 'content-type'));
     const text = utf8(bodyBuffer(req, this.ingestion.maxBodyBytes));
     const batch = parseEventBatch(text, format, this.ingestion.maxEventBytes);
-    return this.ingestion.ingest(auth.tenantId, recordingId, batch.events, batch.payload, header(req, 'idempotency-key'));
+    return this.ingestion.ingest(auth.tenantId, recordingId, batch.events, batch.payload, clientInfo(req.raw), header(req, 'idempotency-key'));
   }
 
   @Post(['metadata', 'meta'])

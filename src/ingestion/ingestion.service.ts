@@ -5,7 +5,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue, summarizeBatch } from '../domain/batch-summary';
+import { ClientInfo, MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue, summarizeBatch } from '../domain/batch-summary';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 import { IngestMetrics } from './ingest-metrics';
@@ -38,11 +38,12 @@ export class IngestionService {
     return h.digest('hex').slice(0, 40);
   }
 
-  async ingest(tenantId: string, recordingId: string, events: RrwebEvent[], payload: string, idempotencyKey?: string): Promise<IngestResult> {
+  /** `client` becomes metadata only where the batch's recording-meta allows it (includePii). */
+  async ingest(tenantId: string, recordingId: string, events: RrwebEvent[], payload: string, client: ClientInfo, idempotencyKey?: string): Promise<IngestResult> {
     const started = process.hrtime.bigint();
     const batchId = this.batchId(tenantId, recordingId, idempotencyKey, payload);
     const bytes = Buffer.from(payload, 'utf8');
-    const summary = summarizeBatch(events, bytes.length);
+    const summary = summarizeBatch(events, bytes.length, client);
     const r = await this.store.appendBatch(tenantId, recordingId, batchId, bytes, summary);
     this.metrics.observe(events.length, bytes.length, Number(process.hrtime.bigint() - started) / 1e9, r.duplicate);
     return { recordingId, batchId, events: events.length, duplicate: r.duplicate };

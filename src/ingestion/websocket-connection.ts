@@ -6,6 +6,7 @@ import { AppError, statusOf } from '../common/app-error';
 import { ContentCoding, decodeBounded } from '../common/content-coding';
 import { parseJson, utf8 } from '../common/request-body';
 import type { AppConfig } from '../config/config';
+import type { ClientInfo } from '../domain/batch-summary';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { assertEventSizes, invalidEvent, parseEventBatch } from './event-batch.parser';
 import { IDEMPOTENCY_KEY, IngestionService } from './ingestion.service';
@@ -14,6 +15,8 @@ export interface WsOptions {
   format: 'json' | 'ndjson';
   /** How binary frames are compressed; text frames are never decoded. */
   coding: ContentCoding;
+  /** The upgrade request's client (metadata only where recording-meta sets includePii). */
+  client: ClientInfo;
 }
 
 const FLUSH_BYTES = 256 * 1024;
@@ -89,7 +92,7 @@ export class IngestConnection {
     }
     const payload = rawEvents(frame, text) ?? JSON.stringify(events);
     this.track(payload.length, async () => {
-      const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events as RrwebEvent[], payload, batch);
+      const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events as RrwebEvent[], payload, this.opts.client, batch);
       this.send({ type: 'ack', batch, events: r.events, duplicate: r.duplicate });
     }, (e) => this.sendError(e, batch));
   }
@@ -118,7 +121,7 @@ export class IngestConnection {
       const deadline = Date.now() + COMPAT_RETRY_MS;
       for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
         try {
-          const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, payload);
+          const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, payload, this.opts.client);
           this.send({ type: 'upstream-result', ok: true, status: 204, statusText: 'No Content', headers: {}, final: false, events: r.events });
           return;
         } catch (e) {

@@ -17,6 +17,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { parseWith, uuidParam } from '../common/validation';
 import { IngestionService } from './ingestion.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { clientInfo } from './client-info';
 import { IngestConnection, WsOptions } from './websocket-connection';
 
 const PATH = /^\/recordings\/([^/]+)\/(?:events|ingest)\/ws\/?$/;
@@ -70,7 +71,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
       { keys: ['public', 'secret'], queryToken: true },
       { authorization: req.headers.authorization, query, params: { recordingId }, origin: req.headers.origin },
     );
-    const options = wsOptions(query);
+    const options = { ...wsOptions(query), client: clientInfo(req) };
     if (this.closing) throw new AppError('unavailable', 'The server is shutting down; reconnect');
     if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
@@ -93,7 +94,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
   }
 }
 
-function wsOptions(q: Record<string, string>): WsOptions {
+function wsOptions(q: Record<string, string>): Omit<WsOptions, 'client'> {
   const contentType = (q.contentType ?? 'application/x-ndjson').toLowerCase();
   if (!['application/x-ndjson', 'application/ndjson', 'application/json'].includes(contentType)) {
     throw new AppError('bad_request', 'contentType must be application/x-ndjson, application/ndjson or application/json');

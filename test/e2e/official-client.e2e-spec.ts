@@ -23,10 +23,10 @@ const scriptTag = (base: string, key: string) => `<!doctype html><html><head><ti
   "emit": "__emit",
 }</script></body></html>`;
 
-const html = (base: string, key: string, tag: string) => `<!doctype html><html><head><title>official client</title>
+const html = (base: string, key: string, tag: string, includePii = false) => `<!doctype html><html><head><title>official client</title>
 <script src="/client.js"></script></head><body><h1>Official client ${tag}</h1><button id="go" onclick="this.textContent += '!'">Go</button>
 <script>window.__sent = [];
-rrwebBrowserClient.start({ publicApiKey: ${JSON.stringify(key)}, serverUrl: ${JSON.stringify(base + '/recordings/{recordingId}/events/ws')},
+rrwebBrowserClient.start({ publicApiKey: ${JSON.stringify(key)}, serverUrl: ${JSON.stringify(base + '/recordings/{recordingId}/events/ws')}, includePii: ${includePii},
   meta: { suite: 'official-client', transport: ${JSON.stringify(tag)} }, emit: function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); } });
 </script></body></html>`;
 
@@ -39,7 +39,14 @@ describe('@rrweb/browser-client against Tapedeck', () => {
   beforeAll(async () => {
     browser = await launchChromium();
     const { baseUrl, publicKey } = testEnv();
-    pages = await PageServer.start({ '/ws': () => html(baseUrl, publicKey, 'ws'), '/http': () => html(baseUrl, publicKey, 'http'), '/client.js': CLIENT_UMD, '/tag': () => scriptTag(baseUrl, publicKey) });
+    pages = await PageServer.start({
+      '/ws': () => html(baseUrl, publicKey, 'ws'),
+      '/http': () => html(baseUrl, publicKey, 'http'),
+      '/ws-pii': () => html(baseUrl, publicKey, 'ws-pii', true),
+      '/http-pii': () => html(baseUrl, publicKey, 'http-pii', true),
+      '/client.js': CLIENT_UMD,
+      '/tag': () => scriptTag(baseUrl, publicKey),
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -91,5 +98,24 @@ describe('@rrweb/browser-client against Tapedeck', () => {
       250,
     );
     expect(detail.json().metadata).toMatchObject({ suite: 'official-client', transport: path.slice(1), includePii: 'false', recordVersion: expect.any(String) });
+    // Without includePii the server adds nothing of the browser.
+    expect(detail.json().metadata).not.toHaveProperty('ipAddress');
+    expect(detail.json().metadata).not.toHaveProperty('userAgent');
+  });
+
+  it.each([
+    ['WebSocket', '/ws-pii', false],
+    ['HTTP fallback', '/http-pii', true],
+  ])("with includePii, stores the browser's address and User-Agent as metadata (over %s)", async (_name, path, block) => {
+    const { id, page } = await record(path as string, block as boolean);
+    const userAgent: string = await page.evaluate(() => navigator.userAgent);
+    const detail = await pollUntil(
+      () => api(`/recordings/${id}`, { key: testEnv().secretKey }),
+      (r) => r.status === 200 && r.json().metadata?.transport === path.slice(1),
+      20_000,
+      250,
+    );
+    await page.context().close();
+    expect(detail.json().metadata).toMatchObject({ includePii: 'true', ipAddress: '127.0.0.1', userAgent, timezone: expect.any(String), visitor: expect.any(String) });
   });
 });
