@@ -3,10 +3,11 @@
 // it every few milliseconds). Every timed request asks for a position not asked before, so the image
 // cache never answers; only the warm replay page is reused. 503s are counted, never retried.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { CHROMIUM_ARGS } from '../src/rendering/browser-pool';
 import { chromium } from 'playwright-core';
+import { descendants } from '../test/harness/proc';
 import { fixtureHtml, playBusyFixture, recordedEvents, startRecording, startServer } from '../test/integration/rendering-fixtures';
 import { BenchContext, BenchSection, latencySummary, now } from './bench-kit';
 
@@ -45,25 +46,13 @@ async function recordBusyPage(chromiumPath: string): Promise<Ev[]> {
  * over); Linux /proc.
  */
 function treePssMiB(root: number): number {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      /* exited meanwhile */
-    }
-  }
   let kb = 0;
-  for (const stack = [root]; stack.length; ) {
-    const pid = stack.pop()!;
+  for (const pid of [root, ...descendants(root)]) {
     try {
       kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
     } catch {
       /* exited meanwhile */
     }
-    stack.push(...(children.get(pid) ?? []));
   }
   return kb / 1024;
 }

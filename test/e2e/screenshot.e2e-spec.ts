@@ -3,13 +3,14 @@
 // screenshot taken at T; the spec's validation (400), range (422), format negotiation, size
 // derivation, presigned access, authentication and conditional requests are checked.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { testEnv } from '../harness/env';
 import { api, postEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
+import { alive, descendants } from '../harness/proc';
 import { startService } from '../harness/stack';
 import { similarity } from '../integration/rendering-fixtures';
 import { getBytes, magicFormat, presignedQuery, recordAndIngest, RecordedFixture, tampered } from './rendering-e2e-fixtures';
@@ -19,30 +20,6 @@ const MIN_SIMILAR_PIXELS = 0.97;
 const MAX_MEAN_ABS_DIFF = 0.03;
 
 jest.setTimeout(180_000);
-
-/** Descendants of a process (Chromium and its helpers under the service), from /proc. */
-function chromiumPids(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const ppid = Number(/^\d+ \(.*\) \S (\d+)/s.exec(readFileSync(`/proc/${d}/stat`, 'utf8'))?.[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  const out: number[] = [];
-  for (let queue = [root]; queue.length > 0; ) for (const c of children.get(queue.shift()!) ?? []) out.push(c), queue.push(c);
-  return out;
-}
-/** Running (not gone, not a zombie waiting for its reaper). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 let browser: Browser;
 let fx: RecordedFixture;
@@ -217,7 +194,7 @@ describe('screenshot', () => {
         const get = (width: number, height: number) =>
           getBytes(`/recordings/${fx.recordingId}/screenshot.png?time=percent:50&width=${width}&height=${height}`, { key: secret(), base: svc.url });
         expect((await get(640, 400)).status).toBe(200); // Chromium is up
-        const chromium = chromiumPids(svc.child.pid!);
+        const chromium = descendants(svc.child.pid!);
         expect(chromium.length).toBeGreaterThan(0);
         const exited = new Promise<{ code: number | null; signal: string | null }>((r) => svc.child.once('exit', (code, sig) => r({ code, signal: sig })));
         // The largest picture (~0.5 s to render and encode): the stop comes once the service has
