@@ -1,5 +1,5 @@
 // `projections rebuild [name]` and `projections status [--json]`.
-import { migrate } from '../infrastructure/clickhouse/migrator';
+import { migrateLocked } from '../infrastructure/migration-lock';
 import { consumerName } from '../projections/consumer-config';
 import { JetStreamProjectionSource } from '../projections/jetstream-projection-source';
 import type { Projection } from '../projections/projection';
@@ -48,7 +48,7 @@ export const projectionCommands: CommandMap = {
     const projections = select(name);
     const nats = await ctx.nats();
     const ch = ctx.clickhouse();
-    await migrate(ch);
+    await migrateLocked(ch, nats, ctx.cfg.STREAM_REPLICAS);
     for (const p of projections) {
       const printer = new ProgressPrinter(ctx.stderr);
       try {

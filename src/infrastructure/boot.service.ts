@@ -8,7 +8,7 @@ import { AppError } from '../common/app-error';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ClickHouse } from './clickhouse/clickhouse-client';
-import { migrate } from './clickhouse/migrator';
+import { migrateLocked } from './migration-lock';
 import { NatsClient } from './nats/nats-connection';
 import { provisionStreams } from './nats/stream-provisioner';
 
@@ -71,7 +71,7 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
   private async migrateWithRetry(): Promise<void> {
     for (let attempt = 1; !this.stopped; attempt++) {
       try {
-        await migrate(this.ch);
+        await migrateLocked(this.ch, this.nats, this.cfg.STREAM_REPLICAS);
         this.migrated = true;
         return;
       } catch (e) {

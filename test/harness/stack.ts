@@ -64,7 +64,11 @@ export async function startService(env: Record<string, string>, dir: string, nam
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}; see ${dir}`);
     const ok = await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false);
     if (ok) break;
-    if (Date.now() > deadline) throw new Error(`${name} not ready in 60 s; see ${dir}`);
+    if (Date.now() > deadline) {
+      // Not left behind: a running child would also keep jest from exiting.
+      child.kill('SIGKILL');
+      throw new Error(`${name} not ready in 60 s; see ${dir}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -1,0 +1,57 @@
+// One process at a time runs the ClickHouse migrations. ClickHouse has no locks, and a migration
+// that copies and renames tables (005) wedged the schema when two instances ran it together (seen
+// starting two instances on a fresh stack: one renamed `recordings` away while the other dropped its
+// copy, and every later attempt failed on the missing table). The lock is a key in a NATS KV bucket,
+// created only if absent (atomic on the server), renewed while held, and gone LEASE_MS after a holder
+// that died without releasing it.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ClickHouse } from './clickhouse/clickhouse-client';
+import { migrate } from './clickhouse/migrator';
+import type { NatsClient } from './nats/nats-connection';
+
+export const LOCKS_BUCKET = 'tapedeck_locks';
+const MIGRATIONS_KEY = 'clickhouse-migrations';
+
+export interface LockTiming {
+  leaseMs: number;
+  renewMs: number;
+  pollMs: number;
+}
+const DEFAULT_TIMING: LockTiming = { leaseMs: 60_000, renewMs: 15_000, pollMs: 1_000 };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `work` while holding `key`; waits (polling) while another process holds it. */
+export async function withLock<T>(nats: NatsClient, replicas: number, key: string, work: () => Promise<T>, timing = DEFAULT_TIMING): Promise<T> {
+  const kv = await nats.js.views.kv(LOCKS_BUCKET, { history: 1, replicas, ttl: timing.leaseMs });
+  const owner = new TextEncoder().encode(`${hostname()} pid ${process.pid} ${randomUUID()}`);
+  let revision: number;
+  for (;;) {
+    try {
+      revision = await kv.create(key, owner);
+      break;
+    } catch (e) {
+      // Held by another process (the key exists): its holder renews it or it expires.
+      if (!/wrong last sequence/i.test(String((e as Error)?.message))) throw e;
+      await sleep(timing.pollMs);
+    }
+  }
+  const renew = setInterval(() => {
+    kv.update(key, owner, revision).then(
+      (r) => (revision = r),
+      () => undefined,
+    );
+  }, timing.renewMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(renew);
+    await kv.delete(key, { previousSeq: revision }).catch(() => undefined);
+  }
+}
+
+/** The ClickHouse migrations under the lock (the service at start-up, the CLI before a rebuild). */
+export function migrateLocked(ch: ClickHouse, nats: NatsClient, replicas: number): Promise<number[]> {
+  return withLock(nats, replicas, MIGRATIONS_KEY, () => migrate(ch));
+}
