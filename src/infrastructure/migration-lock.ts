@@ -6,6 +6,7 @@
 // that died without releasing it.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouse } from './clickhouse/clickhouse-client';
 import { migrate } from './clickhouse/migrator';
 import type { NatsClient } from './nats/nats-connection';
@@ -19,8 +20,6 @@ export interface LockTiming {
   pollMs: number;
 }
 const DEFAULT_TIMING: LockTiming = { leaseMs: 60_000, renewMs: 15_000, pollMs: 1_000 };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `work` while holding `key`; waits (polling) while another process holds it. */
 export async function withLock<T>(nats: NatsClient, replicas: number, key: string, work: () => Promise<T>, timing = DEFAULT_TIMING): Promise<T> {
