@@ -1,5 +1,5 @@
-import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Controller, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
@@ -8,11 +8,49 @@ import { parseWith, uuidParam } from '../common/validation';
 import { formatOf, parseEventBatch } from './event-batch.parser';
 import { IngestionService } from './ingestion.service';
 import { clientInfo } from './client-info';
+import { recordingIdFrom } from './recording-id';
 
 const header = (req: FastifyRequest, name: string) => {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };
+
+/** The one ingestion operation's documentation and auth, shared by its path and its query form. */
+const IngestEndpoint = (summary: string, more = '') =>
+  applyDecorators(
+    HttpCode(200),
+    Auth({ keys: ['public', 'secret'], queryToken: true }),
+    ApiOperation({
+      summary,
+      description:
+        'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally compressed (Content-Encoding gzip, deflate or br; zstd on Node.js 22.15 or later). ' +
+        'Answers 200 only after JetStream stored the batch. A retry with the same Idempotency-Key, or with an identical body, is stored once (duplicate: true). ' +
+        'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients). The key may be given as ?token= for sendBeacon-style clients. ' +
+        "In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client's ipAddress (first X-Forwarded-For entry, else the peer) and userAgent." +
+        more,
+    }),
+    ApiConsumes('application/json', 'application/x-ndjson', 'application/ndjson'),
+    ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; same key = same batch' }),
+    ApiHeader({ name: 'Content-Encoding', required: false, description: 'identity (default), gzip (x-gzip), deflate, br; zstd where the runtime has it (Node.js 22.15 or later)' }),
+    ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } }),
+    ApiResponse({
+      status: 200,
+      description: 'Stored (or already stored: duplicate true)',
+      schema: { example: { recordingId: '550e8400-e29b-41d4-a716-446655440000', batchId: '3f2a…', events: 50, duplicate: false } },
+    }),
+    ApiResponse({ status: 400, description: 'Malformed JSON/NDJSON, invalid event (index or line named), empty batch, bad recordingId' }),
+    ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' }),
+    ApiResponse({ status: 415, description: 'Unsupported Content-Type or Content-Encoding' }),
+    ApiResponse({ status: 503, description: 'JetStream unreachable or did not confirm in time; nothing was acknowledged, retry' }),
+  );
+
+function ingestBatch(ingestion: IngestionService, rawId: unknown, req: FastifyRequest, auth: AuthContext) {
+  const recordingId = recordingIdFrom(rawId);
+  const format = formatOf(header(req, 'content-type'));
+  const text = utf8(bodyBuffer(req, ingestion.maxBodyBytes));
+  const batch = parseEventBatch(text, format, ingestion.maxEventBytes);
+  return ingestion.ingest(auth.tenantId, recordingId, batch.events, batch.payload, clientInfo(req.raw), header(req, 'idempotency-key'));
+}
 
 @ApiTags('ingestion')
 @Controller('recordings/:recordingId')
@@ -20,36 +58,10 @@ export class IngestionController {
   constructor(private readonly ingestion: IngestionService) {}
 
   @Post(['events', 'ingest'])
-  @HttpCode(200)
-  @Auth({ keys: ['public', 'secret'], queryToken: true })
-  @ApiOperation({
-    summary: 'Create recording events',
-    description:
-      'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally compressed (Content-Encoding gzip, deflate or br; zstd on Node.js 22.15 or later). ' +
-      'Answers 200 only after JetStream stored the batch. A retry with the same Idempotency-Key, or with an identical body, is stored once (duplicate: true). ' +
-      'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients). The key may be given as ?token= for sendBeacon-style clients. ' +
-      'In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client\'s ipAddress (first X-Forwarded-For entry, else the peer) and userAgent.',
-  })
+  @IngestEndpoint('Create recording events')
   @ApiParam({ name: 'recordingId', format: 'uuid' })
-  @ApiConsumes('application/json', 'application/x-ndjson', 'application/ndjson')
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; same key = same batch' })
-  @ApiHeader({ name: 'Content-Encoding', required: false, description: 'identity (default), gzip (x-gzip), deflate, br; zstd where the runtime has it (Node.js 22.15 or later)' })
-  @ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
-  @ApiResponse({
-    status: 200,
-    description: 'Stored (or already stored: duplicate true)',
-    schema: { example: { recordingId: '550e8400-e29b-41d4-a716-446655440000', batchId: '3f2a…', events: 50, duplicate: false } },
-  })
-  @ApiResponse({ status: 400, description: 'Malformed JSON/NDJSON, invalid event (index or line named), empty batch, bad recordingId' })
-  @ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' })
-  @ApiResponse({ status: 415, description: 'Unsupported Content-Type or Content-Encoding' })
-  @ApiResponse({ status: 503, description: 'JetStream unreachable or did not confirm in time; nothing was acknowledged, retry' })
-  async ingest(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
-    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
-    const format = formatOf(header(req, 'content-type'));
-    const text = utf8(bodyBuffer(req, this.ingestion.maxBodyBytes));
-    const batch = parseEventBatch(text, format, this.ingestion.maxEventBytes);
-    return this.ingestion.ingest(auth.tenantId, recordingId, batch.events, batch.payload, clientInfo(req.raw), header(req, 'idempotency-key'));
+  ingest(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
+    return ingestBatch(this.ingestion, rawId, req, auth);
   }
 
   @Post(['metadata', 'meta'])
@@ -70,5 +82,25 @@ export class IngestionController {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');
     const metadata = this.ingestion.normalizeMetadata(jsonBody(req, 1024 * 1024));
     return this.ingestion.attachMetadata(auth.tenantId, recordingId, metadata, header(req, 'idempotency-key'));
+  }
+}
+
+/**
+ * rrweb's official clients append `?recordingId=` when their serverUrl has no `{recordingId}` (a bare
+ * origin, or …/ingest/ws): their HTTP fallback then POSTs to the same path without `/ws`.
+ */
+@ApiTags('ingestion')
+@Controller()
+export class IngestionQueryController {
+  constructor(private readonly ingestion: IngestionService) {}
+
+  @Post(['', 'events', 'ingest'])
+  @IngestEndpoint(
+    'Create recording events (recording id in the query)',
+    ' This form, at /, /events or /ingest with ?recordingId=, is what rrweb\'s browser clients post to when their serverUrl has no {recordingId} placeholder.',
+  )
+  @ApiQuery({ name: 'recordingId', required: true, schema: { type: 'string', format: 'uuid' } })
+  ingest(@Query('recordingId') rawId: unknown, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
+    return ingestBatch(this.ingestion, rawId, req, auth);
   }
 }

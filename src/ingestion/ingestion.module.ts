@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { IngestMetrics } from './ingest-metrics';
-import { IngestionController } from './ingestion.controller';
+import { IngestionController, IngestionQueryController } from './ingestion.controller';
 import { IngestionService } from './ingestion.service';
 import { WebSocketIngestion } from './websocket-ingestion';
 
 @Module({
-  controllers: [IngestionController],
+  controllers: [IngestionController, IngestionQueryController],
   providers: [IngestionService, IngestMetrics, WebSocketIngestion],
   exports: [IngestionService, IngestMetrics],
 })

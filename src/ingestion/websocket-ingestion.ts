@@ -14,13 +14,15 @@ import { describeError } from '../common/error.filter';
 import { rawTextResponse } from '../common/security-headers';
 import { Authenticator } from '../auth/authenticator';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { parseWith, uuidParam } from '../common/validation';
 import { IngestionService } from './ingestion.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { clientInfo } from './client-info';
+import { recordingIdFrom } from './recording-id';
 import { IngestConnection, WsOptions } from './websocket-connection';
 
 const PATH = /^\/recordings\/([^/]+)\/(?:events|ingest)\/ws\/?$/;
+/** Where rrweb's clients connect with `?recordingId=` (serverUrl without `{recordingId}`): /, /ws, /events/ws, /ingest/ws. */
+const QUERY_ID_PATH = /^\/(?:(?:events|ingest)\/ws|ws)?\/?$/;
 
 @Injectable()
 export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -64,9 +66,9 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
     const url = parseUrl(req.url);
     const m = PATH.exec(url.pathname);
-    if (!m) throw new AppError('not_found', 'No WebSocket endpoint at this path');
-    const recordingId = parseWith(uuidParam, decodePathSegment(m[1]), 'recordingId');
     const query = Object.fromEntries(url.searchParams);
+    if (!m && !QUERY_ID_PATH.test(url.pathname)) throw new AppError('not_found', 'No WebSocket endpoint at this path');
+    const recordingId = recordingIdFrom(m ? decodePathSegment(m[1]) : query.recordingId);
     const auth = this.authenticator.authenticate(
       { keys: ['public', 'secret'], queryToken: true },
       { authorization: req.headers.authorization, query, params: { recordingId }, origin: req.headers.origin },

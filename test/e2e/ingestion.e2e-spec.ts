@@ -93,6 +93,24 @@ describe('HTTP ingestion', () => {
     expect(r.headers.get('content-type')).toMatch(/text\/plain/);
   });
 
+  it("takes the recording id from ?recordingId= on /, /events and /ingest (rrweb clients' serverUrl without {recordingId})", async () => {
+    const post = (path: string, events: unknown) =>
+      api(path, { method: 'POST', key: testEnv().publicKey, body: JSON.stringify(events), headers: { 'content-type': 'application/json' } });
+    const id = randomUUID();
+    const events = sampleEvents(6);
+    expect((await post(`/?recordingId=${id}`, events.slice(0, 2))).json()).toMatchObject({ recordingId: id, events: 2 });
+    expect((await post(`/events?recordingId=${id.toUpperCase()}`, events.slice(2, 4))).json()).toMatchObject({ recordingId: id, events: 2 });
+    expect((await post(`/ingest?recordingId=${id}`, events.slice(4))).status).toBe(200);
+    expect(readEventsWithout(await readEvents(id))).toEqual(events);
+
+    const missing = await post('/events', events);
+    expect(missing.status).toBe(400);
+    expect(missing.json().message).toMatch(/Invalid recordingId: required/);
+    expect((await post('/ingest?recordingId=nope', events)).json().message).toMatch(/recordingId: must be a UUID/);
+    expect((await post(`/other?recordingId=${id}`, events)).status).toBe(404);
+    expect((await api(`/events?recordingId=${id}`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/json' } })).status).toBe(401);
+  });
+
   it('answers 413 for an oversized gzip bomb', async () => {
     const huge = gzipSync(Buffer.alloc(80 * 1024 * 1024, 0x20));
     const r = await api(`/recordings/${randomUUID()}/events`, {
@@ -134,6 +152,30 @@ describe('WebSocket ingestion with compressed frames', () => {
     expect(await frame).toMatchObject({ type: 'upstream-result', ok: true, status: 204, events: 12 });
     ws.close();
     expect(readEventsWithout(await readEvents(id))).toEqual(events);
+  });
+
+  it('takes the recording id from ?recordingId= on /, /ws, /events/ws and /ingest/ws, and refuses the upgrade without one', async () => {
+    const base = testEnv().baseUrl.replace(/^http/, 'ws');
+    const id = randomUUID();
+    const events = sampleEvents(8);
+    for (const [i, path] of ['/', '/ws', '/events/ws', '/ingest/ws/'].entries()) {
+      const ws = new WebSocket(`${base}${path}?recordingId=${id}&token=${testEnv().publicKey}`);
+      const frame = new Promise<Record<string, unknown>>((resolve, reject) => (ws.once('message', (m) => resolve(JSON.parse(String(m)))), ws.once('error', reject)));
+      await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+      for (const e of events.slice(i * 2, i * 2 + 2)) ws.send(JSON.stringify(e));
+      expect(await frame).toMatchObject({ type: 'upstream-result', ok: true, events: 2 });
+      ws.close();
+    }
+    expect(readEventsWithout(await readEvents(id))).toEqual(events);
+
+    const refused = (url: string) => {
+      const ws = new WebSocket(url);
+      return new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    };
+    expect(await refused(`${base}/events/ws?token=${testEnv().publicKey}`)).toBe(400);
+    expect(await refused(`${base}/ws?recordingId=nope&token=${testEnv().publicKey}`)).toBe(400);
+    expect(await refused(`${base}/events?recordingId=${id}&token=${testEnv().publicKey}`)).toBe(404);
+    expect(await refused(`${base}/ws?recordingId=${id}`)).toBe(401);
   });
 
   it('refuses an unknown contentEncoding at the upgrade with a 400', async () => {

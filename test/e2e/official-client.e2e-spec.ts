@@ -23,10 +23,10 @@ const scriptTag = (base: string, key: string) => `<!doctype html><html><head><ti
   "emit": "__emit",
 }</script></body></html>`;
 
-const html = (base: string, key: string, tag: string, includePii = false) => `<!doctype html><html><head><title>official client</title>
+const html = (base: string, key: string, tag: string, includePii = false, serverUrl = base + '/recordings/{recordingId}/events/ws') => `<!doctype html><html><head><title>official client</title>
 <script src="/client.js"></script></head><body><h1>Official client ${tag}</h1><button id="go" onclick="this.textContent += '!'">Go</button>
 <script>window.__sent = [];
-rrwebBrowserClient.start({ publicApiKey: ${JSON.stringify(key)}, serverUrl: ${JSON.stringify(base + '/recordings/{recordingId}/events/ws')}, includePii: ${includePii},
+rrwebBrowserClient.start({ publicApiKey: ${JSON.stringify(key)}, serverUrl: ${JSON.stringify(serverUrl)}, includePii: ${includePii},
   meta: { suite: 'official-client', transport: ${JSON.stringify(tag)} }, emit: function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); } });
 </script></body></html>`;
 
@@ -46,6 +46,11 @@ describe('@rrweb/browser-client against Tapedeck', () => {
       '/http-pii': () => html(baseUrl, publicKey, 'http-pii', true),
       '/client.js': CLIENT_UMD,
       '/tag': () => scriptTag(baseUrl, publicKey),
+      // A serverUrl without {recordingId}: the client adds ?recordingId= (and POSTs to the path without /ws).
+      '/ws-origin': () => html(baseUrl, publicKey, 'ws-origin', false, baseUrl),
+      '/http-origin': () => html(baseUrl, publicKey, 'http-origin', false, baseUrl),
+      '/ws-query': () => html(baseUrl, publicKey, 'ws-query', false, baseUrl + '/ingest/ws'),
+      '/http-query': () => html(baseUrl, publicKey, 'http-query', false, baseUrl + '/ingest/ws'),
     });
   });
   afterAll(async () => {
@@ -82,6 +87,10 @@ describe('@rrweb/browser-client against Tapedeck', () => {
     ['WebSocket', '/ws', false],
     ['HTTP fallback', '/http', true],
     ['WebSocket, loaded as a script tag from /record.js', '/tag', false],
+    ['WebSocket, serverUrl a bare origin (?recordingId=)', '/ws-origin', false],
+    ['HTTP fallback, serverUrl a bare origin (?recordingId=)', '/http-origin', true],
+    ['WebSocket, serverUrl …/ingest/ws without {recordingId}', '/ws-query', false],
+    ['HTTP fallback, serverUrl …/ingest/ws without {recordingId}', '/http-query', true],
   ])('stores what it sends over %s, and its recording-meta as metadata', async (_name, path, block) => {
     const { id, page } = await record(path as string, block as boolean);
     // The fallback POSTs every 5 s; the WebSocket path flushes within a second.

@@ -1,0 +1,14 @@
+// Where ingestion finds the recording id: in the path (/recordings/{recordingId}/…), or, on the
+// collection paths, in `?recordingId=` as rrweb's browser clients send it when their serverUrl has
+// no `{recordingId}` placeholder (they append the query parameter instead). Either way a bad or
+// missing id is the same JSON 400 as any request-schema failure.
+import { parseWith, uuidParam, ValidationError } from '../common/validation';
+
+export function recordingIdFrom(value: unknown): string {
+  if (value === undefined || value === '') {
+    throw new ValidationError('Invalid recordingId: required, in the path (/recordings/{recordingId}/events) or as ?recordingId=<uuid>', [
+      { path: 'recordingId', message: 'required' },
+    ]);
+  }
+  return parseWith(uuidParam, value, 'recordingId');
+}
