@@ -17,6 +17,8 @@ export interface WsOptions {
   coding: ContentCoding;
   /** The upgrade request's client (metadata only where recording-meta sets includePii). */
   client: ClientInfo;
+  /** rrweb Cloud's `debug=true`: each stored flush of compatible frames is echoed as NDJSON first. */
+  debug: boolean;
 }
 
 const FLUSH_BYTES = 256 * 1024;
@@ -58,7 +60,11 @@ export class IngestConnection {
   }
 
   private send(frame: object) {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
+    this.sendText(JSON.stringify(frame));
+  }
+
+  private sendText(text: string) {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(text);
   }
 
   private onMessage(data: Buffer, isBinary: boolean) {
@@ -122,6 +128,7 @@ export class IngestConnection {
       for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
         try {
           const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, payload, this.opts.client);
+          if (this.opts.debug) this.sendText(events.map((e) => JSON.stringify(e)).join('\n'));
           this.send({ type: 'upstream-result', ok: true, status: 204, statusText: 'No Content', headers: {}, final: false, events: r.events });
           return;
         } catch (e) {

@@ -101,7 +101,12 @@ function wsOptions(q: Record<string, string>): Omit<WsOptions, 'client'> {
   if (!['application/x-ndjson', 'application/ndjson', 'application/json'].includes(contentType)) {
     throw new AppError('bad_request', 'contentType must be application/x-ndjson, application/ndjson or application/json');
   }
-  return { format: contentType === 'application/json' ? 'json' : 'ndjson', coding: contentCoding(q.contentEncoding, 'bad_request') };
+  return {
+    format: contentType === 'application/json' ? 'json' : 'ndjson',
+    coding: contentCoding(q.contentEncoding, 'bad_request'),
+    // Lenient, as it was when ignored: only true/1 turn it on, anything else leaves it off.
+    debug: q.debug === 'true' || q.debug === '1',
+  };
 }
 
 function parseUrl(raw: string | undefined): URL {

@@ -178,6 +178,23 @@ describe('WebSocket ingestion with compressed frames', () => {
     expect(await refused(`${base}/ws?recordingId=${id}`)).toBe(401);
   });
 
+  it('with debug=true, echoes what it decoded and stored as NDJSON before the upstream-result', async () => {
+    const id = randomUUID();
+    const events = sampleEvents(5);
+    const ws = open(id, 'contentEncoding=gzip&debug=true');
+    const frames: string[] = [];
+    const two = new Promise<void>((resolve, reject) => {
+      ws.on('message', (m) => frames.push(String(m)) === 2 && resolve());
+      ws.once('error', reject);
+    });
+    await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+    ws.send(gzipSync(events.map((e) => JSON.stringify(e)).join('\n')));
+    await two;
+    ws.close();
+    expect(frames[0].split('\n').map((l) => JSON.parse(l))).toEqual(events);
+    expect(JSON.parse(frames[1])).toMatchObject({ type: 'upstream-result', ok: true, events: 5 });
+  });
+
   it('refuses an unknown contentEncoding at the upgrade with a 400', async () => {
     const ws = open(randomUUID(), 'contentEncoding=compress');
     const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
