@@ -78,6 +78,9 @@ async function main() {
     children.push(await supervise(() => startClickHouse({ dir: join(DATA, 'clickhouse'), httpPort: LOCAL_CH_HTTP_PORT, tcpPort: LOCAL_CH_TCP_PORT }), state));
     env.CLICKHOUSE_URL = `http://127.0.0.1:${LOCAL_CH_HTTP_PORT}`;
   }
+  // A development stack with well-known demo keys: loopback only (both families where localhost has
+  // them: Fastify listens on every address the name resolves to), unless HOST says otherwise.
+  env.HOST ??= 'localhost';
   const boot = bootstrapKeys();
   for (const [k, v] of Object.entries(boot)) env[k] ??= v;
   const stopChildren = async () => {
