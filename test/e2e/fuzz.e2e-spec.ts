@@ -144,7 +144,7 @@ const segment = fc.oneof(
 );
 /** A query string of fuzzed names and values, with names the endpoints know. */
 const QUERY_NAMES = ['limit', 'offset', 'includeSignedUrls', 'from', 'to', 'interval', 'groupBy', 'metadata', 'meta', 'metadata[a]', 'metadata[]', 'meta[x]', 'metadata[a][b]', 'metadata[__proto__]',
-  'metadata[constructor]', '__proto__', 'constructor[prototype][x]', 'token', 'tenantId', 'expires', 'keyId', 'signature', 'time', 'width', 'height', 'quality', 'speed', 'controls', 'autoplay', 'mode', 'eventsUrl', 'v'];
+  'metadata[constructor]', '__proto__', 'constructor[prototype][x]', 'token', 'tenantId', 'expires', 'keyId', 'signature', 'time', 'width', 'height', 'quality', 'speed', 'controls', 'autoplay', 'mode', 'eventsUrl', 'v', 'recordingId', 'debug'];
 const queryPart = fc.oneof(fc.constantFrom(...QUERY_NAMES), weirdString).chain((name) =>
   fc.oneof(fc.constantFrom(...NUMBER_TEXTS, 'true', 'false', 'offset:-1', 'percent:1e400', 'epoch:18446744073709551616', 'minute', 'x'.repeat(5000)), weirdString).map((value) => `${enc(name)}=${enc(value)}`),
 );
@@ -158,7 +158,8 @@ function enc(s: string) {
 const ROUTES: [method: string, path: string][] = [
   ['GET', '/recordings'], ['GET', '/recordings/:x'], ['DELETE', '/recordings/:x'], ['GET', '/recordings/:x/events'], ['POST', '/recordings/:x/events'], ['POST', '/recordings/:x/ingest'],
   ['POST', '/recordings/:x/metadata'], ['POST', '/recordings/:x/meta'], ['GET', '/recordings/:x/player'], ['GET', '/recordings/:x/player.html'], ['GET', '/recordings/:x/screenshot'],
-  ['GET', '/recordings/:x/screenshot.png'], ['GET', '/recordings/:x/screenshot.webp'], ['GET', '/replays/:x/:x'], ['GET', '/replays/:x/:x/events'], ['GET', '/replays/:x'], ['GET', '/replays'],
+  ['GET', '/recordings/:x/screenshot.png'], ['GET', '/recordings/:x/screenshot.webp'], ['GET', '/recordings/:x/screenshot.jpeg'], ['GET', '/recordings/:x/screenshot.jpg'],
+  ['GET', '/recordings/:x/preview'], ['POST', '/'], ['POST', '/events'], ['POST', '/ingest'], ['GET', '/record.js'], ['GET', '/replays/:x/:x'], ['GET', '/replays/:x/:x/events'], ['GET', '/replays/:x'], ['GET', '/replays'],
   ['GET', '/replay'], ['GET', '/statistics'], ['GET', '/healthz'], ['GET', '/readyz'], ['GET', '/metrics'], ['GET', '/openapi.json'], ['GET', '/sdk/recorder.js'], ['GET', '/sdk/recorder.js.map'],
   ['GET', '/assets/:x'], ['GET', '/admin/tenants'], ['POST', '/admin/tenants'], ['GET', '/admin/tenants/:x/keys'], ['POST', '/admin/tenants/:x/keys'], ['DELETE', '/admin/tenants/:x/keys/:x'],
   ['GET', '/admin/tenants/:x/signing-keys'], ['POST', '/admin/tenants/:x/signing-keys'], ['DELETE', '/admin/tenants/:x/signing-keys/:x'],
@@ -289,6 +290,14 @@ describe('fuzzed metadata', () => {
 });
 
 describe('fuzzed reads', () => {
+  it('fuzzes every route /openapi.json documents', async () => {
+    const doc = (await api('/openapi.json')).json<{ paths: Record<string, Record<string, unknown>> }>();
+    const known = new Set(ROUTES.map(([m, p]) => `${m} ${p}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, ':x')}`));
+    expect(documented.length).toBeGreaterThan(30);
+    expect(documented.filter((r) => !known.has(r))).toEqual([]);
+  });
+
   it('answers every path, method and query with 2xx/4xx (private key)', async () => {
     const route = fc.constantFrom(...ROUTES);
     await fc.assert(
