@@ -16,7 +16,7 @@ const header = (req: FastifyRequest, name: string) => {
 };
 
 /** The one ingestion operation's documentation and auth, shared by its path and its query form. */
-const IngestEndpoint = (summary: string, more = '') =>
+const IngestEndpoint = (summary: string, more: string) =>
   applyDecorators(
     HttpCode(200),
     Auth({ keys: ['public', 'secret'], queryToken: true }),
@@ -25,8 +25,8 @@ const IngestEndpoint = (summary: string, more = '') =>
       description:
         'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally compressed (Content-Encoding gzip, deflate or br; zstd on Node.js 22.15 or later). ' +
         'Answers 200 only after JetStream stored the batch. A retry with the same Idempotency-Key, or with an identical body, is stored once (duplicate: true). ' +
-        'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients). The key may be given as ?token= for sendBeacon-style clients. ' +
-        "In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client's ipAddress (first X-Forwarded-For entry, else the peer) and userAgent." +
+        'The key may be given as ?token= for sendBeacon-style clients. ' +
+        "In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client's ipAddress (first X-Forwarded-For entry, else the peer) and userAgent. " +
         more,
     }),
     ApiConsumes('application/json', 'application/x-ndjson', 'application/ndjson'),
@@ -58,7 +58,7 @@ export class IngestionController {
   constructor(private readonly ingestion: IngestionService) {}
 
   @Post(['events', 'ingest'])
-  @IngestEndpoint('Create recording events')
+  @IngestEndpoint('Create recording events', 'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients).')
   @ApiParam({ name: 'recordingId', format: 'uuid' })
   ingest(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
     return ingestBatch(this.ingestion, rawId, req, auth);
@@ -97,7 +97,7 @@ export class IngestionQueryController {
   @Post(['', 'events', 'ingest'])
   @IngestEndpoint(
     'Create recording events (recording id in the query)',
-    ' This form, at /, /events or /ingest with ?recordingId=, is what rrweb\'s browser clients post to when their serverUrl has no {recordingId} placeholder.',
+    "At /, /events or /ingest with ?recordingId=: where rrweb's browser clients post when their serverUrl has no {recordingId} placeholder.",
   )
   @ApiQuery({ name: 'recordingId', required: true, schema: { type: 'string', format: 'uuid' } })
   ingest(@Query('recordingId') rawId: unknown, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
