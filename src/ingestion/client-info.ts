@@ -10,6 +10,7 @@ export function clientInfo(req: Pick<IncomingMessage, 'headers' | 'socket'>): Cl
   return { ip: ip?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''), userAgent: firstHeader(req.headers['user-agent']) || undefined };
 }
 
-function firstHeader(v: string | string[] | undefined): string | undefined {
+/** A header's first value (Node gives repeated headers as an array). */
+export function firstHeader(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }

@@ -7,13 +7,10 @@ import { bodyBuffer, jsonBody, utf8 } from '../common/request-body';
 import { parseWith, uuidParam } from '../common/validation';
 import { formatOf, parseEventBatch } from './event-batch.parser';
 import { IngestionService } from './ingestion.service';
-import { clientInfo } from './client-info';
+import { clientInfo, firstHeader } from './client-info';
 import { recordingIdFrom } from './recording-id';
 
-const header = (req: FastifyRequest, name: string) => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
+const header = (req: FastifyRequest, name: string) => firstHeader(req.headers[name]);
 
 /** The one ingestion operation's documentation and auth, shared by its path and its query form. */
 const IngestEndpoint = (summary: string, more: string) =>

@@ -15,12 +15,11 @@ const BOOLEAN = { type: 'string', enum: ['true', 'false', '1', '0'] };
 const SUMMARY = {
   negotiated: 'Get recording player (HTML by Accept)',
   html: 'Get recording player (HTML)',
-  preview: 'Get recording player (HTML, the /preview alias)',
 };
 const ABOUT = {
   negotiated: 'text/html when Accept is absent or admits text/html (text/html, text/*, */*); 406 for an Accept that excludes HTML, e.g. application/json alone. ',
-  html: 'Always text/html: the extension takes precedence over Accept. ',
-  preview: 'The same page as /player.html, at the path rrweb Cloud tools (OpenClaw\'s session recording) link as a recording\'s replay URL. ',
+  html:
+    'Always text/html: the extension takes precedence over Accept. Also reachable as /recordings/{recordingId}/preview, the path rrweb Cloud tools (OpenClaw\'s session recording) link as a recording\'s replay URL. ',
 };
 
 function ApiPlayer(kind: keyof typeof SUMMARY) {
@@ -83,15 +82,9 @@ export class PlayerController {
     return this.send(false, id, q, accept, a, req, r);
   }
 
-  @Get('player.html')
+  @Get(['player.html', 'preview'])
   @ApiPlayer('html')
   html(@Param('recordingId') id: string, @Query() q: Record<string, unknown>, @Headers('accept') accept: string | undefined, @CurrentAuth() a: AuthContext, @Req() req: FastifyRequest, @Res() r: FastifyReply) {
-    return this.send(true, id, q, accept, a, req, r);
-  }
-
-  @Get('preview')
-  @ApiPlayer('preview')
-  preview(@Param('recordingId') id: string, @Query() q: Record<string, unknown>, @Headers('accept') accept: string | undefined, @CurrentAuth() a: AuthContext, @Req() req: FastifyRequest, @Res() r: FastifyReply) {
     return this.send(true, id, q, accept, a, req, r);
   }
 
