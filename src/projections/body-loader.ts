@@ -1,5 +1,5 @@
 // Reads the payloads that a headers-only consumer left out, by sequence (direct get), for the kinds
-// a projection needs. A message that vanished (purged) keeps `data` undefined; other errors throw
+// a projection needs. A message that vanished (deleted) keeps `data` undefined; other errors throw
 // so the runner retries the batch.
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { parseSubject, SubjectKind } from '../infrastructure/nats/subjects';

@@ -1,7 +1,7 @@
 // What the renderer needs to find a recording: a content key that changes whenever the recording's
 // events change, and a loader for the events (called only when no cache of the renderer can answer).
 // The key is the JetStream sequence of the recording's last event batch: one direct lookup per
-// request, and stream sequences are never reused, so an append, a purge or a re-ingestion after a
+// request, and stream sequences are never reused, so an append, a deletion or a re-ingestion after a
 // deletion all give a new key. Loaded events must hold replayable documents (see assertRenderable).
 import { Injectable } from '@nestjs/common';
 import { AppError, notFound } from '../common/app-error';

@@ -1,7 +1,7 @@
 // Per-tenant retention: every sweep, recordings of a tenant with `retentionDays` whose last event is
-// older than that are deleted exactly as DELETE /recordings/{id} deletes them (stream purge, then a
-// marker the projectors apply). Runs in the projector role; several workers sweeping at once only
-// repeat idempotent deletions.
+// older than that are deleted exactly as DELETE /recordings/{id} deletes them (a marker the
+// projectors apply, then the recording's messages below it). Runs in the projector role; several
+// workers sweeping at once only repeat idempotent deletions.
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -18,6 +18,12 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger('retention');
   private timer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
+  /**
+   * Deletions that failed part way (the marker stored, some messages not deleted). Once the marker
+   * is projected the recording is no longer found expired in ClickHouse, so they are retried from
+   * here at the next sweep.
+   */
+  private readonly unfinished = new Map<string, { tenantId: string; recordingId: string }>();
   deleted = 0;
 
   constructor(
@@ -56,17 +62,32 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   async sweep(nowMs = Date.now()): Promise<number> {
     if (!this.boot.migrated) return 0;
     let count = 0;
+    for (const { tenantId, recordingId } of [...this.unfinished.values()]) {
+      await this.delete(tenantId, recordingId);
+      count++;
+    }
     for (const t of this.registry.listTenants()) {
       if (!t.retentionDays || t.retentionDays <= 0) continue;
       for (const id of await this.expired(t.id, nowMs - t.retentionDays * DAY_MS)) {
         const c = await this.store.messageCounts(t.id, id);
-        if (c.ev + c.meta === 0) continue; // already purged; its rows go when the marker is projected
-        await this.store.deleteRecording(t.id, id);
+        if (c.ev + c.meta === 0) continue; // already deleted; its rows go when the marker is projected
+        await this.delete(t.id, id);
         count++;
       }
     }
     if (count) this.logger.log({ msg: 'retention deleted recordings', count });
     this.deleted += count;
     return count;
+  }
+
+  private async delete(tenantId: string, recordingId: string): Promise<void> {
+    const key = `${tenantId}/${recordingId}`;
+    try {
+      await this.store.deleteRecording(tenantId, recordingId);
+      this.unfinished.delete(key);
+    } catch (e) {
+      this.unfinished.set(key, { tenantId, recordingId });
+      throw e;
+    }
   }
 }

@@ -114,6 +114,35 @@ describe('DELETE /recordings/{id}', () => {
   });
 });
 
+describe('DELETE beside ingestion', () => {
+  it('projects every batch acknowledged for other recordings meanwhile, and every deletion of a quick succession', async () => {
+    // The projector is usually between two pulls (its linger) when a deletion lands. A filtered stream
+    // purge moved its consumer past everything not yet delivered on nats-server 2.9: other recordings'
+    // acknowledged batches and the next deletion's marker were never projected.
+    const tags = [0, 1, 2].map((i) => `del-${i}-${randomUUID()}`);
+    const doomed = [];
+    for (const tag of tags) doomed.push(await storedRecording(tag));
+    const kept = randomUUID();
+    const BATCHES = 30;
+    const start = Date.now() - 60_000;
+    const writing = (async () => {
+      for (let b = 0; b < BATCHES; b++) {
+        expect((await postEvents(kept, sampleEvents(5, start + b * 1_000))).status).toBe(200);
+      }
+    })();
+    for (const id of doomed) {
+      await new Promise((r) => setTimeout(r, 60));
+      expect((await api(`/recordings/${id}`, { method: 'DELETE', key: secret() })).status).toBe(204);
+    }
+    await writing;
+    const detail = await pollUntil(() => api(`/recordings/${kept}`, { key: secret() }), (r) => r.status === 200 && r.json().eventCount === BATCHES * 5, 15_000, 200);
+    expect(detail.json().eventCount).toBe(BATCHES * 5);
+    for (const [i, id] of doomed.entries()) {
+      await pollUntil(() => visibility(id, tags[i]), (v) => JSON.stringify(v) === JSON.stringify(gone), 15_000, 200);
+    }
+  });
+});
+
 describe('DELETE and `projections rebuild` (a stack of its own: the rebuild replays the whole stream)', () => {
   let stack: PrivateStack;
   let t: Target;

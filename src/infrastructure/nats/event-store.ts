@@ -118,6 +118,9 @@ export interface AppendResult {
 /** Room left for headers and protocol overhead below max_payload. */
 const CHUNK_HEADROOM = 8 * 1024;
 
+/** Message deletions in flight while a recording is deleted. */
+const DELETES_IN_FLIGHT = 32;
+
 export class JetStreamEventStore {
   private readonly logger = new Logger('event-store');
 
@@ -211,7 +214,7 @@ export class JetStreamEventStore {
 
   /**
    * Stream sequence of the recording's last event batch, undefined when it has none: a version of its
-   * events (sequences are never reused, so an append, a purge or a re-ingestion after a deletion all
+   * events (sequences are never reused, so an append, a deletion or a re-ingestion after one all
    * change it), found with one direct lookup.
    */
   async lastEventSeq(tenantId: string, recordingId: string): Promise<number | undefined> {
@@ -308,7 +311,7 @@ export class JetStreamEventStore {
       const abort = () => messages.stop();
       signal?.addEventListener('abort', abort);
       const before = read;
-      // The subject may hold fewer messages than counted (purged by a deletion since): with nothing
+      // The subject may hold fewer messages than counted (deleted since): with nothing
       // left to deliver, nats.js would wait for new ones forever. Callers check what they got.
       const drained = await nothingLeft(consumer, true);
       const watch = drained ? undefined : idleWatch(() => caughtUp, () => nothingLeft(consumer, false), () => messages.stop());
@@ -343,23 +346,55 @@ export class JetStreamEventStore {
   }
 
   /**
-   * Deletes a recording: purges its events and metadata from the stream, then appends a deletion
-   * marker that projectors turn into row deletions. Purge first: if the marker cannot be written
-   * the caller retries, and nothing of the recording can be read in between.
+   * Deletes a recording: appends a deletion marker (seq D), then deletes every message of the
+   * recording below D, one by one. The projectors remove the recording's rows below D when they
+   * apply the marker, so the stream and the projections agree on the same cut: events written for
+   * the same id after D are a new recording in both. A failure part way answers 503 and a retry
+   * (a new marker) deletes what is left.
+   *
+   * Not a filtered stream purge: on nats-server before 2.10.11 a purge filtered on one recording
+   * moves every consumer with a wider filter past the stream's last message (nats-io/nats-server
+   * #3838, #5075), so the projector skipped other recordings' acknowledged batches written while it
+   * was between two pulls, and concurrent reads of other recordings came up short. Deleting single
+   * messages moves no consumer.
    */
-  async deleteRecording(tenantId: string, recordingId: string): Promise<{ purged: number }> {
+  async deleteRecording(tenantId: string, recordingId: string): Promise<{ deleted: number }> {
     this.assertConnected();
-    let purged: number;
-    try {
-      purged = (await this.nats.jsm.streams.purge(EVENTS_STREAM, { filter: recordingWildcard(tenantId, recordingId) })).purged;
-    } catch (e) {
-      this.logger.warn({ msg: 'purge failed', err: String((e as Error).message) });
-      throw new AppError('unavailable', 'Event store (NATS JetStream) could not delete the recording; retry', { 'Retry-After': '1' });
-    }
     const h = natsHeaders();
     const id = `del.${randomUUID()}`;
     h.set(H.batch, id);
-    await this.publish(recordingSubject(tenantId, recordingId, 'del'), new TextEncoder().encode(JSON.stringify({ deletedAt: Date.now() })), id, h);
-    return { purged };
+    const marker = await this.publish(recordingSubject(tenantId, recordingId, 'del'), new TextEncoder().encode(JSON.stringify({ deletedAt: Date.now() })), id, h);
+    try {
+      return { deleted: await this.deleteMessagesBelow(tenantId, recordingId, marker.seq) };
+    } catch (e) {
+      if (e instanceof AppError) throw e;
+      this.logger.warn({ msg: 'deleting a recording\'s messages failed', err: String((e as Error).message) });
+      throw new AppError('unavailable', 'Event store (NATS JetStream) could not delete the recording; retry', { 'Retry-After': '1' });
+    }
+  }
+
+  /** Deletes the recording's messages (every kind) with a stream sequence below `belowSeq`. */
+  private async deleteMessagesBelow(tenantId: string, recordingId: string, belowSeq: number): Promise<number> {
+    const c = await this.messageCounts(tenantId, recordingId);
+    const seqs: number[] = [];
+    for await (const m of this.scan(recordingWildcard(tenantId, recordingId), true, 0, c.ev + c.meta + c.del)) {
+      if (m.seq >= belowSeq) break;
+      seqs.push(m.seq);
+    }
+    let deleted = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < seqs.length) {
+        const seq = seqs[next++];
+        try {
+          if (await this.nats.jsm.streams.deleteMessage(EVENTS_STREAM, seq, false)) deleted++;
+        } catch (e) {
+          // Already gone (a concurrent deletion or retention sweep) is what was wanted.
+          if (!/no message found/i.test(String((e as Error)?.message))) throw e;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, seqs.length) }, worker));
+    return deleted;
   }
 }
