@@ -9,6 +9,8 @@ import { ValidationError } from './validation';
 
 type FastifyLikeError = { statusCode?: number; code?: string; message?: string };
 
+const BODY_TOO_LARGE = 'Request body is larger than the limit for this endpoint';
+
 export function describeError(err: unknown): {
   status: number;
   contentType: string;
@@ -29,6 +31,9 @@ export function describeError(err: unknown): {
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
+    // Fastify's own "body too large" reaches here as an HttpException that Nest built from its
+    // message and status (RoutesResolver.mapExternalException), no longer as a Fastify error.
+    if (status === 413) return { status, contentType: 'text/plain; charset=utf-8', body: BODY_TOO_LARGE, headers: {} };
     if (status < 500) {
       const res = err.getResponse();
       const msg = typeof res === 'string' ? res : ((res as { message?: unknown }).message ?? err.message);
@@ -40,7 +45,7 @@ export function describeError(err: unknown): {
   if (fe && typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
     const message =
       fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-        ? 'Request body is larger than the limit for this endpoint'
+        ? BODY_TOO_LARGE
         : fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
           ? 'Unsupported Content-Type'
           : (fe.message ?? 'Bad request');
