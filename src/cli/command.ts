@@ -11,8 +11,19 @@ export interface CliContext {
   stderr: NodeJS.WriteStream;
 }
 
-/** Runs with the words after the command name; resolves to the exit code (default 0). */
-export type CommandHandler = (args: string[], ctx: CliContext) => Promise<number | void>;
+/**
+ * Runs with the words after the command name; resolves to the exit code (default 0). `usage` is the
+ * command's synopsis after "tapedeck ", printed by `--help` without loading configuration.
+ */
+export interface CommandHandler {
+  (args: string[], ctx: CliContext): Promise<number | void>;
+  usage?: string;
+}
+
+/** A handler with its usage attached. */
+export function command(usage: string, run: (args: string[], ctx: CliContext) => Promise<number | void>): CommandHandler {
+  return Object.assign((args: string[], ctx: CliContext) => run(args, ctx), { usage });
+}
 
 /** Command name (one or more words, e.g. "projections rebuild") → handler. */
 export type CommandMap = Record<string, CommandHandler>;

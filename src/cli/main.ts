@@ -22,18 +22,50 @@ export function resolveCommand(commands: CommandMap, argv: string[]): { name: st
   return null;
 }
 
-const usage = () => `usage: tapedeck <command> [args]\ncommands:\n${Object.keys(COMMANDS).sort().map((c) => `  ${c}`).join('\n')}\n`;
+const HELP = new Set(['--help', '-h']);
+const line = (commands: CommandMap, name: string) => `tapedeck ${commands[name].usage ?? name}`;
+
+function overview(commands: CommandMap): string {
+  const names = Object.keys(commands).sort();
+  const groups = [...new Set(names.filter((n) => n.includes(' ')).map((n) => n.split(' ')[0]))];
+  return (
+    `usage: tapedeck <command> [args]\ncommands:\n${names.map((c) => `  ${c}`).join('\n')}\n` +
+    `\`tapedeck <command> --help\` shows a command's arguments; \`tapedeck <group> --help\` those of a group's (${groups.join(', ')})\n`
+  );
+}
+
+function groupUsage(commands: CommandMap, group: string, members: string[]): string {
+  return `usage: tapedeck ${group} <command> [args]\ncommands:\n${members.map((n) => `  ${line(commands, n)}`).join('\n')}\n`;
+}
+
+/**
+ * What to print instead of running a command, or null to run it: the overview (bare, `help`,
+ * `--help`), a group's commands (`keys`, `keys --help`), a command's usage (`keys create --help`),
+ * or an unknown command. Needs no configuration. Exit code 0 when help was asked for, else 2.
+ */
+export function helpOrError(commands: CommandMap, argv: string[]): { out?: string; err?: string; code: number } | null {
+  if (argv.length === 0) return { out: overview(commands), code: 2 };
+  if (argv[0] === 'help' || HELP.has(argv[0])) return { out: overview(commands), code: 0 };
+  const found = resolveCommand(commands, argv);
+  if (found) return found.args.some((a) => HELP.has(a)) ? { out: `usage: ${line(commands, found.name)}\n`, code: 0 } : null;
+  const members = Object.keys(commands)
+    .filter((n) => n.startsWith(`${argv[0]} `))
+    .sort();
+  if (members.length === 0) return { err: `unknown command: ${argv.join(' ')}\n${overview(commands)}`, code: 2 };
+  const usage = groupUsage(commands, argv[0], members);
+  if (argv.length === 1) return { out: usage, code: 2 };
+  if (argv.slice(1).every((a) => HELP.has(a))) return { out: usage, code: 0 };
+  return { err: `unknown command: ${argv.join(' ')}\n${usage}`, code: 2 };
+}
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    process.stdout.write(usage());
-    return argv.length === 0 ? 2 : 0;
+  const answer = helpOrError(COMMANDS, argv);
+  if (answer) {
+    if (answer.out) process.stdout.write(answer.out);
+    if (answer.err) process.stderr.write(answer.err);
+    return answer.code;
   }
-  const found = resolveCommand(COMMANDS, argv);
-  if (!found) {
-    process.stderr.write(`unknown command: ${argv.join(' ')}\n${usage()}`);
-    return 2;
-  }
+  const found = resolveCommand(COMMANDS, argv)!;
   const cfg = loadConfig();
   Logger.overrideLogger(new JsonLogger(cfg.LOG_LEVEL === 'debug' ? 'debug' : 'warn'));
   const ctx = createCliContext(cfg);

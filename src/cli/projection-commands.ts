@@ -7,7 +7,7 @@ import type { ProjectionLag } from '../projections/projection-ports';
 import { PROJECTIONS } from '../projections/projections.registry';
 import { ProgressPrinter } from '../projections/rebuild/progress';
 import { rebuildProjection } from '../projections/rebuild/projection-rebuild';
-import { CommandMap, UsageError } from './command';
+import { command, CommandMap, UsageError } from './command';
 
 function select(name: string | undefined): readonly Projection[] {
   if (name === undefined) return PROJECTIONS;
@@ -23,7 +23,8 @@ function select(name: string | undefined): readonly Projection[] {
  * of 41-73 s.
  */
 export const REBUILD_BATCH = 2000;
-const REBUILD_USAGE = 'usage: projections rebuild [name] [--batch <1-10000>]';
+const REBUILD_USAGE = 'projections rebuild [name] [--batch <1-10000>]';
+const STATUS_USAGE = 'projections status [name] [--json]';
 
 export function parseRebuildArgs(args: readonly string[]): { name?: string; batch: number } {
   const rest: string[] = [];
@@ -35,15 +36,15 @@ export function parseRebuildArgs(args: readonly string[]): { name?: string; batc
       continue;
     }
     const v = m[1] ?? args[++i] ?? '';
-    if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000) throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\n${REBUILD_USAGE}`);
+    if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000) throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\nusage: ${REBUILD_USAGE}`);
     batch = Number(v);
   }
-  if (rest.length > 1 || rest.some((a) => a.startsWith('-'))) throw new UsageError(REBUILD_USAGE);
+  if (rest.length > 1 || rest.some((a) => a.startsWith('-'))) throw new UsageError(`usage: ${REBUILD_USAGE}`);
   return { name: rest[0], batch };
 }
 
 export const projectionCommands: CommandMap = {
-  async 'projections rebuild'(args, ctx) {
+  'projections rebuild': command(REBUILD_USAGE, async (args, ctx) => {
     const { name, batch } = parseRebuildArgs(args);
     const projections = select(name);
     const nats = await ctx.nats();
@@ -65,12 +66,12 @@ export const projectionCommands: CommandMap = {
         printer.done();
       }
     }
-  },
+  }),
 
-  async 'projections status'(args, ctx) {
+  'projections status': command(STATUS_USAGE, async (args, ctx) => {
     const json = args.includes('--json');
     const rest = args.filter((a) => a !== '--json');
-    if (rest.length > 1) throw new UsageError('usage: projections status [name] [--json]');
+    if (rest.length > 1) throw new UsageError(`usage: ${STATUS_USAGE}`);
     const nats = await ctx.nats();
     const rows: { projection: string; consumer: string; lag?: ProjectionLag; error?: string }[] = [];
     for (const p of select(rest[0])) {
@@ -94,5 +95,5 @@ export const projectionCommands: CommandMap = {
       }
     }
     return rows.some((r) => r.error) ? 1 : 0;
-  },
+  }),
 };

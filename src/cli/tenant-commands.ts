@@ -10,7 +10,7 @@ import { LinkResource, recordingScope, replayScope } from '../admin/presigned-li
 import type { TenantAdmin } from '../admin/tenant-admin.service';
 import { parseWith } from '../common/validation';
 import type { CliContext, CommandMap } from './command';
-import { UsageError } from './command';
+import { command, UsageError } from './command';
 import { AdminSession, CliIo, contextIo, openTenantAdmin, runCli, table } from './tenant-cli-support';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -140,7 +140,7 @@ export function makeTenantCommands(open: (ctx: CliContext) => Promise<AdminSessi
   return Object.fromEntries(
     Object.entries(specs).map(([name, spec]) => [
       name,
-      (argv: string[], ctx: CliContext) =>
+      command(spec.usage, (argv, ctx) =>
         runCli(name, spec.usage, io ?? contextIo(ctx), () => {
           const { values, positionals } = parseArgs({ args: argv, options: { ...spec.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
           if (values.help) return 'help';
@@ -154,6 +154,7 @@ export function makeTenantCommands(open: (ctx: CliContext) => Promise<AdminSessi
             }
           };
         }),
+      ),
     ]),
   );
 }
