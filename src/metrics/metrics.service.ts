@@ -1,5 +1,5 @@
-// Prometheus metrics. One registry per process; features register collect-time gauges
-// (`gauge(name, help, read)`) so no feature depends on prom-client directly.
+// Prometheus metrics. One registry per process; features register collect-time gauges and
+// counters (`gauge(name, help, read)`, `counter(…)`) so no feature depends on prom-client directly.
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -40,11 +40,23 @@ export class MetricsService {
     });
   }
 
-  /** A counter whose value is read from a monotonic source when scraped. */
+  /** A counter whose value is read from a monotonic source when scraped (exported as TYPE counter). */
   counter(name: string, help: string, read: () => number): void {
-    // prom-client counters cannot be set; a gauge typed as counter in HELP keeps it simple and exact.
-    new Gauge({ name, help: `${help} (monotonic)`, registers: [this.registry], collect() { this.set(read()); } });
+    new Counter({ name, help, registers: [this.registry], collect: setCounter(read) });
   }
+}
+
+/**
+ * A collect() for a prom-client Counter mirroring a monotonic value kept elsewhere: counters have
+ * no set(), so it resets and increments by the current total (synchronously, so a scrape never
+ * sees the reset).
+ */
+export function setCounter(read: () => number): (this: Counter) => void {
+  return function (this: Counter) {
+    const v = read();
+    this.reset();
+    this.inc(v);
+  };
 }
 
 export { Counter };

@@ -2,7 +2,7 @@
 // Counters are per process; lag is per durable consumer (shared by every worker), read on demand
 // from JetStream and cached for a short while.
 import { Injectable } from '@nestjs/common';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
 import type { ProjectionLag } from './projection-ports';
 
@@ -33,12 +33,14 @@ export class ProjectionMetrics {
 
   constructor(metrics: MetricsService) {
     const self = this;
+    const labelNames = ['projection'];
+    const registers = [metrics.registry];
     const gauge = (name: string, help: string, read: (s: ProjectionStats) => number | undefined) =>
       new Gauge({
         name,
         help,
-        labelNames: ['projection'],
-        registers: [metrics.registry],
+        labelNames,
+        registers,
         async collect() {
           for (const [projection, s] of Object.entries(await self.collect())) {
             const v = read(s);
@@ -46,10 +48,22 @@ export class ProjectionMetrics {
           }
         },
       });
+    const counter = (name: string, help: string, read: (s: ProjectionStats) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers,
+        async collect() {
+          const all = Object.entries(await self.collect());
+          this.reset();
+          for (const [projection, s] of all) this.inc({ projection }, read(s));
+        },
+      });
     gauge('tapedeck_projection_pending_messages', 'Messages not yet projected (pending + ack pending)', (s) => (s.lag ? s.lag.pending + s.lag.ackPending : undefined));
     gauge('tapedeck_projection_lag_seconds', 'Age of the oldest unprojected message', (s) => s.lag?.oldestUnprojectedAgeSeconds);
-    gauge('tapedeck_projection_messages_total', 'Messages projected by this process (monotonic)', (s) => s.messages);
-    gauge('tapedeck_projection_failures_total', 'Failed projection batches in this process (monotonic)', (s) => s.failures);
+    counter('tapedeck_projection_messages_total', 'Messages projected by this process', (s) => s.messages);
+    counter('tapedeck_projection_failures_total', 'Failed projection batches in this process', (s) => s.failures);
   }
 
   of(name: string): ProjectionStats {

@@ -3,6 +3,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import WebSocket from 'ws';
 import { api, postEvents, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
+import { typesOf } from '../../src/metrics/testing/prometheus-text';
 
 const readEvents = async (id: string) => {
   const r = await api(`/recordings/${id}/events`, { key: testEnv().secretKey });
@@ -132,6 +133,18 @@ describe('HTTP ingestion', () => {
     const { originalTimestamp, ...rest } = got[1];
     expect(originalTimestamp).toBe(big.timestamp);
     expect(JSON.stringify(rest)).toBe(JSON.stringify(big));
+  });
+
+  it('exports the monotonic *_total series on /metrics as TYPE counter, with the ingestion counts', async () => {
+    await postEvents(randomUUID(), sampleEvents(3));
+    const text = (await api('/metrics')).text;
+    const types = typesOf(text);
+    expect(Number(/^tapedeck_ingest_events_total (\S+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(3);
+    // prom-client's own nodejs_active_*_total count what is open now: gauges despite the name.
+    const totals = Object.entries(types).filter(([name]) => name.endsWith('_total') && !/^tapedeck_nodejs_active_\w+_total$/.test(name));
+    expect(totals.map(([name]) => name)).toEqual(expect.arrayContaining(['tapedeck_ingest_events_total', 'tapedeck_projection_messages_total', 'tapedeck_render_total']));
+    expect(totals.filter(([, type]) => type !== 'counter')).toEqual([]);
+    expect(types).toMatchObject({ tapedeck_ws_connections: 'gauge', tapedeck_render_in_flight: 'gauge', tapedeck_projection_lag_seconds: 'gauge' });
   });
 });
 
