@@ -19,6 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DCLinter } from 'dclint';
 import { parseAllDocuments } from 'yaml';
 import { configSchema, loadConfig } from '../../src/config/config';
+import { documentedEnv } from './documented-config';
 
 const ROOT = resolve(__dirname, '..', '..');
 const DEPLOY = join(ROOT, 'deploy');
@@ -27,39 +28,7 @@ const COMPOSE_FILE = join(DEPLOY, 'docker-compose.yml');
 const DOCKERFILE = join(DEPLOY, 'Dockerfile');
 
 /** The environment variables operators may set (docs/operations.md). Nothing else belongs in deploy/. */
-const DOCUMENTED_ENV = [
-  'PORT',
-  'HOST',
-  'TAPEDECK_ROLE',
-  'PUBLIC_BASE_URL',
-  'LOG_LEVEL',
-  'NATS_URL',
-  'NATS_USER',
-  'NATS_PASSWORD',
-  'STREAM_REPLICAS',
-  'STREAM_MAX_AGE_DAYS',
-  'STREAM_MAX_BYTES',
-  'STREAM_DUPLICATE_WINDOW_SECONDS',
-  'CLICKHOUSE_URL',
-  'CLICKHOUSE_USER',
-  'CLICKHOUSE_PASSWORD',
-  'CLICKHOUSE_DATABASE',
-  'CHROMIUM_PATH',
-  'RENDER_CONCURRENCY',
-  'RENDER_QUEUE',
-  'RENDER_TIMEOUT_MS',
-  'INGEST_MAX_BODY_BYTES',
-  'RATE_LIMIT_PER_SECOND',
-  'RATE_LIMIT_BURST',
-  'PRESIGN_MAX_TTL_SECONDS',
-  'PLAYER_FRAME_ANCESTORS',
-  'TAPEDECK_ADMIN_TOKEN',
-  'TAPEDECK_BOOTSTRAP_TENANT_ID',
-  'TAPEDECK_BOOTSTRAP_PUBLIC_KEY',
-  'TAPEDECK_BOOTSTRAP_SECRET_KEY',
-  'TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID',
-  'TAPEDECK_BOOTSTRAP_SIGNING_SECRET',
-] as const;
+const DOCUMENTED_ENV = documentedEnv();
 const DOCUMENTED = new Set<string>(DOCUMENTED_ENV);
 
 const RENDER_PACKAGES = ['chromium', 'fonts-liberation', 'fonts-noto-core'];
