@@ -1,13 +1,18 @@
 import { AppError } from '../common/app-error';
+import { ValidationError } from '../common/validation';
 import { MAX_METADATA_FILTERS, parseMetadataFilters } from './metadata-filter';
 
-const fails = (query: Record<string, unknown>, message: RegExp) => {
-  let err: unknown;
+const thrown = (query: Record<string, unknown>): unknown => {
   try {
     parseMetadataFilters(query);
   } catch (e) {
-    err = e;
+    return e;
   }
+  return undefined;
+};
+
+const fails = (query: Record<string, unknown>, message: RegExp) => {
+  const err = thrown(query);
   expect(err).toBeInstanceOf(AppError);
   expect((err as AppError).code).toBe('bad_request');
   expect((err as AppError).message).toMatch(message);
@@ -57,5 +62,26 @@ describe('parseMetadataFilters', () => {
   it('accepts the limits exactly', () => {
     const key = 'k'.repeat(200);
     expect(parseMetadataFilters({ [`metadata[${key}]`]: 'v'.repeat(4096) })).toEqual([{ key, value: 'v'.repeat(4096) }]);
+  });
+});
+
+describe('parseMetadataFilters on malformed filter parameters', () => {
+  const invalid = (query: Record<string, unknown>, name: string) => {
+    const err = thrown(query);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([{ path: name, message: expect.stringMatching(/^not a metadata filter; use meta(data)?\[<key>\]=<value>$/) }]);
+    expect((err as ValidationError).message).toContain(JSON.stringify(name));
+  };
+
+  it.each(['metadata[plan', 'metadata.plan', 'meta[plan', 'meta.plan', 'metadata[plan]x', 'metadata plan]', 'metadata]plan[', 'meta{plan}'])(
+    'refuses %s (with the other filters valid) instead of ignoring it and widening the result',
+    (name) => {
+      invalid({ [name]: 'pro' }, name);
+      invalid({ 'metadata[userId]': 'u1', [name]: 'pro', limit: '5' }, name);
+    },
+  );
+
+  it('still ignores parameters that merely start with the word', () => {
+    expect(parseMetadataFilters({ metadataX: '1', meta_y: '2', 'metas-z': '3', metaplan: '4', 'metadata[a]': 'b' })).toEqual([{ key: 'a', value: 'b' }]);
   });
 });

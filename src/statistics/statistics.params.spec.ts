@@ -52,6 +52,7 @@ describe('parseStatisticsQuery', () => {
     [{ from: '0', to: String(3 * 86_400_000), interval: 'minute' }, /4320 buckets .* at most 2000/],
     [{ groupBy: '' }, /groupBy: must be a metadata key/],
     [{ groupBy: 'k'.repeat(201) }, /groupBy: must be a metadata key/],
+    [{ 'metadata[env': 'prod' }, /"metadata\[env": not a metadata filter/],
   ])('refuses %j', (q, message) => {
     expect(() => parseStatisticsQuery(q, now)).toThrow(ValidationError);
     expect(() => parseStatisticsQuery(q, now)).toThrow(message);

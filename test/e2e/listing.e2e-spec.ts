@@ -132,6 +132,10 @@ describe('GET /recordings', () => {
     [`metadata[k]=${'v'.repeat(4097)}`, /at most 4096/, 'text'],
     ['metadata[plan]=%FF', /not valid UTF-8 \(at %FF\)/, 'text'],
     ['metadata[%C3]=x', /not valid UTF-8/, 'text'],
+    // Malformed filter parameters once were ignored: 200 with every recording.
+    ['metadata[plan=pro', /"path":"metadata\[plan","message":"not a metadata filter; use metadata\[<key>\]=<value>"/, 'json'],
+    ['metadata.plan=pro', /"path":"metadata\.plan","message":"not a metadata filter/, 'json'],
+    ['meta[plan=pro&metadata[run]=x', /"path":"meta\[plan","message":"not a metadata filter; use meta\[<key>\]=<value>"/, 'json'],
   ])('answers 400 for %s', async (query, message, kind) => {
     const r = await list(query);
     expect(r.status).toBe(400);

@@ -157,6 +157,7 @@ describe('GET /statistics', () => {
     ['from=0&to=604800000&interval=minute', /10080 buckets/, 'json'],
     ['groupBy=', /groupBy/, 'json'],
     ['metadata[team]=a&meta[team]=b', /more than once/, 'text'],
+    ['metadata.team=a', /"path":"metadata\.team","message":"not a metadata filter/, 'json'],
   ])('answers 400 for %s', async (query, message, kind) => {
     const r = await stats(query);
     expect(r.status).toBe(400);
