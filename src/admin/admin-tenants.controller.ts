@@ -1,10 +1,10 @@
-import { Controller, Get, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, Patch, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonBody } from '../common/request-body';
 import { parseWith } from '../common/validation';
 import { AdminRoute } from './admin-route.decorator';
-import { createTenantSchema, openApiBody } from './admin.schemas';
+import { createTenantSchema, openApiBody, tenantIdSchema, updateTenantSchema } from './admin.schemas';
 import { TenantAdmin } from './tenant-admin.service';
 
 const tenantExample = { id: 'acme', name: 'Acme Inc.', createdAt: 1767225600000, retentionDays: 30 };
@@ -25,6 +25,23 @@ export class AdminTenantsController {
     const input = parseWith(createTenantSchema, jsonBody(req, 64 * 1024), 'body');
     const { tenant, created } = await this.admin.createTenant(input);
     return reply.status(created ? 201 : 200).send(tenant);
+  }
+
+  @Patch(':tenantId')
+  @AdminRoute()
+  @ApiOperation({
+    summary: "Change a tenant's retention",
+    description:
+      'retentionDays (1-36500) sets how long recordings are kept after their last event; 0 or null removes the period (recordings are kept until deleted). ' +
+      'The retention sweep of every projector sees the change within moments, without a restart.',
+  })
+  @ApiParam({ name: 'tenantId', description: 'Tenant id' })
+  @ApiBody({ schema: openApiBody(updateTenantSchema) })
+  @ApiResponse({ status: 200, description: 'The updated tenant', schema: { example: tenantExample } })
+  @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
+  async update(@Param('tenantId') rawTenant: string, @Req() req: FastifyRequest) {
+    const tenantId = parseWith(tenantIdSchema, rawTenant, 'tenantId');
+    return this.admin.updateTenant(tenantId, parseWith(updateTenantSchema, jsonBody(req, 64 * 1024), 'body'));
   }
 
   @Get()

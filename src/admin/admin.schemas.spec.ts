@@ -1,4 +1,4 @@
-import { createKeySchema, createSigningKeySchema, createTenantSchema, keyHandleSchema, openApiBody } from './admin.schemas';
+import { createKeySchema, createSigningKeySchema, createTenantSchema, keyHandleSchema, openApiBody, updateTenantSchema } from './admin.schemas';
 
 describe('admin input schemas', () => {
   it.each(['https://app.example.com', 'http://localhost:3000', 'https://xn--bcher-kva.de'])('accepts the origin %s', (o) => {
@@ -21,6 +21,14 @@ describe('admin input schemas', () => {
     expect(createTenantSchema.safeParse({ id: 'a.b' }).success).toBe(false);
     expect(createSigningKeySchema.safeParse({ keyId: 'k', secret: 'short' }).success).toBe(false);
     expect(createSigningKeySchema.safeParse({ keyId: 'k.' }).success).toBe(false);
+  });
+
+  it('takes a retention update of 0-36500 days or null, and nothing else', () => {
+    for (const retentionDays of [0, 1, 36500, null]) expect(updateTenantSchema.safeParse({ retentionDays }).success).toBe(true);
+    for (const body of [{}, { retentionDays: -1 }, { retentionDays: 36501 }, { retentionDays: 1.5 }, { retentionDays: '30' }, { retentionDays: 30, name: 'x' }]) {
+      expect(updateTenantSchema.safeParse(body).success).toBe(false);
+    }
+    expect(openApiBody(updateTenantSchema)).toMatchObject({ type: 'object', required: ['retentionDays'], properties: { retentionDays: { type: 'integer', minimum: 0, maximum: 36500, nullable: true } } });
   });
 
   it('renders as OpenAPI body schemas', () => {

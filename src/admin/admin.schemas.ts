@@ -30,6 +30,14 @@ export const createTenantSchema = z
   .strict();
 export type CreateTenantInput = z.infer<typeof createTenantSchema>;
 
+/** A tenant's retention in days; 0 or null removes it (recordings are kept until deleted). */
+export const updateTenantSchema = z
+  .object({
+    retentionDays: z.number().int().min(0).max(36500).nullable(),
+  })
+  .strict();
+export type UpdateTenantInput = z.infer<typeof updateTenantSchema>;
+
 export const createKeySchema = z
   .object({
     kind: z.enum(['public', 'secret']),

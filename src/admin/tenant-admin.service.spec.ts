@@ -22,6 +22,17 @@ describe('TenantAdmin', () => {
     expect(admin.listTenants().map((t) => [t.id, t.name])).toEqual([['acme', 'acme'], ['b', 'Bee']]);
   });
 
+  it("changes an existing tenant's retention, removes it with 0 or null, and refuses unknown tenants", async () => {
+    const { admin, registry } = await adminWithTenant();
+    expect(await admin.updateTenant('acme', { retentionDays: 5 })).toMatchObject({ id: 'acme', name: 'acme', retentionDays: 5 });
+    expect(registry.tenant('acme')?.retentionDays).toBe(5);
+    expect((await admin.updateTenant('acme', { retentionDays: 0 })).retentionDays).toBeUndefined();
+    await admin.updateTenant('acme', { retentionDays: 9 });
+    expect((await admin.updateTenant('acme', { retentionDays: null })).retentionDays).toBeUndefined();
+    expect(admin.listTenants()).toEqual([expect.not.objectContaining({ retentionDays: expect.anything() })]);
+    await expect(admin.updateTenant('ghost', { retentionDays: 5 })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('returns a new key once and lists only its handle', async () => {
     const { admin, registry } = await adminWithTenant();
     const k = await admin.createKey('acme', { kind: 'public', allowedOrigins: ['https://app.acme.test'] });

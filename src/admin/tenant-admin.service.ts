@@ -7,13 +7,14 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { safeEqual } from '../auth/key-material';
 import type { PresignScope } from '../auth/presign';
 import { ApiKeyRecord, Tenant, TenantRegistry } from '../auth/tenant-registry';
-import type { CreateKeyInput, CreateSigningKeyInput, CreateTenantInput } from './admin.schemas';
+import type { CreateKeyInput, CreateSigningKeyInput, CreateTenantInput, UpdateTenantInput } from './admin.schemas';
 import { expiryFor, LinkResource, SignedLink, signedLink } from './presigned-link';
 
 /** The registry operations administration needs (a fake in unit tests). */
 export type TenantStore = Pick<
   TenantRegistry,
   | 'createTenantIfAbsent'
+  | 'setRetention'
   | 'listTenants'
   | 'tenant'
   | 'createKey'
@@ -43,6 +44,12 @@ export class TenantAdmin {
 
   createTenant(input: CreateTenantInput): Promise<{ tenant: Tenant; created: boolean }> {
     return this.store.createTenantIfAbsent(input.id, input.name ?? input.id, input.retentionDays);
+  }
+
+  /** Sets or (0, null) removes the retention period; every instance's sweep sees it within moments. */
+  async updateTenant(id: string, input: UpdateTenantInput): Promise<Tenant> {
+    this.requireTenant(id);
+    return this.store.setRetention(id, input.retentionDays || undefined);
   }
 
   listTenants(): Tenant[] {

@@ -41,6 +41,22 @@ describe('tenant commands', () => {
     expect(JSON.parse((await run('tenants list --json')).out[0])).toEqual([expect.objectContaining({ id: 'acme', retentionDays: 30 })]);
   });
 
+  it("changes a tenant's retention with tenants update, and points there from tenants create", async () => {
+    const { run, registry } = await cli();
+    await run('tenants create gamma');
+    expect(await run('tenants create gamma --retention-days 5')).toMatchObject({ code: 0, out: ['tenant gamma already exists; unchanged'], err: [expect.stringContaining('tenants update gamma --retention-days 5')] });
+    expect(await run('tenants update gamma --retention-days 5')).toMatchObject({ code: 0, out: ['tenant gamma: recordings are deleted 5 days after their last event'] });
+    expect(registry.tenant('gamma')?.retentionDays).toBe(5);
+    expect(JSON.parse((await run('tenants update gamma --retention-days 30 --json')).out[0])).toMatchObject({ id: 'gamma', retentionDays: 30 });
+    for (const none of ['none', '0']) {
+      await run('tenants update gamma --retention-days 7');
+      expect(await run(`tenants update gamma --retention-days ${none}`)).toMatchObject({ code: 0, out: ['tenant gamma: no retention period; recordings are kept until deleted'] });
+      expect(registry.tenant('gamma')?.retentionDays).toBeUndefined();
+    }
+    expect(await run('tenants update ghost --retention-days 5')).toMatchObject({ code: 1, err: [expect.stringMatching(/No tenant ghost/)] });
+    expect((await run('tenants update --help')).out).toEqual(['usage: tapedeck tenants update <id> --retention-days <1-36500|0|none> [--json]']);
+  });
+
   it('prints a new key alone on stdout, once, and lists handles only', async () => {
     const { run, registry } = await cli();
     await run('tenants create acme');
@@ -86,6 +102,12 @@ describe('tenant commands', () => {
     'tenants create acme --bogus',
     'tenants create acme --retention-days x',
     'tenants create a.b',
+    'tenants update acme',
+    'tenants update --retention-days 5',
+    'tenants update acme --retention-days x',
+    'tenants update acme --retention-days -1',
+    'tenants update acme --retention-days 36501',
+    'tenants update a.b --retention-days 5',
     'keys create --kind public',
     'keys create --tenant acme --kind root',
     'keys create --tenant acme --kind public --allowed-origin https://a.test/',

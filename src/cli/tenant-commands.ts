@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { hashKey, keyHandle, kindOfKey } from '../auth/key-material';
-import { createKeySchema, createSigningKeySchema, createTenantSchema, signingKeyIdSchema, tenantIdSchema } from '../admin/admin.schemas';
+import { createKeySchema, createSigningKeySchema, createTenantSchema, signingKeyIdSchema, tenantIdSchema, updateTenantSchema } from '../admin/admin.schemas';
 import { LinkResource, recordingScope, replayScope } from '../admin/presigned-link';
 import type { TenantAdmin } from '../admin/tenant-admin.service';
 import { parseWith } from '../common/validation';
@@ -44,6 +44,19 @@ const specs: Record<string, Spec> = {
       const r = await admin.createTenant(input);
       if (v.json) return io.out(JSON.stringify(r));
       io.out(r.created ? `created tenant ${r.tenant.id}` : `tenant ${r.tenant.id} already exists; unchanged`);
+      if (!r.created && input.retentionDays !== undefined && input.retentionDays !== r.tenant.retentionDays) io.err(`to change its retention: tapedeck tenants update ${r.tenant.id} --retention-days ${input.retentionDays}`);
+    },
+  },
+  'tenants update': {
+    usage: 'tenants update <id> --retention-days <1-36500|0|none> [--json]',
+    options: { 'retention-days': { type: 'string' }, ...json },
+    positionals: 1,
+    async run(v, [id], admin, io) {
+      const days = need(v, 'retention-days');
+      const input = parseWith(updateTenantSchema, { retentionDays: days === 'none' ? null : /^\d{1,9}$/.test(days) ? Number(days) : days }, 'arguments: --retention-days');
+      const t = await admin.updateTenant(parseWith(tenantIdSchema, id, 'arguments: <id>'), input);
+      if (v.json) return io.out(JSON.stringify(t));
+      io.out(t.retentionDays ? `tenant ${t.id}: recordings are deleted ${t.retentionDays} days after their last event` : `tenant ${t.id}: no retention period; recordings are kept until deleted`);
     },
   },
   'tenants list': {

@@ -7,6 +7,7 @@ import { api, postEvents, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
 import { pollUntil } from '../harness/poll-until';
 import { ROOT } from '../harness/stack';
+import { admin } from './auth-fixtures';
 
 interface Run {
   code: number;
@@ -38,6 +39,13 @@ describe('CLI tenant commands', () => {
   it('creates a tenant and keys the service accepts, lists handles only, and revokes', async () => {
     expect((await ok(['tenants', 'create', tenant, '--name', 'CLI tenant', '--retention-days', '14'])).stdout).toBe(`created tenant ${tenant}\n`);
     expect((await ok(['tenants', 'list'])).stdout).toMatch(new RegExp(`^${tenant}\\s+CLI tenant\\s+14\\s`, 'm'));
+    expect((await ok(['tenants', 'update', tenant, '--retention-days', '5'])).stdout).toBe(`tenant ${tenant}: recordings are deleted 5 days after their last event\n`);
+    // The service's own registry copy (what its retention sweep reads) follows the CLI's change.
+    const retention = async () => ((await admin('GET', '/tenants')).json().tenants as { id: string; retentionDays?: number }[]).find((t) => t.id === tenant)?.retentionDays;
+    await pollUntil(retention, (d) => d === 5, 5000, 50);
+    await ok(['tenants', 'update', tenant, '--retention-days', 'none']);
+    await pollUntil(retention, (d) => d === undefined, 5000, 50);
+    await ok(['tenants', 'update', tenant, '--retention-days', '14']);
 
     const pub = (await ok(['keys', 'create', '--tenant', tenant, '--kind', 'public'])).stdout.trim();
     const created = await ok(['keys', 'create', '--tenant', tenant, '--kind', 'secret', '--json']);

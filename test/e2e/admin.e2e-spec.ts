@@ -33,6 +33,28 @@ describe('admin API', () => {
     expect(list.json().tenants).toContainEqual(created.json());
   });
 
+  it("changes a tenant's retention with PATCH, which tenant creation never does", async () => {
+    const id = newId();
+    await admin('POST', '/tenants', { id, name: 'Gamma' });
+    expect((await admin('POST', '/tenants', { id, retentionDays: 5 })).json()).not.toHaveProperty('retentionDays');
+    const set = await admin('PATCH', `/tenants/${id}`, { retentionDays: 5 });
+    expect([set.status, set.json()]).toEqual([200, expect.objectContaining({ id, name: 'Gamma', retentionDays: 5 })]);
+    expect(set.headers.get('cache-control')).toBe('no-store');
+    expect((await admin('GET', '/tenants')).json().tenants).toContainEqual(set.json());
+    for (const retentionDays of [0, null]) {
+      await admin('PATCH', `/tenants/${id}`, { retentionDays: 9 });
+      const cleared = await admin('PATCH', `/tenants/${id}`, { retentionDays });
+      expect([cleared.status, cleared.json()]).toEqual([200, { id, name: 'Gamma', createdAt: set.json().createdAt }]);
+    }
+    for (const body of [{}, { retentionDays: -1 }, { retentionDays: '5' }, { retentionDays: 5, name: 'x' }]) {
+      const r = await admin('PATCH', `/tenants/${id}`, body);
+      expect([r.status, r.json()]).toEqual([400, expect.objectContaining({ error: 'validation_failed' })]);
+    }
+    const ghost = await admin('PATCH', `/tenants/${newId('ghost')}`, { retentionDays: 5 });
+    expect([ghost.status, ghost.headers.get('content-type')]).toEqual([404, expect.stringMatching(/text\/plain/)]);
+    expect((await admin('PATCH', `/tenants/${id}`, { retentionDays: 5 }, { token: null })).status).toBe(401);
+  });
+
   it.each([
     ['a bad id', { id: 'a.b' }],
     ['an unknown field', { id: 'ok', extra: true }],
@@ -123,6 +145,7 @@ describe('admin API', () => {
     const admins = Object.entries(doc.paths).filter(([p]) => p.startsWith('/admin'));
     expect(admins.map(([p]) => p).sort()).toEqual([
       '/admin/tenants',
+      '/admin/tenants/{tenantId}',
       '/admin/tenants/{tenantId}/keys',
       '/admin/tenants/{tenantId}/keys/{handle}',
       '/admin/tenants/{tenantId}/signing-keys',

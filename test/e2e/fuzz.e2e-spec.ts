@@ -161,7 +161,7 @@ const ROUTES: [method: string, path: string][] = [
   ['GET', '/recordings/:x/screenshot.png'], ['GET', '/recordings/:x/screenshot.webp'], ['GET', '/recordings/:x/screenshot.jpeg'], ['GET', '/recordings/:x/screenshot.jpg'],
   ['GET', '/recordings/:x/preview'], ['POST', '/'], ['POST', '/events'], ['POST', '/ingest'], ['GET', '/record.js'], ['GET', '/replays/:x/:x'], ['GET', '/replays/:x/:x/events'], ['GET', '/replays/:x'], ['GET', '/replays'],
   ['GET', '/replay'], ['GET', '/statistics'], ['GET', '/healthz'], ['GET', '/readyz'], ['GET', '/metrics'], ['GET', '/openapi.json'], ['GET', '/sdk/recorder.js'], ['GET', '/sdk/recorder.js.map'],
-  ['GET', '/assets/:x'], ['GET', '/admin/tenants'], ['POST', '/admin/tenants'], ['GET', '/admin/tenants/:x/keys'], ['POST', '/admin/tenants/:x/keys'], ['DELETE', '/admin/tenants/:x/keys/:x'],
+  ['GET', '/assets/:x'], ['GET', '/admin/tenants'], ['POST', '/admin/tenants'], ['PATCH', '/admin/tenants/:x'], ['GET', '/admin/tenants/:x/keys'], ['POST', '/admin/tenants/:x/keys'], ['DELETE', '/admin/tenants/:x/keys/:x'],
   ['GET', '/admin/tenants/:x/signing-keys'], ['POST', '/admin/tenants/:x/signing-keys'], ['DELETE', '/admin/tenants/:x/signing-keys/:x'],
 ];
 
@@ -305,8 +305,8 @@ describe('fuzzed reads', () => {
         let i = 0;
         const path = template.replace(/:x/g, () => segs[i++] ?? 'x') + query;
         const key = template.startsWith('/admin') && admin ? env().adminToken : env().secretKey;
-        // Admin creations get a body that can never be valid (an id outside the allowed alphabet).
-        const body = method === 'POST' ? Buffer.from(template.startsWith('/admin') ? '{"id":"!fuzz","kind":"fuzz","keyId":"!"}' : '[') : undefined;
+        // Admin creations and updates get a body that can never be valid (an id outside the allowed alphabet, unknown fields).
+        const body = method === 'POST' || method === 'PATCH' ? Buffer.from(template.startsWith('/admin') ? '{"id":"!fuzz","kind":"fuzz","keyId":"!"}' : '[') : undefined;
         const r = await rawRequest(httpBytes(method, path, [['Authorization', `Bearer ${key}`], ['Content-Type', 'application/json']], body));
         no5xx(r.statuses, `${method} ${path}`, r.text);
         if (r.statuses.length === 0) throw new Error(`${method} ${path}: no response`);
