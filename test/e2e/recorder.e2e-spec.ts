@@ -1,6 +1,7 @@
 // Our recorder in a real page: the WebSocket is cut in the middle of a session and comes back; every
-// recorded event is read back from the service exactly once, in order.
-import type { Browser } from 'playwright-core';
+// recorded event is read back from the service exactly once, in order. Then the recorder across tabs
+// (window.open, duplicated tabs), the back/forward cache, a refused key, and stop()/start().
+import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { testEnv } from '../harness/env';
 import { api } from '../harness/http';
@@ -77,5 +78,72 @@ describe('browser recorder over a WebSocket that is cut', () => {
     const seqs = stored.map((e) => e.sequenceId);
     expect(new Set(seqs).size).toBe(seqs.length);
     expect(errors).toEqual([]);
+  });
+});
+
+// Pages that start the recorder from the script tag (as customers do), with links between them.
+function tagPage(serverUrl: string, publicKey: string, opts: { transport?: 'http'; links?: string[] } = {}) {
+  const links = (opts.links ?? []).map((href) => `<a id="to-${href.replace(/\W/g, '')}" href="${href}">${href}</a>`).join(' ');
+  return `<!doctype html><html><head><title>recorder tag test</title></head><body>
+<h1>Tag</h1><input id="name"><button id="go" onclick="document.getElementById('out').textContent += '!'">Go</button><p id="out"></p>${links}
+<script>window.__shows = []; addEventListener('pageshow', function (e) { window.__shows.push(e.persisted); });</script>
+<script src="${serverUrl}/sdk/recorder.js" data-public-key="${publicKey}" data-server-url="${serverUrl}"${opts.transport ? ` data-transport="${opts.transport}"` : ''}></script>
+</body></html>`;
+}
+
+const recorder = (p: Page) => ({
+  id: () => p.evaluate<string>(() => (window as any).Tapedeck.getRecordingId()),
+  stats: () => p.evaluate(() => (window as any).Tapedeck.stats()),
+  flush: () => p.evaluate(() => (window as any).Tapedeck.flush()),
+});
+
+/** Clicks and types, so the page records some incremental events. */
+async function act(p: Page, text: string) {
+  await p.click('#go');
+  await p.type('#name', text);
+}
+
+async function storedEvents(recordingId: string): Promise<Ev[]> {
+  const r = await api(`/recordings/${recordingId}/events`, { key: testEnv().secretKey });
+  expect(r.status).toBe(200);
+  return r.json<Ev[]>();
+}
+
+/** What makes a recording replayable and loss-free: sequenceIds unique and increasing in time order. */
+function expectIncreasingSequenceIds(events: Ev[]) {
+  const seqs = events.map((e) => e.sequenceId as number);
+  for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]);
+}
+
+const fullSnapshots = (events: Ev[]) => events.filter((e) => e.type === 2).length;
+
+describe('browser recorder across tabs and page lifecycles', () => {
+  let browser: Browser;
+  let pages: PageServer;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const { baseUrl, publicKey } = testEnv();
+    pages = await PageServer.start({
+      '/tab': () => tagPage(baseUrl, publicKey),
+      '/tab-next': () => tagPage(baseUrl, publicKey),
+      '/a': () => tagPage(baseUrl, publicKey, { transport: 'http', links: ['/b'] }),
+      '/b': () => tagPage(baseUrl, publicKey, { transport: 'http', links: ['/a'] }),
+      '/refused': () => tagPage(baseUrl, 'public_key_svc_not_a_key_of_this_service', { transport: 'http' }),
+      '/manual': () => page(baseUrl, publicKey),
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await pages?.close();
+  });
+
+  it('stats() is null once the recorder stops itself because the server refuses the key', async () => {
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    await p.goto(`${pages.url}/refused`);
+    await p.click('#go');
+    await pollUntil(recorder(p).stats, (s) => s === null, 15_000);
+    await ctx.close();
   });
 });

@@ -95,6 +95,9 @@ export function start(options: StartOptions): string {
     recordOptions: options.recordOptions ?? {},
     transport: options.transport === 'http' ? 'http' : 'websocket',
     store: store(),
+    onSelfStop: () => {
+      if (s.session === session) s.session = null;
+    },
   });
   s.pendingMeta = {};
   s.session = session;

@@ -31,6 +31,8 @@ export interface SessionConfig {
   /** 'websocket' (default): WebSocket with HTTP fallback; 'http': HTTP POST only. */
   transport: 'websocket' | 'http';
   store: SafeStore;
+  /** Called when the session stops itself (the server refused the key). */
+  onSelfStop?: () => void;
 }
 
 export interface RecorderStats extends QueueStats {
@@ -490,6 +492,7 @@ export class RecorderSession {
     if (this.authFailed) return;
     this.authFailed = true;
     console.warn(`[tapedeck] the server refused the public key (HTTP ${status}); recording stopped`);
+    this.config.onSelfStop?.();
     void this.stop();
   }
 
