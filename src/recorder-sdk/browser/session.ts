@@ -190,6 +190,8 @@ export class RecorderSession {
     } catch {
       // ignore
     }
+    // No id is handed out after this: a start() in this page continues from the exact next id.
+    this.seq.commit();
     this.cut();
     this.pump();
     let timer: Timer | undefined;
@@ -502,7 +504,8 @@ export class RecorderSession {
   private onHide(): void {
     if (this.state === 'stopped') return;
     this.cut();
-    this.seq.commit();
+    // Once stopping, the store may already belong to a newer session of this page.
+    if (this.state === 'running') this.seq.commit();
     this.persist();
     if (!this.authFailed) {
       let budget = KEEPALIVE_LIMIT - this.keepaliveBytes;
