@@ -215,6 +215,19 @@ describe('SequenceCounter', () => {
     );
   });
 
+  it('after resync (back/forward-cache restore) continues after the ids later pages of the tab used', () => {
+    const store = new MemoryStore();
+    const a = new SequenceCounter(store, 'seq');
+    expect([a.next(), a.next()]).toEqual([1, 2]);
+    a.commit(); // pagehide
+    const b = new SequenceCounter(store, 'seq'); // the next page of the tab
+    expect([b.next(), b.next()]).toEqual([3, 4]);
+    b.commit();
+    a.resync(); // pageshow, persisted
+    expect(a.next()).toBe(5);
+    expect(new SequenceCounter(store, 'seq').next()).toBeGreaterThan(5);
+  });
+
   it('leaves no gap across a reload after commit', () => {
     const store = new MemoryStore();
     const a = new SequenceCounter(store, 'seq');

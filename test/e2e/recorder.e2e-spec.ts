@@ -138,6 +138,37 @@ describe('browser recorder across tabs and page lifecycles', () => {
     await pages?.close();
   });
 
+  it('after a back/forward-cache restore continues with fresh sequenceIds and a new full snapshot', async () => {
+    // Playwright disables the back/forward cache by default; this test needs it.
+    const bfcacheBrowser = await launchChromium({ ignoreDefaultArgs: ['--disable-back-forward-cache'] });
+    try {
+      const p = await (await bfcacheBrowser.newContext()).newPage();
+      await p.goto(`${pages.url}/a`);
+      await act(p, 'a');
+      await recorder(p).flush();
+      const id = await recorder(p).id();
+
+      await Promise.all([p.waitForURL(`${pages.url}/b`), p.click('#to-b')]);
+      await act(p, 'b');
+      await recorder(p).flush();
+      expect(await recorder(p).id()).toBe(id);
+
+      await p.goBack({ waitUntil: 'commit' }); // a restored page fires no load event
+      const shows = await pollUntil(() => p.evaluate<boolean[]>(() => (window as any).__shows), (s) => s?.length > 0, 10_000);
+      expect(shows).toEqual([false, true]); // restored from the cache, not loaded again
+      const restoredAt = Date.now();
+      await act(p, 'a again');
+      await recorder(p).flush();
+
+      const events = await storedEvents(id);
+      expectIncreasingSequenceIds(events);
+      expect(events.filter((e) => e.type === 2 && e.timestamp >= restoredAt - 5000).length).toBeGreaterThan(0);
+      expect(fullSnapshots(events)).toBe(3);
+    } finally {
+      await bfcacheBrowser.close();
+    }
+  });
+
   it('stats() is null once the recorder stops itself because the server refuses the key', async () => {
     const ctx = await browser.newContext();
     const p = await ctx.newPage();

@@ -32,6 +32,16 @@ export class SequenceCounter {
     this.leasedUpTo = this.nextId - 1;
   }
 
+  /**
+   * Continues after whatever the store holds (a page restored from the back/forward cache: later pages
+   * of the tab have used the counter meanwhile). The next id is leased afresh.
+   */
+  resync(): void {
+    const stored = Number(this.store.getItem(this.key));
+    if (Number.isSafeInteger(stored) && stored > this.nextId) this.nextId = stored;
+    this.leasedUpTo = this.nextId - 1;
+  }
+
   peek(): number {
     return this.nextId;
   }

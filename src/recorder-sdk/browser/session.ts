@@ -139,7 +139,7 @@ export class RecorderSession {
       document.visibilityState === 'hidden' ? this.onHide() : this.onShow(),
     );
     this.listen(window, 'pagehide', () => this.onHide());
-    this.listen(window, 'pageshow', () => this.onShow());
+    this.listen(window, 'pageshow', (ev) => this.onShow((ev as PageTransitionEvent).persisted));
     this.listen(window, 'online', () => this.reconnectNow());
     this.connect();
     if (restored > 0) this.pump();
@@ -167,6 +167,15 @@ export class RecorderSession {
       });
     } catch (err) {
       console.error('[tapedeck] could not start rrweb recording', err);
+    }
+  }
+
+  private takeFullSnapshot(): void {
+    if (this.state !== 'running' || !this.stopRecording) return;
+    try {
+      record.takeFullSnapshot(true);
+    } catch (err) {
+      console.error('[tapedeck] could not take a full snapshot', err);
     }
   }
 
@@ -520,9 +529,18 @@ export class RecorderSession {
     this.pump(); // the rest goes over the socket if it is open
   }
 
-  private onShow(): void {
+  /** Visible again, or shown again: `restored` from the back/forward cache. */
+  private onShow(restored = false): void {
     if (this.state === 'stopped') return;
-    this.config.store.removeItem(pendingKey(this.recordingId));
+    const key = pendingKey(this.recordingId);
+    if (restored) {
+      // Later pages of this tab used the counter, and the replay last saw their DOM, not ours. What
+      // they left unacknowledged is ours to deliver now (the server de-duplicates by batch id).
+      this.seq.resync();
+      this.queue.restore(decodePending(this.config.store.getItem(key)));
+      this.takeFullSnapshot();
+    }
+    this.config.store.removeItem(key);
     this.reconnectNow();
     this.pump();
   }
@@ -566,7 +584,7 @@ export class RecorderSession {
     if (this.queue.size > 0 && !this.authFailed) this.persist();
   }
 
-  private listen(target: EventTarget, type: string, fn: () => void): void {
+  private listen(target: EventTarget, type: string, fn: (ev: Event) => void): void {
     target.addEventListener(type, fn);
     this.listeners.push([target, type, fn]);
   }
