@@ -138,6 +138,69 @@ describe('browser recorder across tabs and page lifecycles', () => {
     await pages?.close();
   });
 
+  it('gives a tab opened with window.open its own recording, and keeps one recording per tab across navigations', async () => {
+    const ctx = await browser.newContext();
+    const opener = await ctx.newPage();
+    await opener.goto(`${pages.url}/tab`);
+    await act(opener, 'opener');
+    await pollUntil(recorder(opener).stats, (s) => s && s.acked > 0, 15_000);
+
+    const [child] = await Promise.all([ctx.waitForEvent('page'), opener.evaluate(() => void window.open('/tab'))]);
+    await child.waitForLoadState();
+    await act(child, 'child');
+    await act(opener, 'opener again');
+    await child.click('#go');
+    await Promise.all([recorder(opener).flush(), recorder(child).flush()]);
+
+    const openerId = await recorder(opener).id();
+    const childId = await recorder(child).id();
+    expect(childId).not.toBe(openerId);
+
+    // A same-tab navigation continues the tab's recording.
+    await child.goto(`${pages.url}/tab-next`);
+    await act(child, 'next page');
+    await recorder(child).flush();
+    expect(await recorder(child).id()).toBe(childId);
+    await ctx.close();
+
+    const openerEvents = await storedEvents(openerId);
+    const childEvents = await storedEvents(childId);
+    expect(fullSnapshots(openerEvents)).toBe(1);
+    expect(fullSnapshots(childEvents)).toBe(2);
+    expectIncreasingSequenceIds(openerEvents);
+    expectIncreasingSequenceIds(childEvents);
+  });
+
+  it('gives a duplicated tab (sessionStorage copied, no opener) its own recording', async () => {
+    const ctx = await browser.newContext();
+    const original = await ctx.newPage();
+    await original.goto(`${pages.url}/tab`);
+    await act(original, 'original');
+    await recorder(original).flush();
+    const copied = await original.evaluate(() => JSON.stringify({ ...sessionStorage }));
+
+    const duplicate = await ctx.newPage();
+    await duplicate.addInitScript((items: string) => {
+      if (sessionStorage.length > 0) return;
+      const parsed = JSON.parse(items) as Record<string, string>;
+      for (const key of Object.keys(parsed)) sessionStorage.setItem(key, parsed[key]);
+    }, copied);
+    await duplicate.goto(`${pages.url}/tab`);
+    await act(duplicate, 'duplicate');
+    await act(original, 'original again');
+    await Promise.all([recorder(original).flush(), recorder(duplicate).flush()]);
+    const originalId = await recorder(original).id();
+    const duplicateId = await recorder(duplicate).id();
+    await ctx.close();
+
+    expect(duplicateId).not.toBe(originalId);
+    for (const id of [originalId, duplicateId]) {
+      const events = await storedEvents(id);
+      expect(fullSnapshots(events)).toBe(1);
+      expectIncreasingSequenceIds(events);
+    }
+  });
+
   it('after a back/forward-cache restore continues with fresh sequenceIds and a new full snapshot', async () => {
     // Playwright disables the back/forward cache by default; this test needs it.
     const bfcacheBrowser = await launchChromium({ ignoreDefaultArgs: ['--disable-back-forward-cache'] });

@@ -3,7 +3,8 @@
 // State lives on a global symbol, so a page that loads the script twice still records once.
 import { isUuid, uuid } from './ids';
 import { RECORDER_VERSION, RecorderSession, type RecordOptions, type RecorderStats } from './session';
-import { MemoryStore, RECORDING_ID_KEY, SafeStore, pendingKey } from './storage';
+import { MemoryStore, RECORDING_ID_KEY, SafeStore, pendingKey, sequenceKey } from './storage';
+import { TabCheck } from './tab-check';
 
 export type { RecordOptions, RecorderStats };
 
@@ -25,15 +26,18 @@ interface Shared {
   pendingMeta: Record<string, unknown>;
   store: SafeStore | null;
   scriptOrigin: string | null;
+  tabs: TabCheck | null;
 }
 
 const SHARED_KEY = Symbol.for('tapedeck.recorder');
+/** How long a page that found a recording id in sessionStorage waits for another tab to claim it. */
+const TAB_CHECK_MS = 150;
 
 function shared(): Shared {
   const g = globalThis as unknown as Record<symbol, Shared | undefined>;
   let s = g[SHARED_KEY];
   if (!s) {
-    s = { session: null, pendingMeta: {}, store: null, scriptOrigin: null };
+    s = { session: null, pendingMeta: {}, store: null, scriptOrigin: null, tabs: null };
     g[SHARED_KEY] = s;
   }
   return s;
@@ -66,6 +70,30 @@ function storedRecordingId(create: boolean): string | null {
   return fresh;
 }
 
+/** Answers other tabs' questions while this page is shown (see tab-check.ts). */
+function tabs(): TabCheck {
+  const s = shared();
+  if (!s.tabs) {
+    const check = new TabCheck(store(), () => [s.session?.recordingId, store().getItem(RECORDING_ID_KEY)]);
+    s.tabs = check;
+    window.addEventListener('pagehide', () => check.close());
+    window.addEventListener('pageshow', (ev) => {
+      if (ev.persisted) check.open();
+    });
+  }
+  return s.tabs;
+}
+
+/** This tab is a copy of one that records `copied`: start a recording of its own. */
+function replaceCopiedRecordingId(copied: string): string {
+  const st = store();
+  const fresh = uuid();
+  st.setItem(RECORDING_ID_KEY, fresh);
+  st.removeItem(sequenceKey(copied));
+  st.removeItem(pendingKey(copied));
+  return fresh;
+}
+
 function normaliseServerUrl(raw: string | undefined): string {
   const base = raw ?? shared().scriptOrigin ?? location.origin;
   const url = new URL(base, location.href);
@@ -86,7 +114,8 @@ export function start(options: StartOptions): string {
   if (!options || typeof options.publicKey !== 'string' || options.publicKey === '') {
     throw new Error('[tapedeck] start() needs a publicKey');
   }
-  const recordingId = storedRecordingId(true) as string;
+  const stored = storedRecordingId(false);
+  const recordingId = stored ?? (storedRecordingId(true) as string);
   const session = new RecorderSession({
     recordingId,
     publicKey: options.publicKey,
@@ -101,7 +130,15 @@ export function start(options: StartOptions): string {
   });
   s.pendingMeta = {};
   s.session = session;
-  session.start();
+  // A stored id may have been copied from another tab that still records it (window.open, duplicated
+  // tab): ask first, recording meanwhile; a fresh id needs no question.
+  const check = tabs();
+  check.open();
+  const decideNow = stored
+    ? check.ask(stored, TAB_CHECK_MS, (taken) => session.begin(taken ? replaceCopiedRecordingId(stored) : stored))
+    : null;
+  session.start(decideNow);
+  if (!decideNow) session.begin(recordingId);
   return recordingId;
 }
 

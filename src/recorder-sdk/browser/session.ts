@@ -67,12 +67,17 @@ const KEEPALIVE_LIMIT = 60_000;
 const STOP_DRAIN_MS = 5000;
 
 export class RecorderSession {
-  readonly recordingId: string;
+  private id: string;
   private readonly queue = new BatchQueue(MAX_UNACKED_BYTES);
   private readonly buffer = new EventBuffer(BATCH_MAX_EVENTS, BATCH_MAX_BYTES);
-  private readonly seq: SequenceCounter;
-  private readonly httpUrl: string;
-  private readonly wsUrl: string | null;
+  private seq: SequenceCounter;
+  private httpUrl = '';
+  private wsUrl: string | null = null;
+  /** Events recorded before begin() fixed the recording id; null from then on. */
+  private held: Array<Record<string, unknown>> | null = [];
+  private decideNow: (() => void) | null = null;
+  private markBegun: () => void = () => undefined;
+  private readonly begun = new Promise<void>((resolve) => (this.markBegun = resolve));
   private state: 'running' | 'stopping' | 'stopped' = 'running';
   private stopRecording: (() => void) | undefined;
   private eventsRecorded = 0;
@@ -107,20 +112,32 @@ export class RecorderSession {
   private readonly listeners: Array<[EventTarget, string, EventListener]> = [];
 
   constructor(private readonly config: SessionConfig) {
-    this.recordingId = config.recordingId;
-    this.seq = new SequenceCounter(config.store, sequenceKey(this.recordingId));
-    const base = `${config.serverUrl}/recordings/${encodeURIComponent(this.recordingId)}/events`;
-    this.httpUrl = base;
-    this.wsUrl =
-      config.transport === 'websocket' && typeof WebSocket !== 'undefined'
-        ? `${base.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(config.publicKey)}`
-        : null;
+    this.id = config.recordingId;
+    this.seq = this.useId(config.recordingId);
   }
 
-  start(): void {
-    const key = pendingKey(this.recordingId);
-    const restored = this.queue.restore(decodePending(this.config.store.getItem(key)));
-    this.config.store.removeItem(key);
+  /** The recording id; it may change once, in begin(), while the tab check runs. */
+  get recordingId(): string {
+    return this.id;
+  }
+
+  private useId(recordingId: string): SequenceCounter {
+    this.id = recordingId;
+    const base = `${this.config.serverUrl}/recordings/${encodeURIComponent(recordingId)}/events`;
+    this.httpUrl = base;
+    this.wsUrl =
+      this.config.transport === 'websocket' && typeof WebSocket !== 'undefined'
+        ? `${base.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(this.config.publicKey)}`
+        : null;
+    return new SequenceCounter(this.config.store, sequenceKey(recordingId));
+  }
+
+  /**
+   * Starts recording. Events are held (no sequenceId, nothing sent) until begin() fixes the recording
+   * id; `decideNow`, when given, makes that happen at once (the page is going away or stopping).
+   */
+  start(decideNow: (() => void) | null = null): void {
+    this.decideNow = decideNow;
     this.push({
       type: 5,
       timestamp: Date.now(),
@@ -141,8 +158,6 @@ export class RecorderSession {
     this.listen(window, 'pagehide', () => this.onHide());
     this.listen(window, 'pageshow', (ev) => this.onShow((ev as PageTransitionEvent).persisted));
     this.listen(window, 'online', () => this.reconnectNow());
-    this.connect();
-    if (restored > 0) this.pump();
 
     // packFn would turn events into strings the server cannot read; emit is ours.
     const { emit: userEmit, packFn: _packFn, ...options } = this.config.recordOptions as RecordOptions & {
@@ -170,6 +185,29 @@ export class RecorderSession {
     }
   }
 
+  /** Fixes the recording id: re-queues what earlier pages of the tab left, then sends held events. */
+  begin(recordingId: string): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = null;
+    this.decideNow = null;
+    if (recordingId !== this.id) this.seq = this.useId(recordingId);
+    const key = pendingKey(recordingId);
+    const restored = this.queue.restore(decodePending(this.config.store.getItem(key)));
+    this.config.store.removeItem(key);
+    for (const event of held) this.push(event);
+    this.connect();
+    if (restored > 0) this.pump();
+    this.markBegun();
+  }
+
+  /** Before anything that needs the recording id settled (leaving the page, stopping). */
+  private decide(): void {
+    if (!this.held) return;
+    this.decideNow?.();
+    this.begin(this.id); // no decision came: keep the id we have
+  }
+
   private takeFullSnapshot(): void {
     if (this.state !== 'running' || !this.stopRecording) return;
     try {
@@ -185,14 +223,17 @@ export class RecorderSession {
 
   /** Resolves when everything recorded so far is acknowledged (or dropped/lost, see stats()). */
   flush(): Promise<void> {
-    this.cut();
-    this.pump();
-    return this.queue.whenSettled();
+    return this.begun.then(() => {
+      this.cut();
+      this.pump();
+      return this.queue.whenSettled();
+    });
   }
 
   /** Stops recording, tries for a few seconds to deliver what is left, then closes the socket. */
   async stop(): Promise<void> {
     if (this.state !== 'running') return;
+    this.decide();
     this.state = 'stopping';
     try {
       this.stopRecording?.();
@@ -224,7 +265,7 @@ export class RecorderSession {
       recordingId: this.recordingId,
       transport: this.wsOpen && now >= this.wsPausedUntil ? 'websocket' : this.httpActive(now) ? 'http' : 'none',
       recording: this.state === 'running',
-      bufferedEvents: this.buffer.size,
+      bufferedEvents: this.buffer.size + (this.held?.length ?? 0),
       eventsRecorded: this.eventsRecorded,
       ...this.queue.stats(),
     };
@@ -234,6 +275,10 @@ export class RecorderSession {
 
   private push(event: Record<string, unknown>): void {
     if (this.state !== 'running') return;
+    if (this.held) {
+      this.held.push(event);
+      return;
+    }
     let json: string;
     try {
       json = JSON.stringify({ ...event, sequenceId: this.seq.next() });
@@ -318,7 +363,7 @@ export class RecorderSession {
   // ---- WebSocket ----
 
   private connect(): void {
-    if (this.state === 'stopped' || this.authFailed || this.wsUrl === null || this.ws) return;
+    if (this.state === 'stopped' || this.authFailed || this.held || this.wsUrl === null || this.ws) return;
     let ws: WebSocket;
     try {
       ws = new WebSocket(this.wsUrl);
@@ -512,6 +557,7 @@ export class RecorderSession {
   /** The page may be going away: cut, save what is unacked, and send it with keepalive requests. */
   private onHide(): void {
     if (this.state === 'stopped') return;
+    this.decide();
     this.cut();
     // Once stopping, the store may already belong to a newer session of this page.
     if (this.state === 'running') this.seq.commit();
