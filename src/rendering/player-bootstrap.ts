@@ -69,6 +69,8 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
         }
       });
       state.player = player;
+      // The speed prop reaches the replayer only; the control bar highlights speedOption[0] until told.
+      player.setSpeed(cfg.speed);
       player.goto(startOffset(cfg.time, events[0].timestamp, events[events.length - 1].timestamp), cfg.autoplay);
       window.addEventListener('resize', function () {
         var s = frameSize();

@@ -90,7 +90,7 @@ describe('player page in Chromium', () => {
     // The viewer's browser never fetches the recorded page's third-party resources.
     expect(blockedTracker).toBe(true);
     const s = await state(page);
-    expect(s).toMatchObject({ ready: true, error: undefined, playing: false, speed: 1, header: true, controller: true });
+    expect(s).toMatchObject({ ready: true, error: undefined, playing: false, speed: 1, activeSpeed: '1x', header: true, controller: true });
     expect(s.time).toBeLessThan(50);
     expect(s.replayText).toContain('Tapedeck fixture page');
     expect(headers['content-type']).toMatch(/^text\/html/);
@@ -120,8 +120,18 @@ describe('player page in Chromium', () => {
   it('starts paused at a percentage with a slow speed', async () => {
     const { page, problems } = await open(testEnv().baseUrl + playerPath('player.html', signed('time=percent:50&speed=0.25&autoplay=false')));
     const s = await state(page);
-    expect(s).toMatchObject({ ready: true, playing: false, speed: 0.25, controller: true });
+    expect(s).toMatchObject({ ready: true, playing: false, speed: 0.25, activeSpeed: '0.25x', controller: true });
     expect(Math.abs(s.time - (fx.lastTs - fx.firstTs) / 2)).toBeLessThan(50);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('highlights the requested speed in the control bar, not the first offered one', async () => {
+    const { page, problems } = await open(testEnv().baseUrl + playerPath('player.html', signed('speed=2')));
+    const s = await state(page);
+    expect(s).toMatchObject({ ready: true, playing: false, speed: 2, activeSpeed: '2x', controller: true });
+    await page.locator('.rr-controller__btns button.active').waitFor();
+    expect(await page.locator('.rr-controller__btns button.active').count()).toBe(1);
     expect(problems).toEqual([]);
     await page.context().close();
   });

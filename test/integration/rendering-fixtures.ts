@@ -145,6 +145,8 @@ export const playerState = (page: Page) =>
       error: t.error,
       playing: r?.service.state.value === 'playing',
       speed: r?.config.speed as number | undefined,
+      // The control bar's highlighted speed button (rrweb-player marks it with the class "active").
+      activeSpeed: document.querySelector('.rr-controller__btns button.active')?.textContent ?? null,
       time: r?.getCurrentTime() as number,
       header: visible('header'),
       controller: visible('.rr-controller'),
