@@ -26,6 +26,8 @@ describe('presigned links', () => {
     expect(resourcePath(rep)).toBe('/replays/user%20id/a%2Fb%3Fc');
     expect(resourcePath(rep, 'events')).toBe('/replays/user%20id/a%2Fb%3Fc/events');
     expect(() => resourcePath(rep, 'player')).toThrow(/replay link opens/);
+    // A dot-segment value stays a value: encodeURIComponent would leave it for clients to resolve.
+    expect(resourcePath(replayScope('./..'), 'events')).toBe('/replays/%2E/%2E%2E/events');
   });
 
   it('limits the lifetime to PRESIGN_MAX_TTL_SECONDS', () => {

@@ -1,6 +1,7 @@
 // Builds presigned link paths the way a customer's server would (docs/presigned-links.md): the
 // string to sign uses the decoded path values, the URL carries them percent-encoded.
 import { AppError } from '../common/app-error';
+import { pathSegment } from '../common/path-segment';
 import { PresignScope, presignQuery, sign } from '../auth/presign';
 
 /** Which read endpoint of the signed resource the link points at (one signature opens all of them). */
@@ -30,11 +31,11 @@ export function resourcePath(scope: PresignScope, resource?: LinkResource): stri
   if (scope.kind === 'recording') {
     const suffix = RECORDING_RESOURCES[(resource ?? 'events') as keyof typeof RECORDING_RESOURCES];
     if (suffix === undefined) throw new AppError('bad_request', `a recording link opens one of: ${Object.keys(RECORDING_RESOURCES).join(', ')}`);
-    return `/recordings/${encodeURIComponent(scope.recordingId)}${suffix}`;
+    return `/recordings/${pathSegment(scope.recordingId)}${suffix}`;
   }
   const suffix = REPLAY_RESOURCES[(resource ?? 'replay') as keyof typeof REPLAY_RESOURCES];
   if (suffix === undefined) throw new AppError('bad_request', `a replay link opens one of: ${Object.keys(REPLAY_RESOURCES).join(', ')}`);
-  return `/replays/${encodeURIComponent(scope.groupingProp)}/${encodeURIComponent(scope.replayValue)}${suffix}`;
+  return `/replays/${pathSegment(scope.groupingProp)}/${pathSegment(scope.replayValue)}${suffix}`;
 }
 
 /** Expiry (UNIX seconds) of a link signed now for `ttlSeconds`, refused beyond the service maximum. */

@@ -2,6 +2,8 @@
 // PUBLIC_BASE_URL when it is set. With a presigned query (auth/link-signer.ts) the *Signed
 // variants open the recording's detail, events, player and screenshots without other credentials:
 // one signature covers every read resource of the recording (see auth/presign.ts).
+import { pathSegment } from '../common/path-segment';
+
 export interface RecordingLinks {
   self: string;
   events: string;
@@ -14,7 +16,7 @@ export interface RecordingLinks {
 }
 
 export function recordingLinks(recordingId: string, baseUrl = '', presignedQuery?: string): RecordingLinks {
-  const self = `${baseUrl.replace(/\/+$/, '')}/recordings/${encodeURIComponent(recordingId)}`;
+  const self = `${baseUrl.replace(/\/+$/, '')}/recordings/${pathSegment(recordingId)}`;
   const links: RecordingLinks = { self, events: `${self}/events`, player: `${self}/player.html`, screenshot: `${self}/screenshot.png` };
   if (presignedQuery !== undefined) {
     links.selfSigned = `${links.self}?${presignedQuery}`;

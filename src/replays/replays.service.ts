@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { LinkSigner } from '../auth/link-signer';
 import { notFound } from '../common/app-error';
+import { pathSegment } from '../common/path-segment';
 import { jsonArrayStream, jsonObjectWithArray } from '../common/json-array-stream';
 import { RECORDING_EVENT_SOURCE, RecordingEventSource } from '../domain/rrweb-event';
 import { composeReplay } from './replay-composer';
@@ -21,7 +22,7 @@ export interface ReplayListItem {
   signedUrlsExpireAt?: number;
 }
 
-const replayPath = (prop: string, value: string) => `/replays/${encodeURIComponent(prop)}/${encodeURIComponent(value)}`;
+const replayPath = (prop: string, value: string) => `/replays/${pathSegment(prop)}/${pathSegment(value)}`;
 
 @Injectable()
 export class ReplaysService {

@@ -1,6 +1,7 @@
 // includeSignedUrls: the links the listing and the detail hand out open the recording with no other
 // credential, and nothing else; a tampered link is refused with 403.
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { presign, tenantA } from './auth-fixtures';
 import { testEnv } from '../harness/env';
 import { api, postEvents, sampleEvents } from '../harness/http';
@@ -95,5 +96,50 @@ describe('signed links', () => {
     const body = r.json();
     expect(body.signedUrlsExpireAt).toBeGreaterThan(Math.floor(Date.now() / 1000));
     expect((await api(body.links.eventsSigned)).status).toBe(200);
+  });
+});
+
+/** GET with the path sent exactly as written, as curl and other RFC 3986 clients do (fetch would resolve %2E%2E). */
+function rawGet(pathAndQuery: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(testEnv().baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path: pathAndQuery, method: 'GET' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('replay links of a "." or ".." value', () => {
+  const prop = `dots-${randomUUID()}`;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    for (const value of ['.', '..']) {
+      ids[value] = randomUUID();
+      expect((await postEvents(ids[value], sampleEvents(4, Date.now() - 30_000))).status).toBe(200);
+      const meta = await api(`/recordings/${ids[value]}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [prop]: value }) });
+      expect(meta.status).toBe(200);
+    }
+  });
+
+  it('writes the value as %2E or %2E%2E, and every link opens that replay alone', async () => {
+    const r = await pollUntil(() => api(`/replays/${prop}?includeSignedUrls=true`, { key: secret() }), (x) => x.status === 200 && x.json().replays.length === 2, 20_000);
+    const items: { replayValue: string; links: Record<string, string> }[] = r.json().replays;
+    for (const [value, segment] of [['.', '%2E'], ['..', '%2E%2E']]) {
+      const links = items.find((i) => i.replayValue === value)!.links;
+      expect(links.self).toBe(`/replays/${prop}/${segment}`);
+      expect(links.events).toBe(`/replays/${prop}/${segment}/events`);
+      expect(links.eventsSigned.startsWith(`/replays/${prop}/${segment}/events?`)).toBe(true);
+      const events = await rawGet(links.eventsSigned);
+      expect(events.status).toBe(200);
+      expect(JSON.parse(events.body).map((e: { recordingId: string }) => e.recordingId)).toEqual(Array(4).fill(ids[value]));
+      const replay = await rawGet(links.selfSigned);
+      expect(replay.status).toBe(200);
+      expect(JSON.parse(replay.body).metadata).toMatchObject({ [prop]: value });
+    }
   });
 });
