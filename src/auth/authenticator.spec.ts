@@ -63,6 +63,17 @@ describe('Authenticator', () => {
     expect(failure(() => auth.authenticate(recording, presented(link(undefined, NOW / 1000 + 3600)), NOW))).toBe('accepted');
   });
 
+  it('verifies the signature over expires exactly as written in the query, leading zeros included', () => {
+    const at = NOW / 1000 + 60;
+    const padded = (signedExpires: string, written = `0${at}`) => ({ ...link(), expires: written, signature: sign(SECRET, { kind: 'recording', recordingId: RID }, 'acme', signedExpires) });
+    expect(failure(() => auth.authenticate(recording, presented(padded(`0${at}`)), NOW))).toBe('accepted');
+    expect(failure(() => auth.authenticate(recording, presented(padded(`00${at}`, `00${at}`)), NOW))).toBe('accepted');
+    expect(failure(() => auth.authenticate(recording, presented(padded(String(at))), NOW))).toBe('forbidden');
+    // The other checks read the value: still expired, or too long-lived, with zeros in front.
+    expect(failure(() => auth.authenticate(recording, presented(padded(`0${NOW / 1000 - 1}`, `0${NOW / 1000 - 1}`)), NOW))).toBe('forbidden');
+    expect(failure(() => auth.authenticate(recording, presented(padded(`0${NOW / 1000 + 3601}`, `0${NOW / 1000 + 3601}`)), NOW))).toBe('forbidden');
+  });
+
   it('does not let a link open a route without presigned access (401)', () => {
     expect(failure(() => auth.authenticate({ keys: ['secret'] }, presented(link()), NOW))).toBe('unauthorized');
   });

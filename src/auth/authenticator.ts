@@ -76,7 +76,8 @@ export class Authenticator {
     if (expires - now > this.cfg.PRESIGN_MAX_TTL_SECONDS) throw new AppError('forbidden', 'Presigned link lives longer than this service allows');
     const key = this.registry.signingKey(tenantId, keyId);
     const scope = this.scopeOf(req.presign, p.params);
-    const candidates = key ? scopeVariants(scope).map((s) => sign(key.secret, s, tenantId, expires)) : [];
+    // Signed over the digits as sent (docs/presigned-links.md), not over the number they spell.
+    const candidates = key ? scopeVariants(scope).map((s) => sign(key.secret, s, tenantId, expiresRaw)) : [];
     // Compare against a dummy when the key is unknown, so timing does not reveal which keys exist.
     const ok = key ? candidates.some((c) => safeEqual(c, signature.toLowerCase())) : safeEqual('0'.repeat(64), signature) && false;
     if (!ok) throw new AppError('forbidden', 'Presigned link signature is invalid for this resource');

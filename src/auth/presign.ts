@@ -1,7 +1,8 @@
 // Presigned links. signature = lowercase hex HMAC-SHA256(signing secret,
 //   "GET /recordings/{recordingId} {tenantId} {expires}")   for a recording's read resources, or
 //   "GET /replays/{groupingProp}/{replayValue} {tenantId} {expires}" for a replay,
-// with path values as plain (decoded) text and expires in UNIX seconds.
+// with path values as plain (decoded) text and expires in UNIX seconds, written exactly as in the
+// link's query string (a verifier passes the digits it received, leading zeros and all).
 import { hmacHex } from './key-material';
 
 export type PresignScope = { kind: 'recording'; recordingId: string } | { kind: 'replay'; groupingProp: string; replayValue: string };
@@ -12,11 +13,11 @@ export function canonicalResource(scope: PresignScope): string {
     : `GET /replays/${scope.groupingProp}/${scope.replayValue}`;
 }
 
-export function stringToSign(scope: PresignScope, tenantId: string, expires: number): string {
+export function stringToSign(scope: PresignScope, tenantId: string, expires: number | string): string {
   return `${canonicalResource(scope)} ${tenantId} ${expires}`;
 }
 
-export function sign(secret: string, scope: PresignScope, tenantId: string, expires: number): string {
+export function sign(secret: string, scope: PresignScope, tenantId: string, expires: number | string): string {
   return hmacHex(secret, stringToSign(scope, tenantId, expires));
 }
 

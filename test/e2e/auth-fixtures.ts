@@ -49,7 +49,8 @@ export async function createTenant(prefix = 'b'): Promise<TenantCreds> {
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** The documented recipe: HMAC-SHA256 over "GET <resource> <tenantId> <expires>", lowercase hex. */
-export function presign(resource: string, t: Pick<TenantCreds, 'tenantId' | 'signingKeyId' | 'signingSecret'>, expires = nowSeconds() + 300): Record<string, string> {
+/** `expires` is signed and sent as given: a string keeps its exact digits (leading zeros too). */
+export function presign(resource: string, t: Pick<TenantCreds, 'tenantId' | 'signingKeyId' | 'signingSecret'>, expires: number | string = nowSeconds() + 300): Record<string, string> {
   const signature = createHmac('sha256', t.signingSecret).update(`GET ${resource} ${t.tenantId} ${expires}`).digest('hex');
   return { tenantId: t.tenantId, expires: String(expires), keyId: t.signingKeyId, signature };
 }

@@ -63,6 +63,16 @@ describe('presigned links', () => {
     expect((await get(events(recX), presign(`/recordings/${recX}`, A, nowSeconds() + MAX_TTL - 120))).status).toBe(200);
   });
 
+  it('are signed over expires exactly as the query string writes it (docs/presigned-links.md)', async () => {
+    const at = nowSeconds() + 300;
+    expect((await get(events(recX), presign(`/recordings/${recX}`, A, `0${at}`))).status).toBe(200);
+    // Digits signed one way and sent another do not match, though they spell the same number.
+    expect((await get(events(recX), { ...presign(`/recordings/${recX}`, A, at), expires: `0${at}` })).status).toBe(403);
+    expect((await get(events(recX), { ...presign(`/recordings/${recX}`, A, `0${at}`), expires: String(at) })).status).toBe(403);
+    expect((await get(events(recX), presign(`/recordings/${recX}`, A, `0${nowSeconds() - 1}`))).status).toBe(403);
+    expect((await get(events(recX), presign(`/recordings/${recX}`, A, `0${nowSeconds() + MAX_TTL + 120}`))).status).toBe(403);
+  });
+
   it('stop working once their signing key is revoked', async () => {
     const rec = randomUUID();
     expect((await postEvents(rec, sampleEvents(3), B.publicKey)).status).toBe(200);
