@@ -5,6 +5,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { AppError, statusOf } from './app-error';
+import { setReplyHeaders } from './reply-headers';
 import { ValidationError } from './validation';
 
 type FastifyLikeError = { statusCode?: number; code?: string; message?: string };
@@ -72,6 +73,6 @@ export class ErrorFilter implements ExceptionFilter {
       this.logger.error({ msg: 'unhandled error', errorId: d.errorId, err: String((err as Error)?.stack ?? err) });
     }
     if (reply.sent) return;
-    reply.status(d.status).header('content-type', d.contentType).headers(d.headers).send(d.body);
+    setReplyHeaders(reply.status(d.status).header('content-type', d.contentType), d.headers).send(d.body);
   }
 }

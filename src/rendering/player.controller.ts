@@ -6,6 +6,7 @@ import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } f
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
+import { setReplyHeaders } from '../common/reply-headers';
 import { parseWith, uuidParam } from '../common/validation';
 import { ApiBadRequest, ApiTextError } from '../recordings/recordings-query.openapi';
 import { PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
@@ -99,6 +100,6 @@ export class PlayerController {
   ): Promise<void> {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');
     const page = await this.player.page({ auth, recordingId, html, accept, query, origin: `${req.protocol}://${req.host}` });
-    void reply.status(200).headers(page.headers).send(page.html);
+    void setReplyHeaders(reply.status(200), page.headers).send(page.html);
   }
 }

@@ -6,6 +6,7 @@ import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } f
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
+import { setReplyHeaders } from '../common/reply-headers';
 import { parseWith, uuidParam } from '../common/validation';
 import { ApiBadRequest, ApiTextError } from '../recordings/recordings-query.openapi';
 import { ScreenshotService } from './screenshot.service';
@@ -103,6 +104,6 @@ export class ScreenshotController {
       ifNoneMatch: headers['if-none-match'],
       query,
     });
-    void reply.status(res.status).headers(res.headers).send(res.body);
+    void setReplyHeaders(reply.status(res.status), res.headers).send(res.body);
   }
 }

@@ -211,6 +211,19 @@ describe('player HTTP rules', () => {
     if (status === 200) expect(r.text).toContain('__tapedeck');
   });
 
+  it('varies on Origin (CORS) and, for /player, on Accept: a 406 too', async () => {
+    const vary = (r: Res) => (r.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase()).sort();
+    const origin = { origin: 'https://app.example.com' };
+    const at = (suffix: string, accept: string) => api(playerPath(suffix), { key: testEnv().secretKey, headers: { ...origin, accept } });
+    const negotiated = await at('player', 'text/html');
+    expect(negotiated.status).toBe(200);
+    expect(vary(negotiated)).toEqual(['accept', 'origin']);
+    const refused = await at('player', 'application/json');
+    expect(refused.status).toBe(406);
+    expect(vary(refused)).toEqual(['accept', 'origin']);
+    expect(vary(await at('player.html', 'text/html'))).toEqual(['origin']);
+  });
+
   it.each([
     'speed=5',
     'speed=0.1',

@@ -243,6 +243,19 @@ describe('screenshot', () => {
       expect(other.body.equals(first.body)).toBe(true);
     });
 
+    it('varies on Origin (CORS) and, without an extension, on Accept; a 304 too', async () => {
+      const origin = { origin: 'https://app.example.com' };
+      const vary = (r: { headers: Headers }) => (r.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase()).sort();
+      const negotiated = await shot('screenshot', 'time=percent:50&width=400', { headers: { ...origin, accept: 'image/png' } });
+      expect(negotiated.status).toBe(200);
+      expect(vary(negotiated)).toEqual(['accept', 'origin']);
+      const etag = negotiated.headers.get('etag')!;
+      const notModified = await shot('screenshot', 'time=percent:50&width=400', { headers: { ...origin, accept: 'image/png', 'if-none-match': etag } });
+      expect(notModified.status).toBe(304);
+      expect(vary(notModified)).toEqual(['accept', 'origin']);
+      expect(vary(await shot('screenshot.png', 'time=percent:50&width=400', { headers: origin }))).toEqual(['origin']);
+    });
+
     it('renders late events: the same request gives the new picture once events before T arrive', async () => {
       const id = randomUUID();
       const late = (e: { timestamp: number }) => e.timestamp > fx.before && e.timestamp <= fx.at;
