@@ -52,7 +52,7 @@ function ApiPlayer(kind: keyof typeof SUMMARY) {
       required: false,
       type: String,
       example: 'percent:50',
-      description: 'Start position, as for screenshots: offset:<ms> (negative from the end), percent:<0-100> or epoch:<ms>; default offset:0. Malformed: 400; outside the recording the player starts at the nearest end.',
+      description: 'Start position, as for screenshots: offset:<ms> (negative from the end), percent:<0-100> or epoch:<ms>; default (when absent) offset:0. Malformed, empty included: 400; outside the recording the player starts at the nearest end.',
     }),
     ApiQuery({
       name: 'eventsUrl',

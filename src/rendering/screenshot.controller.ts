@@ -12,7 +12,7 @@ import { ApiBadRequest, ApiTextError } from '../recordings/recordings-query.open
 import { ScreenshotService } from './screenshot.service';
 
 const TIME_RULES =
-  'Playback position: offset:<ms> from the first event (negative: back from the last event), percent:<0-100> of the duration, or epoch:<ms>. Default offset:0. Malformed: 400; outside the recording: 422.';
+  'Playback position: offset:<ms> from the first event (negative: back from the last event), percent:<0-100> of the duration, or epoch:<ms>. Default (when absent) offset:0. Malformed, empty included: 400; outside the recording: 422.';
 
 function ApiScreenshot(extension: string | undefined) {
   const produces = extension === undefined ? ['image/png', 'image/jpeg', 'image/webp'] : [extension === 'png' ? 'image/png' : extension === 'webp' ? 'image/webp' : 'image/jpeg'];

@@ -11,7 +11,8 @@ const INTEGER = /^-?\d{1,16}$/;
 const DECIMAL = /^\d{1,3}(\.\d{1,6})?$/;
 
 export function parseTimeSelector(raw: string | undefined): TimeSelector {
-  if (raw === undefined || raw === '') return { kind: 'offset', value: 0 };
+  // Absent means the start; present but empty is malformed, like every other empty parameter.
+  if (raw === undefined) return { kind: 'offset', value: 0 };
   const colon = raw.indexOf(':');
   const kind = colon < 0 ? raw : raw.slice(0, colon);
   const value = colon < 0 ? '' : raw.slice(colon + 1);

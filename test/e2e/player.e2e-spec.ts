@@ -232,6 +232,7 @@ describe('player HTTP rules', () => {
     'autoplay=maybe',
     'mode=fancy',
     'time=bogus',
+    'time=',
     `eventsUrl=${encodeURIComponent('//evil.example.com/e')}`,
     `eventsUrl=${encodeURIComponent('https://evil.example.com/e')}`,
     `eventsUrl=${encodeURIComponent('javascript:alert(1)')}`,

@@ -82,6 +82,13 @@ describe('screenshot', () => {
     expect(r.status).toBe(400);
   });
 
+  it.each(['time=', 'time=bogus', 'time=offset:'])('answers 400 for %s, as for any malformed time', async (query) => {
+    const r = await shot('screenshot.png', query);
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(r.text).toMatch(/Invalid time/);
+  });
+
   it.each([
     ['offset past the end', () => `time=offset:${fx.lastTs - fx.firstTs + 1}`],
     ['negative offset before the start', () => `time=offset:-${fx.lastTs - fx.firstTs + 1}`],
