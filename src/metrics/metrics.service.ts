@@ -40,6 +40,12 @@ export class MetricsService {
     });
   }
 
+  /** A histogram (`_bucket`, `_sum`, `_count`); the feature calls the returned function per observation. */
+  histogram(name: string, help: string, buckets: number[]): (value: number) => void {
+    const h = new Histogram({ name, help, buckets, registers: [this.registry] });
+    return (value) => h.observe(value);
+  }
+
   /** A counter whose value is read from a monotonic source when scraped (exported as TYPE counter). */
   counter(name: string, help: string, read: () => number): void {
     new Counter({ name, help, registers: [this.registry], collect: setCounter(read) });

@@ -56,9 +56,11 @@ function setup(warmPages?: number) {
       return task({ browser: {} as BrowserLease['browser'], generation, signal: new AbortController().signal });
     },
   } as unknown as BrowserPool;
-  const renderer = new ScreenshotRenderer(pool, { timeoutMs: 1000, warmPages });
+  const rendered: number[] = [];
+  const renderer = new ScreenshotRenderer(pool, { timeoutMs: 1000, warmPages, onRendered: (s) => rendered.push(s) });
   return {
     renderer,
+    rendered,
     runs: () => runs,
     newBrowser: () => generation++,
   };
@@ -88,6 +90,18 @@ describe('ScreenshotRenderer', () => {
     expect(b.contentType).toBe('image/png');
     expect(renderer.warmHits).toBe(1);
     expect(renderer.coldRenders).toBe(1);
+  });
+
+  it('reports the seconds of each browser render, not of cache hits or failures', async () => {
+    const { renderer, rendered } = setup();
+    await renderer.render(req());
+    await renderer.render(req()); // image cache
+    await renderer.render(req({ time: { kind: 'offset', value: 500 } })); // warm page
+    expect(rendered).toHaveLength(2);
+    for (const s of rendered) expect(s).toBeGreaterThanOrEqual(0);
+    mockOpened[0].fail = true;
+    await expect(renderer.render(req({ time: { kind: 'offset', value: 700 } }))).rejects.toThrow();
+    expect(rendered).toHaveLength(2);
   });
 
   it('answers a repeat from the image cache with a strong sha256 ETag', async () => {

@@ -22,6 +22,8 @@ export interface ScreenshotRendererOptions {
   warmPages?: number;
   /** Encoded-image cache bound. Default 64 MiB. */
   imageCacheBytes?: number;
+  /** Told the seconds of each successful browser render, from asking for a slot to the encoded image. */
+  onRendered?: (seconds: number) => void;
 }
 
 export interface ScreenshotRequest {
@@ -119,8 +121,10 @@ export class ScreenshotRenderer {
   ): Promise<RenderedImage> {
     if (!this.warm.peek(contentKey)) await events(); // load before taking a browser slot
     const viewport = summary.viewport ?? { width: out.width, height: out.height };
+    const started = performance.now();
     const png = await this.pool.run((lease) => this.shoot(lease, contentKey, events, viewport, offsetMs));
     const bytes = await encodeImage(png, out);
+    this.options.onRendered?.((performance.now() - started) / 1000);
     const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
     return { bytes, contentType: CONTENT_TYPES[out.format], etag, width: out.width, height: out.height };
   }

@@ -193,6 +193,29 @@ describe('screenshot', () => {
       expect(ready.json().details.renderer).toMatchObject({ concurrency: expect.any(Number), renders: expect.any(Number), inFlight: expect.any(Number) });
     });
 
+    it('reports the render time as a histogram, counting a new render once and a cached one not at all', async () => {
+      const scrape = async () => {
+        const text = (await api('/metrics')).text;
+        const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}+."]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+        return {
+          text,
+          count: value('tapedeck_render_duration_seconds_count'),
+          sum: value('tapedeck_render_duration_seconds_sum'),
+          inf: value('tapedeck_render_duration_seconds_bucket{le="+Inf"}'),
+        };
+      };
+      const before = await scrape();
+      expect(before.text).toMatch(/^# TYPE tapedeck_render_duration_seconds histogram$/m);
+      const query = `time=percent:37&width=${300 + Math.floor(Math.random() * 500)}`; // not in the image cache
+      expect((await shot('screenshot.png', query)).status).toBe(200);
+      expect((await shot('screenshot.png', query)).status).toBe(200); // from the image cache
+      const after = await scrape();
+      expect(after.count).toBe(before.count + 1);
+      expect(after.inf).toBe(after.count);
+      expect(after.sum).toBeGreaterThan(before.sum);
+      expect(after.text).toMatch(/^tapedeck_render_duration_seconds_bucket\{le="0\.1"\} \d+$/m);
+    });
+
     it.each(['SIGINT', 'SIGTERM'] as const)('finishes a render in flight when stopped with %s, closes Chromium, then exits by the signal', async (signal) => {
       const env = testEnv();
       // LOG_LEVEL debug: the service logs each request as it arrives.
