@@ -63,7 +63,9 @@ export class ReplaysController {
     summary: 'List replays',
     description:
       'Replays of a grouping key, one per distinct latest value, from the ClickHouse projections: a recording counts once its first event batch is projected, and no longer once its deletion is. ' +
-      'Most recently active first (latest event), ties by value; offset-paginated, hasMore when another page follows.',
+      'Most recently active first (latest event), ties by value; offset-paginated, hasMore when another page follows. ' +
+      'startedAt and endedAt: epoch ms of the group\'s first and last stored event (their timestamps as recorded). duration: endedAt - startedAt in ms, the wall-clock span of the session, idle time between page views included. ' +
+      'It is not the length of the composed replay (Get replay), which puts 1000 ms between page views instead of the real idle time and plays page views of tabs open side by side one after another; that length is the last composed event\'s timestamp.',
   })
   @ApiQuery({ name: 'limit', required: false, description: '1-100, default 50' })
   @ApiQuery({ name: 'offset', required: false, description: 'default 0' })

@@ -17,6 +17,7 @@ export interface ReplayListItem {
   recordings: number;
   startedAt: number;
   endedAt: number;
+  /** endedAt - startedAt: wall-clock span, not the composed replay's length (see the OpenAPI description). */
   duration: number;
   links: { self: string; events: string; selfSigned?: string; eventsSigned?: string };
   signedUrlsExpireAt?: number;

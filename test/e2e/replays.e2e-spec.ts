@@ -312,6 +312,20 @@ describe('GET /replays/{groupingProp}', () => {
   });
 });
 
+describe('the listing\'s duration', () => {
+  it('is the wall-clock span of the group, documented as not the composed replay\'s length', async () => {
+    const item = (await secret('/replays/sessionId?limit=100')).json<{ replays: ListItem[] }>().replays.find((r) => r.replayValue === S)!;
+    const composedLength = replay.events[replay.events.length - 1].timestamp;
+    // Six page views with STEP_MS of real time between them, composed with GAP_MS between them.
+    expect(item.duration).toBe(item.endedAt - item.startedAt);
+    expect(composedLength).not.toBe(item.duration);
+    const doc = (await api('/openapi.json')).json<{ paths: Record<string, { get: { description: string } }> }>();
+    const description = doc.paths['/replays/{groupingProp}'].get.description;
+    expect(description).toMatch(/duration: endedAt - startedAt in ms, the wall-clock span/);
+    expect(description).toMatch(/not the length of the composed replay/);
+  });
+});
+
 describe('the composed replay in rrweb\'s Replayer', () => {
   it('plays to the end without errors and shows each tab\'s page at its moments', async () => {
     const labels = composedPages(replay.events);
