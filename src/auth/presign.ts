@@ -23,7 +23,8 @@ export function sign(secret: string, scope: PresignScope, tenantId: string, expi
 
 export interface PresignParams {
   tenantId: string;
-  expires: number;
+  /** A received link's expires is passed on as a string: its digits are what was signed. */
+  expires: number | string;
   keyId: string;
   signature: string;
 }

@@ -46,6 +46,12 @@ describe('PlayerService', () => {
     expect(signed).toEqual([]);
   });
 
+  it('passes expires on exactly as the link wrote it: the signature covers those digits', async () => {
+    const { svc } = service();
+    const page = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: { ...LINK, expires: '02000000000' } });
+    expect(config(page.html).eventsUrl).toBe(`events?tenantId=acme&expires=02000000000&keyId=k1&signature=${'f'.repeat(64)}`);
+  });
+
   it('uses a same-origin eventsUrl as given, and refuses one carrying an API key', async () => {
     const { svc } = service();
     const page = await svc.page({ auth: SECRET, recordingId: RID, html: true, query: { eventsUrl: 'https://t.example/e?x=1' }, origin: 'https://t.example' });

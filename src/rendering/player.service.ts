@@ -65,7 +65,7 @@ export class PlayerService {
     if (auth.credential === 'presigned') {
       const q = (name: string) => first(input.query[name]);
       // The guard has verified these four values against this recording.
-      return `events?${presignQuery({ tenantId: q('tenantId'), expires: Number(q('expires')), keyId: q('keyId'), signature: q('signature') })}`;
+      return `events?${presignQuery({ tenantId: q('tenantId'), expires: q('expires'), keyId: q('keyId'), signature: q('signature') })}`;
     }
     try {
       return `events?${this.signer.sign(auth.tenantId, { kind: 'recording', recordingId: input.recordingId }, PLAYER_EVENTS_TTL_SECONDS).query}`;
