@@ -206,4 +206,24 @@ describe('retention (tenant retentionDays, RETENTION_SWEEP_SECONDS)', () => {
     expect(JSON.parse((await api(`/recordings/${fresh}/events`, { key: sec })).text)).toHaveLength(6);
     expect((await visibility(otherOld, otherTag)).events).toBe(200);
   }, 240_000);
+
+  it('applies a retention period set later (PATCH /admin/tenants/{id}) at the next sweep of a running projector', async () => {
+    const tenantId = `ret_${randomUUID().slice(0, 8)}`;
+    expect((await admin('POST', '/tenants', { id: tenantId, name: 'Retention set later' })).status).toBe(201);
+    const later: Target = {
+      publicKey: (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' })).json().key as string,
+      secretKey: (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' })).json().key as string,
+    };
+    const tag = `later-${randomUUID()}`;
+    const old = await storedRecording(tag, later, Date.now() - 3 * DAY);
+    const e = env();
+    sweeper ??= await startService({ ...e.serviceEnv, TAPEDECK_ROLE: 'projector', RETENTION_SWEEP_SECONDS: '1', TAPEDECK_ADMIN_TOKEN: '' }, e.dir, 'privacy-retention');
+    await new Promise((r) => setTimeout(r, 2500)); // sweeps without a retention period keep it
+    expect((await visibility(old, tag, later)).events).toBe(200);
+
+    const patched = await admin('PATCH', `/tenants/${tenantId}`, { retentionDays: 1 });
+    expect(patched.status).toBe(200);
+    expect(patched.json()).toMatchObject({ id: tenantId, retentionDays: 1 });
+    await pollUntil(() => visibility(old, tag, later), (v) => JSON.stringify(v) === JSON.stringify(gone), 30_000, 250);
+  }, 120_000);
 });
