@@ -57,7 +57,7 @@ export class MetricsService {
  * no set(), so it resets and increments by the current total (synchronously, so a scrape never
  * sees the reset).
  */
-export function setCounter(read: () => number): (this: Counter) => void {
+function setCounter(read: () => number): (this: Counter) => void {
   return function (this: Counter) {
     const v = read();
     this.reset();

@@ -61,12 +61,15 @@ function store(): SafeStore {
 }
 
 function storedRecordingId(create: boolean): string | null {
-  const st = store();
-  const id = st.getItem(RECORDING_ID_KEY);
+  const id = store().getItem(RECORDING_ID_KEY);
   if (isUuid(id)) return id;
-  if (!create) return null;
+  return create ? freshRecordingId() : null;
+}
+
+/** A new recording id for this tab, kept in its sessionStorage. */
+function freshRecordingId(): string {
   const fresh = uuid();
-  st.setItem(RECORDING_ID_KEY, fresh);
+  store().setItem(RECORDING_ID_KEY, fresh);
   return fresh;
 }
 
@@ -86,12 +89,9 @@ function tabs(): TabCheck {
 
 /** This tab is a copy of one that records `copied`: start a recording of its own. */
 function replaceCopiedRecordingId(copied: string): string {
-  const st = store();
-  const fresh = uuid();
-  st.setItem(RECORDING_ID_KEY, fresh);
-  st.removeItem(sequenceKey(copied));
-  st.removeItem(pendingKey(copied));
-  return fresh;
+  store().removeItem(sequenceKey(copied));
+  store().removeItem(pendingKey(copied));
+  return freshRecordingId();
 }
 
 function normaliseServerUrl(raw: string | undefined): string {
@@ -115,7 +115,7 @@ export function start(options: StartOptions): string {
     throw new Error('[tapedeck] start() needs a publicKey');
   }
   const stored = storedRecordingId(false);
-  const recordingId = stored ?? (storedRecordingId(true) as string);
+  const recordingId = stored ?? freshRecordingId();
   const session = new RecorderSession({
     recordingId,
     publicKey: options.publicKey,
