@@ -21,13 +21,19 @@ export function jsonArrayStream<T>(items: AsyncIterable<T>, map: (item: T) => un
   return Readable.from(gen(), { objectMode: false, highWaterMark: 256 * 1024 });
 }
 
-/** Wraps the stream as `{"metadata":…,"events":[…]}` (replay objects). */
+/**
+ * Wraps the stream as `{"metadata":…,"events":[…]}` (replay objects). The head goes out with the
+ * array's first chunk, not before: a failure until then still gets its own status, since the status
+ * leaves with the first byte.
+ */
 export function jsonObjectWithArray<T>(head: Record<string, unknown>, key: string, items: AsyncIterable<T>, map?: (item: T) => unknown): Readable {
-  const prefix = JSON.stringify(head).slice(0, -1) + (Object.keys(head).length ? ',' : '') + JSON.stringify(key) + ':';
+  let prefix = JSON.stringify(head).slice(0, -1) + (Object.keys(head).length ? ',' : '') + JSON.stringify(key) + ':';
   const inner = jsonArrayStream(items, map);
   async function* gen() {
-    yield prefix;
-    for await (const chunk of inner) yield chunk;
+    for await (const chunk of inner) {
+      yield prefix + chunk;
+      prefix = '';
+    }
     yield '}';
   }
   return Readable.from(gen(), { objectMode: false });
