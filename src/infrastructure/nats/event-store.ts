@@ -203,7 +203,14 @@ export class JetStreamEventStore {
   /** Number of stored messages per kind for a recording (0 when unknown). */
   async messageCounts(tenantId: string, recordingId: string): Promise<{ ev: number; meta: number; del: number }> {
     this.assertConnected();
-    const info = await this.nats.jsm.streams.info(EVENTS_STREAM, { subjects_filter: recordingWildcard(tenantId, recordingId) });
+    let info;
+    try {
+      info = await this.nats.jsm.streams.info(EVENTS_STREAM, { subjects_filter: recordingWildcard(tenantId, recordingId) });
+    } catch (e) {
+      // Connected, yet no answer (a stalled server, a leader election): retryable, like a lost connection.
+      this.logger.warn({ msg: 'stream info failed', err: String((e as Error).message) });
+      throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
+    }
     const subjects = (info.state.subjects ?? {}) as Record<string, number>;
     return {
       ev: subjects[recordingSubject(tenantId, recordingId, 'ev')] ?? 0,
