@@ -1,4 +1,4 @@
-import { HttpException } from '@nestjs/common';
+import { HttpException, NotFoundException } from '@nestjs/common';
 import { AppError } from './app-error';
 import { describeError } from './error.filter';
 
@@ -14,6 +14,15 @@ describe('describeError', () => {
 
   it('keeps the application\'s own 413 messages, which say what was too large', () => {
     expect(describeError(new AppError('payload_too_large', 'Event at index 3 exceeds 100 bytes'))).toMatchObject({ status: 413, body: 'Event at index 3 exceeds 100 bytes' });
+  });
+
+  it('does not repeat a token, signature or key of the URL in the 404 of an unknown route', () => {
+    // What Nest raises for a path no route matches: the message holds the whole URL, query included.
+    const url = '/recordings/x/events/?tenantId=t&expires=9&keyId=k&signature=0a1b2c&token=public_key_svc_AbCd';
+    const r = describeError(new NotFoundException(`Cannot GET ${url}`));
+    expect(r).toMatchObject({ status: 404, contentType: 'text/plain; charset=utf-8' });
+    expect(r.body).toMatch(/^Cannot GET \/recordings\/x\/events\//);
+    expect(r.body).not.toMatch(/0a1b2c|AbCd/);
   });
 
   it('never puts an unknown error\'s message in a 500', () => {

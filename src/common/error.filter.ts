@@ -5,6 +5,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { AppError, statusOf } from './app-error';
+import { redactUrl } from './json-logger';
 import { setReplyHeaders } from './reply-headers';
 import { ValidationError } from './validation';
 
@@ -38,7 +39,8 @@ export function describeError(err: unknown): {
     if (status < 500) {
       const res = err.getResponse();
       const msg = typeof res === 'string' ? res : ((res as { message?: unknown }).message ?? err.message);
-      return { status, contentType: 'text/plain; charset=utf-8', body: String(msg), headers: {} };
+      // Nest's 404 for an unknown route is "Cannot GET <url>", query and all: no credential echoed.
+      return { status, contentType: 'text/plain; charset=utf-8', body: redactUrl(String(msg)), headers: {} };
     }
   }
   // Errors raised by Fastify itself (body too large, bad content type, malformed URL).

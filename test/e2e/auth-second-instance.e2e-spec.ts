@@ -51,6 +51,19 @@ describe('a second instance', () => {
 });
 
 describe('secrets in logs', () => {
+  it('are not repeated in answers either, not even in the 404 of an unknown path', async () => {
+    const key = fakeKey('secret');
+    const link = presign(`/recordings/${rec}`, tenantA());
+    const urls = [`/recordings/${rec}/events/?${qs(link)}`, `/recordings/${rec}/screenshot.PNG?${qs(link)}`, `/no-such-path?token=${key}`, `/recordings/${rec}/events?token=${key}`];
+    const echoed: string[] = [];
+    for (const url of urls) {
+      const r = await api(url);
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      if (r.text.includes(link.signature) || r.text.includes(key)) echoed.push(`${r.status} ${r.text.slice(0, 80)}`);
+    }
+    expect(echoed).toEqual([]);
+  });
+
   it('never logs a presented key, token or signature, even at debug level', async () => {
     const env = testEnv();
     const { tenantId } = tenantA();
