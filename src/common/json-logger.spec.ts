@@ -10,6 +10,13 @@ describe('redactUrl', () => {
     expect(redactUrl('/admin/tenants/t/keys/secret_key_svc_AbC-_d%20e?x=1')).toBe('/admin/tenants/t/keys/secret_key_svc_[redacted]?x=1');
     expect(redactUrl('/x?k=public_key_svc_zzz&y=2')).toBe('/x?k=public_key_svc_[redacted]&y=2');
   });
+
+  it('removes them when percent-encoding hides their names or shapes (the service decodes both)', () => {
+    expect(redactUrl('/r/1/events?tenantId=t&%73ignature=abc123&%54oken=x')).toBe('/r/1/events?tenantId=t&%73ignature=[redacted]&%54oken=[redacted]');
+    expect(redactUrl('/r/1/events?sig%6Eature=abc123')).toBe('/r/1/events?sig%6Eature=[redacted]');
+    expect(redactUrl('/r/1/events?k=public%5Fkey%5Fsvc%5Fzzz&y=2')).toBe('/r/1/events?k=[redacted]&y=2');
+    expect(redactUrl('/t/secret%5fkey_svc_AbC/x?y=%zz&public%5Fkey_svc_q')).toBe('/t/[redacted]/x?y=%zz&[redacted]');
+  });
 });
 
 describe('withoutCredentials', () => {

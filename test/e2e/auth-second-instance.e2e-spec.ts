@@ -72,6 +72,9 @@ describe('secrets in logs', () => {
     const goodLink = presign(`/recordings/${rec}`, tenantA());
     const badLink = { ...goodLink, signature: goodLink.signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')) };
     const expiredLink = presign(`/recordings/${rec}`, tenantA(), nowSeconds() - 10);
+    // Names and keys in percent-encoding, which the query parser decodes: credentials all the same.
+    const { signature: encodedSignature, ...encodedRest } = presign(`/recordings/${rec}`, tenantA(), nowSeconds() + 301);
+    const encodedKey = fakeKey('public').replace(/_/g, '%5F');
     for (const base of [env.baseUrl, second.url]) {
       for (const key of [...wrongKeys, env.publicKey]) expect((await readOn(base, key)).status).toBe(401);
       expect((await readOn(base, env.secretKey)).status).toBe(200);
@@ -81,13 +84,15 @@ describe('secrets in logs', () => {
       expect((await api(`/recordings/${rec}/events?${qs(badLink)}`, { base })).status).toBe(403);
       expect((await api(`/recordings/${rec}/events?${qs(expiredLink)}`, { base })).status).toBe(403);
       expect((await api(`/recordings/${rec}/events?${qs(goodLink)}`, { base })).status).toBe(200);
+      expect((await api(`/recordings/${rec}/events?${qs(encodedRest)}&%73ignature=${encodedSignature}`, { base })).status).toBe(200);
+      expect((await api(`/recordings/${rec}/events?%74oken=${encodedKey}`, { base, method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' })).status).toBe(401);
       expect((await api(`/recordings/${rec}/events`, { base, headers: { authorization: `Basic ${env.secretKey}` } })).status).toBe(401);
       expect((await admin('GET', '/tenants', undefined, { token: wrongAdmin, base })).status).toBeGreaterThanOrEqual(401);
       expect((await admin('DELETE', `/tenants/${tenantId}/keys/${wrongKeys[0]}`, undefined, { base })).status).toBeGreaterThanOrEqual(400);
     }
     await new Promise((r) => setTimeout(r, 300)); // let the logs reach their files
 
-    const secrets = [...wrongKeys, env.secretKey, env.publicKey, env.adminToken, wrongAdmin, env.signingSecret, goodLink.signature, badLink.signature, expiredLink.signature];
+    const secrets = [...wrongKeys, env.secretKey, env.publicKey, env.adminToken, wrongAdmin, env.signingSecret, goodLink.signature, badLink.signature, expiredLink.signature, encodedSignature, encodedKey];
     const logs = readdirSync(env.dir).filter((n) => n.endsWith('.log'));
     expect(logs.some((n) => n.startsWith('auth-second'))).toBe(true);
     const leaks: string[] = [];
