@@ -86,6 +86,17 @@ describe('Authenticator', () => {
     expect(failure(() => auth.authenticate(recording, { query: link(scope), params: { recordingId: RID } }, NOW))).toBe('forbidden');
   });
 
+  it('does not let a replay link open the replay whose key and value split the signed string elsewhere', () => {
+    // "GET /replays/userId/x/y …" signs userId = "x/y" and "userId/x" = "y" alike: a key with a
+    // slash cannot be told apart, so links never open it (as the CLI, values may hold slashes).
+    const replay = { keys: ['secret' as const], presign: 'replay' as const };
+    const at = (groupingProp: string, replayValue: string, signed: PresignScope): Presented => ({ query: link(signed), params: { groupingProp, replayValue } });
+    const valueWithSlash: PresignScope = { kind: 'replay', groupingProp: 'userId', replayValue: 'x/y' };
+    expect(failure(() => auth.authenticate(replay, at('userId', 'x/y', valueWithSlash), NOW))).toBe('accepted');
+    expect(failure(() => auth.authenticate(replay, at('userId/x', 'y', valueWithSlash), NOW))).toBe('forbidden');
+    expect(failure(() => auth.authenticate(replay, at('userId/x', 'y', { kind: 'replay', groupingProp: 'userId/x', replayValue: 'y' }), NOW))).toBe('forbidden');
+  });
+
   it('refuses a public key on a read route (401) and accepts the secret key', () => {
     expect(failure(() => auth.authenticate(recording, { authorization: `Bearer ${keys.pub}`, query: {}, params: {} }))).toBe('unauthorized');
     expect(failure(() => auth.authenticate(recording, { authorization: `Bearer ${keys.sec}`, query: {}, params: {} }))).toBe('accepted');

@@ -76,6 +76,10 @@ export class Authenticator {
     if (expires - now > this.cfg.PRESIGN_MAX_TTL_SECONDS) throw new AppError('forbidden', 'Presigned link lives longer than this service allows');
     const key = this.registry.signingKey(tenantId, keyId);
     const scope = this.scopeOf(req.presign, p.params);
+    // "GET /replays/a/b/c" is as much a = "b/c" as "a/b" = c: links name grouping keys without slashes.
+    if (scope.kind === 'replay' && scope.groupingProp.includes('/')) {
+      throw new AppError('forbidden', 'A replay whose groupingProp contains "/" cannot be opened with a presigned link; use a private key');
+    }
     // Signed over the digits as sent (docs/presigned-links.md), not over the number they spell.
     const candidates = key ? scopeVariants(scope).map((s) => sign(key.secret, s, tenantId, expiresRaw)) : [];
     // Compare against a dummy when the key is unknown, so timing does not reveal which keys exist.

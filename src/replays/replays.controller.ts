@@ -69,12 +69,12 @@ export class ReplaysController {
   })
   @ApiQuery({ name: 'limit', required: false, description: '1-100, default 50' })
   @ApiQuery({ name: 'offset', required: false, description: 'default 0' })
-  @ApiQuery({ name: 'includeSignedUrls', required: false, description: 'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds, on each item and on the response); 400 if the tenant has no signing key' })
+  @ApiQuery({ name: 'includeSignedUrls', required: false, description: 'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds, on each item and on the response); 400 if the tenant has no signing key, or if groupingProp contains "/" (links cannot open such replays)' })
   @ApiResponse({
     status: 200,
     schema: { example: { replays: [{ groupingProp: 'sessionId', replayValue: 'S1', recordings: 3, startedAt: 1700000000000, endedAt: 1700000060000, duration: 60000, links: { self: '/replays/sessionId/S1', events: '/replays/sessionId/S1/events' } }], limit: 50, offset: 0, hasMore: false } },
   })
-  @ApiResponse({ status: 400, description: 'Bad limit/offset/includeSignedUrls, or groupingProp length' })
+  @ApiResponse({ status: 400, description: 'Bad limit/offset/includeSignedUrls, groupingProp length, or includeSignedUrls for a groupingProp with "/"' })
   list(@Param('groupingProp') p: string, @Query() q: Record<string, string>, @CurrentAuth() auth: AuthContext) {
     const prop = parseWith(groupingProp, p, 'groupingProp');
     const { limit, offset, includeSignedUrls } = parseWith(listQuery, { limit: q.limit, offset: q.offset, includeSignedUrls: q.includeSignedUrls }, 'query');

@@ -3,7 +3,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { LinkSigner } from '../auth/link-signer';
-import { notFound } from '../common/app-error';
+import { badRequest, notFound } from '../common/app-error';
 import { pathSegment } from '../common/path-segment';
 import { jsonArrayStream, jsonObjectWithArray } from '../common/json-array-stream';
 import { RECORDING_EVENT_SOURCE, RecordingEventSource } from '../domain/rrweb-event';
@@ -53,6 +53,8 @@ export class ReplaysService {
   }
 
   async list(tenantId: string, groupingProp: string, limit: number, offset: number, signed: boolean) {
+    // Links never open a grouping key with a slash (auth/authenticator.ts): none to hand out.
+    if (signed && groupingProp.includes('/')) throw badRequest('includeSignedUrls: presigned links cannot open replays of a groupingProp that contains "/"');
     // Signed before the query: 400 without a signing key even for an empty page, as for recordings.
     const signing = signed ? this.signer.forTenant(tenantId) : undefined;
     const { rows, hasMore } = await this.groups.listGroups(tenantId, groupingProp, limit, offset);

@@ -73,6 +73,25 @@ describe('presigned links', () => {
     expect((await get(events(recX), presign(`/recordings/${recX}`, A, `0${nowSeconds() + MAX_TTL + 120}`))).status).toBe(403);
   });
 
+  it('never open a replay whose grouping key holds a slash: its string to sign is also another replay\'s', async () => {
+    // "GET /replays/userId/x/y …" reads as userId = "x/y" and as "userId/x" = "y".
+    const shared = randomUUID();
+    const other = randomUUID();
+    for (const [id, meta] of [[shared, { userId: 'x/y' }], [other, { 'userId/x': 'y' }]] as const) {
+      expect((await postEvents(id, sampleEvents(3), B.publicKey)).status).toBe(200);
+      expect((await api(`/recordings/${id}/metadata`, { method: 'POST', key: B.publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(meta) })).status).toBe(200);
+    }
+    const link = presign('/replays/userId/x/y', B);
+    await pollUntil(() => get('/replays/userId/x%2Fy/events', link), (r) => r.status === 200, 10_000, 100);
+    await pollUntil(() => api('/replays/userId%2Fx/y/events', { key: B.secretKey }), (r) => r.status === 200, 10_000, 100);
+    expect((await get('/replays/userId%2Fx/y/events', link)).status).toBe(403);
+    // Nor does the service hand out such links.
+    const listed = await api('/replays/userId%2Fx?includeSignedUrls=true', { key: B.secretKey });
+    expect(listed.status).toBe(400);
+    expect(listed.text).toMatch(/groupingProp/);
+    expect((await api('/replays/userId?includeSignedUrls=true', { key: B.secretKey })).status).toBe(200);
+  });
+
   it('stop working once their signing key is revoked', async () => {
     const rec = randomUUID();
     expect((await postEvents(rec, sampleEvents(3), B.publicKey)).status).toBe(200);
