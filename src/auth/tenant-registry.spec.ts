@@ -47,6 +47,20 @@ describe('TenantRegistry', () => {
     expect(other.authenticate(key)).toBeNull();
   });
 
+  it('tells listeners of every instance which key was revoked, without its hash', async () => {
+    const { kv, registry } = await started();
+    const other = new TenantRegistry(memoryNats(kv));
+    await other.start();
+    const seen: unknown[] = [];
+    other.onKeyRevoked((k) => seen.push(k));
+    await registry.createTenant('acme');
+    const { key, record } = await registry.createKey('acme', 'public');
+    for (let i = 0; i < 100 && !other.authenticate(key); i++) await new Promise((r) => setImmediate(r));
+    await registry.revokeKey('acme', record.handle);
+    for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual([record]);
+  });
+
   it('does not confuse dotted key ids across tenant boundaries', async () => {
     const { registry } = await started();
     await registry.createTenant('a');

@@ -53,6 +53,7 @@ export class TenantRegistry {
   private readonly tenants = new Map<string, Tenant>();
   private readonly keys = new Map<string, ApiKeyRecord>();
   private readonly signing = new Map<string, SigningKey>();
+  private readonly revokedListeners = new Set<(key: Omit<ApiKeyRecord, 'hash'>) => void>();
   private kv!: KV;
   private stopWatch?: () => void;
   /** Highest bucket revision applied to the cache. */
@@ -86,13 +87,24 @@ export class TenantRegistry {
       if (value) this.tenants.set(rest[0], value as Tenant);
       else this.tenants.delete(rest[0]);
     } else if (kind === 'keys') {
+      const revoked = value ? undefined : this.keys.get(rest[0]);
       if (value) this.keys.set(rest[0], value as ApiKeyRecord);
       else this.keys.delete(rest[0]);
+      if (revoked) {
+        const { hash: _h, ...key } = revoked;
+        for (const listener of this.revokedListeners) listener(key);
+      }
     } else if (kind === 'signing') {
       const id = rest.join('.');
       if (value) this.signing.set(id, value as SigningKey);
       else this.signing.delete(id);
     }
+  }
+
+  /** Calls `listener` whenever this instance sees an API key revoked (so long-lived connections can end). */
+  onKeyRevoked(listener: (key: Omit<ApiKeyRecord, 'hash'>) => void): () => void {
+    this.revokedListeners.add(listener);
+    return () => this.revokedListeners.delete(listener);
   }
 
   // ---- reads (memory only) ----

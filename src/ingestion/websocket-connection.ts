@@ -35,6 +35,7 @@ export class IngestConnection {
   private alive = true;
   private readonly heartbeat: NodeJS.Timeout;
   private pending = new Set<Promise<unknown>>();
+  private revoked = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -68,6 +69,7 @@ export class IngestConnection {
   }
 
   private onMessage(data: Buffer, isBinary: boolean) {
+    if (this.revoked) return;
     this.alive = true;
     try {
       const raw = isBinary ? decodeBounded(data, this.opts.coding, this.cfg.WS_MAX_MESSAGE_BYTES) : data;
@@ -164,6 +166,12 @@ export class IngestConnection {
     const message = e instanceof AppError ? e.message : 'Could not store the data; retry';
     if (!(e instanceof AppError)) this.logger.error({ msg: 'ws ingest failed', err: String(e) });
     this.send({ type: 'error', status, message, ...(batch ? { batch } : {}) });
+  }
+
+  /** The key of this connection was revoked: frames from now on are dropped, and the socket closes with 1008. */
+  revoke() {
+    this.revoked = true;
+    this.ws.close(1008, 'API key revoked');
   }
 
   /**

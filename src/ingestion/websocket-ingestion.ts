@@ -12,7 +12,9 @@ import { AppError } from '../common/app-error';
 import { contentCoding } from '../common/content-coding';
 import { describeError } from '../common/error.filter';
 import { rawTextResponse } from '../common/security-headers';
+import type { AuthContext } from '../auth/auth-context';
 import { Authenticator } from '../auth/authenticator';
+import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { IngestionService } from './ingestion.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -28,18 +30,24 @@ const QUERY_ID_PATH = /^\/(?:(?:events|ingest)\/ws|ws)?\/?$/;
 export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ws');
   private readonly wss: WebSocketServer;
-  private readonly connections = new Set<IngestConnection>();
+  /** Open connections, with who opened them (closed when their key is revoked). */
+  private readonly connections = new Map<IngestConnection, AuthContext>();
+  private readonly stopRevocations: () => void;
   private closing = false;
 
   constructor(
     private readonly host: HttpAdapterHost,
     private readonly authenticator: Authenticator,
+    registry: TenantRegistry,
     private readonly ingestion: IngestionService,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     metrics: MetricsService,
   ) {
     metrics.gauge('tapedeck_ws_connections', 'Open ingestion WebSockets', () => this.connections.size);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: cfg.WS_MAX_MESSAGE_BYTES, perMessageDeflate: false });
+    this.stopRevocations = registry.onKeyRevoked(({ tenantId, handle }) => {
+      for (const [conn, auth] of this.connections) if (auth.keyHandle === handle && auth.tenantId === tenantId) conn.revoke();
+    });
   }
 
   get size(): number {
@@ -78,7 +86,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const conn = new IngestConnection(ws, auth.tenantId, recordingId, options, this.ingestion, this.cfg, this.logger);
-      this.connections.add(conn);
+      this.connections.set(conn, auth);
       ws.once('close', () => this.connections.delete(conn));
     });
   }
@@ -91,7 +99,8 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
    */
   async beforeApplicationShutdown() {
     this.closing = true;
-    await Promise.all([...this.connections].map((c) => c.shutdown()));
+    this.stopRevocations();
+    await Promise.all([...this.connections.keys()].map((c) => c.shutdown()));
     this.wss.close();
   }
 }

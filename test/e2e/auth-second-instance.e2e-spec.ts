@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { api, postEvents, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
 import { pollUntil } from '../harness/poll-until';
@@ -39,6 +40,24 @@ describe('a second instance', () => {
     expect((await readOn(testEnv().baseUrl, key)).status).toBe(401); // at once on the instance that revoked it
     await pollUntil(() => readOn(second.url, key), (r) => r.status === 401, 1000, 10);
     expect(Date.now() - revokedAt).toBeLessThan(1000);
+  });
+
+  it('closes WebSockets opened with a key once it is revoked (1008, docs/websocket.md), on every instance', async () => {
+    const { tenantId } = tenantA();
+    const { key, handle } = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' })).json<{ key: string; handle: string }>();
+    const sockets = await Promise.all(
+      [testEnv().baseUrl, second.url].map(async (base) => {
+        await pollUntil(() => readOn(base, testEnv().secretKey), (r) => r.status === 200, 5000, 20);
+        const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/recordings/${randomUUID()}/events/ws?token=${key}`);
+        const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+        return { ws, closed };
+      }),
+    );
+    expect((await admin('DELETE', `/tenants/${tenantId}/keys/${handle}`)).status).toBe(204);
+    const codes = await Promise.all(sockets.map(({ closed }) => Promise.race([closed, new Promise((r) => setTimeout(() => r('still open'), 3000))])));
+    sockets.forEach(({ ws }) => ws.terminate());
+    expect(codes).toEqual([1008, 1008]);
   });
 
   it('has its admin API off (404) when TAPEDECK_ADMIN_TOKEN is unset', async () => {
