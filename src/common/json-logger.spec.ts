@@ -11,6 +11,13 @@ describe('redactUrl', () => {
     expect(redactUrl('/x?k=public_key_svc_zzz&y=2')).toBe('/x?k=public_key_svc_[redacted]&y=2');
   });
 
+  it('removes a value that is itself a URL carrying credentials (the player\'s eventsUrl)', () => {
+    const eventsUrl = encodeURIComponent('/recordings/1/events?tenantId=t&expires=9&keyId=k&signature=abc123');
+    expect(redactUrl(`/recordings/1/player?mode=minimal&eventsUrl=${eventsUrl}`)).toBe('/recordings/1/player?mode=minimal&eventsUrl=[redacted]');
+    expect(redactUrl(`/x?u=${encodeURIComponent('events?token=abc')}`)).toBe('/x?u=[redacted]');
+    expect(redactUrl(`/x?u=${encodeURIComponent('/events?tenantId=t')}`)).toBe(`/x?u=${encodeURIComponent('/events?tenantId=t')}`);
+  });
+
   it('removes them when percent-encoding hides their names or shapes (the service decodes both)', () => {
     expect(redactUrl('/r/1/events?tenantId=t&%73ignature=abc123&%54oken=x')).toBe('/r/1/events?tenantId=t&%73ignature=[redacted]&%54oken=[redacted]');
     expect(redactUrl('/r/1/events?sig%6Eature=abc123')).toBe('/r/1/events?sig%6Eature=[redacted]');

@@ -56,9 +56,11 @@ export function redactUrl(url: string): string {
       const eq = pair.indexOf('=');
       if (eq < 0) return withoutKey(pair);
       const name = pair.slice(0, eq);
-      // Compared decoded, as the query parser reads them: `%73ignature=` is a signature too.
-      if (/^(?:token|signature)$/i.test(decoded(name))) return `${name}=[redacted]`;
-      return `${withoutKey(name)}=${withoutKey(pair.slice(eq + 1))}`;
+      const value = pair.slice(eq + 1);
+      // Compared decoded, as the query parser reads them: `%73ignature=` is a signature too, and so
+      // is one inside a value that is a URL itself (the player's eventsUrl).
+      if (/^(?:token|signature)$/i.test(decoded(name)) || /(?:^|[?&])(?:token|signature)=/i.test(decoded(value))) return `${name}=[redacted]`;
+      return `${withoutKey(name)}=${withoutKey(value)}`;
     });
   return `${path}?${query.join('&')}`;
 }

@@ -94,6 +94,7 @@ describe('secrets in logs', () => {
     // Names and keys in percent-encoding, which the query parser decodes: credentials all the same.
     const { signature: encodedSignature, ...encodedRest } = presign(`/recordings/${rec}`, tenantA(), nowSeconds() + 301);
     const encodedKey = fakeKey('public').replace(/_/g, '%5F');
+    const eventsLink = presign(`/recordings/${rec}`, tenantA(), nowSeconds() + 302); // the player's eventsUrl
     for (const base of [env.baseUrl, second.url]) {
       for (const key of [...wrongKeys, env.publicKey]) expect((await readOn(base, key)).status).toBe(401);
       expect((await readOn(base, env.secretKey)).status).toBe(200);
@@ -104,6 +105,7 @@ describe('secrets in logs', () => {
       expect((await api(`/recordings/${rec}/events?${qs(expiredLink)}`, { base })).status).toBe(403);
       expect((await api(`/recordings/${rec}/events?${qs(goodLink)}`, { base })).status).toBe(200);
       expect((await api(`/recordings/${rec}/events?${qs(encodedRest)}&%73ignature=${encodedSignature}`, { base })).status).toBe(200);
+      expect((await api(`/recordings/${rec}/player.html?${qs(goodLink)}&eventsUrl=${encodeURIComponent(`events?${qs(eventsLink)}`)}`, { base })).status).toBe(200);
       expect((await api(`/recordings/${rec}/events?%74oken=${encodedKey}`, { base, method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' })).status).toBe(401);
       expect((await api(`/recordings/${rec}/events`, { base, headers: { authorization: `Basic ${env.secretKey}` } })).status).toBe(401);
       expect((await admin('GET', '/tenants', undefined, { token: wrongAdmin, base })).status).toBeGreaterThanOrEqual(401);
@@ -111,7 +113,7 @@ describe('secrets in logs', () => {
     }
     await new Promise((r) => setTimeout(r, 300)); // let the logs reach their files
 
-    const secrets = [...wrongKeys, env.secretKey, env.publicKey, env.adminToken, wrongAdmin, env.signingSecret, goodLink.signature, badLink.signature, expiredLink.signature, encodedSignature, encodedKey];
+    const secrets = [...wrongKeys, env.secretKey, env.publicKey, env.adminToken, wrongAdmin, env.signingSecret, goodLink.signature, badLink.signature, expiredLink.signature, encodedSignature, encodedKey, eventsLink.signature];
     const logs = readdirSync(env.dir).filter((n) => n.endsWith('.log'));
     expect(logs.some((n) => n.startsWith('auth-second'))).toBe(true);
     const leaks: string[] = [];
