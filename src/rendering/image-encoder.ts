@@ -1,7 +1,8 @@
 // Resizes a captured PNG to the requested box and encodes it. Runs outside the browser slot.
 // fit 'contain': the whole captured viewport stays visible; a box of another aspect ratio than the
 // recording's gets white bars rather than losing part of the page (the default size already
-// follows the recording's ratio, so bars appear only when the caller asks for a different one).
+// follows the ratio of the recording's window at that moment, so bars appear only when the caller
+// asks for a different one).
 import sharp from 'sharp';
 import type { ImageFormat } from './image-format';
 

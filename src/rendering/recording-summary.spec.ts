@@ -1,15 +1,40 @@
-import { summarizeRecording } from './recording-summary';
+import { summarizeRecording, viewportAt } from './recording-summary';
 
 describe('summarizeRecording', () => {
-  it('finds the range, the first viewport and the full snapshot, in any order', () => {
+  it('finds the range, the viewports and the full snapshot, in any order', () => {
     const s = summarizeRecording([
       { type: 3, timestamp: 300, data: {} },
+      { type: 4, timestamp: 200, data: { width: 400, height: 300 } },
       { type: 4, timestamp: 100, data: { href: 'x', width: 800, height: 600 } },
       { type: 2, timestamp: 201, data: {} },
       { type: 2, timestamp: 101, data: {} },
-      { type: 4, timestamp: 200, data: { width: 400, height: 300 } },
+      { type: 3, timestamp: 250, data: { source: 4, width: 390, height: 844 } },
+      { type: 3, timestamp: 260, data: { source: 5, width: 1, height: 1 } },
     ]);
-    expect(s).toEqual({ firstTs: 100, lastTs: 300, eventCount: 5, viewport: { width: 800, height: 600 }, firstSnapshotTs: 101 });
+    expect(s).toEqual({
+      firstTs: 100,
+      lastTs: 300,
+      eventCount: 7,
+      viewport: { width: 800, height: 600 },
+      viewports: [
+        { timestamp: 100, width: 800, height: 600 },
+        { timestamp: 200, width: 400, height: 300 },
+        { timestamp: 250, width: 390, height: 844 },
+      ],
+      firstSnapshotTs: 101,
+    });
+  });
+
+  it('names the viewport of a moment: the last change at or before it, else the earliest', () => {
+    const s = summarizeRecording([
+      { type: 4, timestamp: 100, data: { width: 800, height: 600 } },
+      { type: 2, timestamp: 101, data: {} },
+      { type: 3, timestamp: 250, data: { source: 4, width: 390, height: 844 } },
+    ]);
+    expect(viewportAt(s, 50)).toEqual({ width: 800, height: 600 });
+    expect(viewportAt(s, 249)).toEqual({ width: 800, height: 600 });
+    expect(viewportAt(s, 250)).toEqual({ width: 390, height: 844 });
+    expect(viewportAt(summarizeRecording([{ type: 3, timestamp: 1, data: {} }]), 1)).toBeUndefined();
   });
 
   it('ignores a Meta event without a usable size', () => {
@@ -22,6 +47,6 @@ describe('summarizeRecording', () => {
   });
 
   it('handles an empty recording', () => {
-    expect(summarizeRecording([])).toEqual({ firstTs: 0, lastTs: 0, eventCount: 0, viewport: undefined, firstSnapshotTs: undefined });
+    expect(summarizeRecording([])).toEqual({ firstTs: 0, lastTs: 0, eventCount: 0, viewport: undefined, viewports: [], firstSnapshotTs: undefined });
   });
 });

@@ -1,35 +1,58 @@
 // What the renderer needs to know about a recording before touching a browser: its time range,
-// its first viewport (rrweb Meta event) and whether it can be replayed at all.
+// its viewports (rrweb Meta events and window resizes) and whether it can be replayed at all.
 import { EventType, RrwebEvent } from '../domain/rrweb-event';
 import type { Viewport } from './screenshot-params';
+
+/** rrweb's IncrementalSource code of a window resize (an IncrementalSnapshot's data.source). */
+const VIEWPORT_RESIZE = 4;
 
 export interface RecordingSummary {
   firstTs: number;
   lastTs: number;
   eventCount: number;
+  /** The earliest viewport: the window the replay page opens with. */
   viewport?: Viewport;
+  /** Every viewport the recording names, by time (stable): Meta events and window resizes. */
+  viewports: TimedViewport[];
   /** Timestamp of the first full snapshot: before it there is no page to show. */
   firstSnapshotTs?: number;
+}
+
+export interface TimedViewport extends Viewport {
+  timestamp: number;
 }
 
 export function summarizeRecording(events: readonly RrwebEvent[]): RecordingSummary {
   let firstTs = Infinity;
   let lastTs = -Infinity;
-  let viewport: Viewport | undefined;
   let firstSnapshotTs: number | undefined;
+  const viewports: TimedViewport[] = [];
   for (const e of events) {
     if (e.timestamp < firstTs) firstTs = e.timestamp;
     if (e.timestamp > lastTs) lastTs = e.timestamp;
     if (e.type === EventType.FullSnapshot && (firstSnapshotTs === undefined || e.timestamp < firstSnapshotTs)) {
       firstSnapshotTs = e.timestamp;
     }
-    if (e.type === EventType.Meta && !viewport) {
+    const resize = e.type === EventType.IncrementalSnapshot && (e.data as { source?: unknown }).source === VIEWPORT_RESIZE;
+    if (e.type === EventType.Meta || resize) {
       const { width, height } = e.data as { width?: unknown; height?: unknown };
-      if (isSide(width) && isSide(height)) viewport = { width, height };
+      if (isSide(width) && isSide(height)) viewports.push({ timestamp: e.timestamp, width, height });
     }
   }
   if (!events.length) firstTs = lastTs = 0;
-  return { firstTs, lastTs, eventCount: events.length, viewport, firstSnapshotTs };
+  viewports.sort((a, b) => a.timestamp - b.timestamp);
+  const viewport = viewports.length ? { width: viewports[0].width, height: viewports[0].height } : undefined;
+  return { firstTs, lastTs, eventCount: events.length, viewport, viewports, firstSnapshotTs };
+}
+
+/** The viewport shown at `ts`: the last one named at or before it, else the earliest. */
+export function viewportAt(summary: RecordingSummary, ts: number): Viewport | undefined {
+  let found = summary.viewport;
+  for (const v of summary.viewports) {
+    if (v.timestamp > ts) break;
+    found = { width: v.width, height: v.height };
+  }
+  return found;
 }
 
 function isSide(n: unknown): n is number {

@@ -9,7 +9,7 @@ import type { BrowserLease, BrowserPool } from './browser-pool';
 import { encodeImage } from './image-encoder';
 import type { ImageFormat } from './image-format';
 import { LruCache } from './lru-cache';
-import { RecordingSummary, summarizeRecording } from './recording-summary';
+import { RecordingSummary, summarizeRecording, viewportAt } from './recording-summary';
 import { ReplayPage } from './replay-page';
 import { resolveScreenshotSize, Viewport } from './screenshot-params';
 import { resolvePosition, TimeSelector } from './time-selector';
@@ -86,9 +86,11 @@ export class ScreenshotRenderer {
     }
     const at = resolvePosition(req.time, summary.firstTs, summary.lastTs);
     // The page as it stands after every event at or before `at` (rrweb applies those strictly
-    // before its baseline, hence +1); before the first snapshot, the first snapshot.
-    const seekMs = Math.max(at, summary.firstSnapshotTs) - summary.firstTs + 1;
-    const size = resolveScreenshotSize(req, summary.viewport);
+    // before its baseline, hence +1); before the first snapshot, the first snapshot. A side left
+    // out follows the ratio of the window at that moment (the recording may have resized it).
+    const shown = Math.max(at, summary.firstSnapshotTs);
+    const seekMs = shown - summary.firstTs + 1;
+    const size = resolveScreenshotSize(req, viewportAt(summary, shown));
     const quality = req.format === 'png' ? 0 : (req.quality ?? 80);
     const key = [req.contentKey, at, req.format, size.width, size.height, quality].join('\u0000');
 

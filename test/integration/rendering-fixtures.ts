@@ -74,6 +74,25 @@ export async function playFixture(page: Page, tailMs = 300): Promise<{ before: n
   return { before, at, live };
 }
 
+/**
+ * Resizes the recorded window to `size` a moment after recording started, then toggles the panel:
+ * T (`at`, with its live screenshot) comes after both, and one more change follows T.
+ */
+export async function playResize(page: Page, size: { width: number; height: number }): Promise<{ at: number; live: Buffer }> {
+  await page.waitForTimeout(150);
+  await page.setViewportSize(size);
+  await page.waitForTimeout(300); // rrweb reports a resize after its throttle
+  await page.click('#toggle');
+  await page.mouse.move(0, 0);
+  await page.waitForTimeout(300);
+  const at = await page.evaluate(() => Date.now());
+  const live = await page.screenshot({ type: 'png', caret: 'hide' });
+  await page.waitForTimeout(300);
+  await page.click('#add');
+  await page.evaluate(() => document.body.setAttribute('data-tail', 'end'));
+  return { at, live };
+}
+
 /** About 1000 events on a recording page: the fixture's panel rewritten 990 times, 2 ms apart. */
 export async function playBusyFixture(page: Page): Promise<void> {
   await page.evaluate(async () => {

@@ -13,10 +13,23 @@ import { buildPlayerPage } from '../../src/rendering/player-page';
 import { parsePlayerQuery } from '../../src/rendering/player-params';
 import { ScreenshotRenderer, ScreenshotRequest } from '../../src/rendering/screenshot-renderer';
 import { pollUntil } from '../harness/poll-until';
-import { fixtureHtml, percentile, playBusyFixture, playerState, playFixture, recordedEvents, similarity, startRecording, startServer } from './rendering-fixtures';
+import {
+  fixtureHtml,
+  percentile,
+  playBusyFixture,
+  playerState,
+  playFixture,
+  playResize,
+  recordedEvents,
+  similarity,
+  startRecording,
+  startServer,
+} from './rendering-fixtures';
 
 const CHROMIUM = '/usr/bin/chromium';
 const VIEWPORT = { width: 800, height: 600 };
+/** The window size the resized recording changes to, mid-way (a phone turned upright). */
+const RESIZED = { width: 400, height: 700 };
 /** Pixels whose channels all differ by at most 20/255 must make up at least this share. */
 const MIN_SIMILAR_PIXELS = 0.97;
 const MAX_MEAN_ABS_DIFF = 0.03;
@@ -29,6 +42,7 @@ describe('rendering with Chromium', () => {
   let origin: string;
   let trackerHits = 0;
   let playerEvents: RrwebEvent[] = [];
+  let resized: { events: RrwebEvent[]; at: number; live: Buffer };
   const assets = new PlayerAssets();
   const TRACKER_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
@@ -45,6 +59,7 @@ describe('rendering with Chromium', () => {
       }
       if (url.pathname === '/fixture') return send(200, { 'Content-Type': 'text/html' }, fixtureHtml(`${origin}/tracker.png`));
       if (url.pathname === '/events.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents));
+      if (url.pathname === '/resized.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(resized.events));
       if (url.pathname.startsWith('/assets/')) {
         const r = assets.respond(url.pathname.slice('/assets/'.length), req.headers['if-none-match'], url.searchParams.get('v') ?? undefined);
         return send(r.status, r.headers, r.body);
@@ -66,6 +81,7 @@ describe('rendering with Chromium', () => {
       }
       return send(404, { 'Content-Type': 'text/plain' }, 'not found');
     }));
+    resized = await recordResized();
   });
 
   afterAll(async () => {
@@ -84,6 +100,18 @@ describe('rendering with Chromium', () => {
     const events = await recordedEvents(page);
     await context.close();
     return { events, live, at, before };
+  }
+
+  /** Records the fixture at VIEWPORT, resized to RESIZED before T; the live screenshot at T is RESIZED. */
+  async function recordResized(): Promise<{ events: RrwebEvent[]; at: number; live: Buffer }> {
+    const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.goto(`${origin}/fixture`);
+    await startRecording(page);
+    const { at, live } = await playResize(page, RESIZED);
+    const events = await recordedEvents(page);
+    await context.close();
+    return { events, at, live };
   }
 
   /** About 1000 events: a counter updated every few milliseconds. */
@@ -172,6 +200,22 @@ describe('rendering with Chromium', () => {
       expect(png.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
       const again = await renderer.render({ ...base, format: 'png', events: () => Promise.reject(new Error('must not load')) });
       expect(again.etag).toBe(png.etag);
+    });
+
+    it('follows a window resized before T: the size of that moment, and its ratio for a derived side', async () => {
+      const base = { contentKey: 'resized', events: resized.events, time: { kind: 'epoch', value: resized.at } } as const;
+      const exact = await renderer.render({ ...base, format: 'png', ...RESIZED });
+      const same = await similarity(resized.live, exact.bytes);
+      expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
+      // Only a width (or nothing): the height follows the 400x700 window of T, not the first 800x600.
+      const derived = await renderer.render({ ...base, format: 'png', width: RESIZED.width });
+      expect(await sharp(derived.bytes).metadata()).toMatchObject({ width: 400, height: 700 });
+      expect(derived.etag).toBe(exact.etag);
+      const byHeight = await renderer.render({ ...base, format: 'png', height: 350 });
+      expect(await sharp(byHeight.bytes).metadata()).toMatchObject({ width: 200, height: 350 });
+      // Before the resize: the first window's ratio.
+      const start = await renderer.render({ ...base, time: { kind: 'offset', value: 0 }, format: 'png', width: 400 });
+      expect(await sharp(start.bytes).metadata()).toMatchObject({ width: 400, height: 300 });
     });
 
     it('refuses a position outside the recording with 422', async () => {
