@@ -71,14 +71,19 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
       state.player = player;
       // The speed prop reaches the replayer only; the control bar highlights speedOption[0] until told.
       player.setSpeed(cfg.speed);
-      player.goto(startOffset(cfg.time, events[0].timestamp, events[events.length - 1].timestamp), cfg.autoplay);
       window.addEventListener('resize', function () {
         var s = frameSize();
         player.$set({ width: s.width, height: s.height });
         player.triggerResize();
       });
-      state.ready = true;
-      document.body.classList.add('ready');
+      // rrweb's Replayer sizes its frame to the first Meta event on a 0 ms timer and builds the first
+      // snapshot on a 1 ms one: seeking after both keeps a later window resize. Like a screenshot,
+      // the start shows the events at that very millisecond (rrweb applies those strictly before).
+      return new Promise(function (resolve) { setTimeout(resolve, 1); }).then(function () {
+        player.goto(startOffset(cfg.time, events[0].timestamp, events[events.length - 1].timestamp) + 1, cfg.autoplay);
+        state.ready = true;
+        document.body.classList.add('ready');
+      });
     })
     .catch(function (err) {
       fail(err && err.message ? err.message : 'The recording could not be played.');

@@ -374,6 +374,29 @@ describe('rendering with Chromium', () => {
       await page.context().close();
     });
 
+    it('starts at a time after a window resize with the window of that time', async () => {
+      const { page, problems } = await open(`eventsUrl=/resized.json&mode=capture&time=epoch:${resized.at}`);
+      const frame = await page.evaluate(() => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const f = (window as any).__tapedeck.player.getReplayer().iframe as HTMLIFrameElement;
+        return { width: f.width, height: f.height };
+      });
+      expect(frame).toEqual({ width: String(RESIZED.width), height: String(RESIZED.height) });
+      expect((await state(page)).replayText).toContain('open: the panel is orange');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it('shows the events of the start time itself, as a screenshot at that time does', async () => {
+      const opened = playerEvents.find((e) => e.type === 3 && JSON.stringify(e.data).includes('open: the panel is orange'))!;
+      const { page, problems } = await open(`time=epoch:${opened.timestamp}`);
+      const s = await state(page);
+      expect(s).toMatchObject({ ready: true, playing: false });
+      expect(s.replayText).toContain('open: the panel is orange');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
     it('capture mode fills the viewport without any chrome', async () => {
       const { page, problems } = await open('mode=capture');
       const s = await state(page);
