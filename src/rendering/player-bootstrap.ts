@@ -81,6 +81,12 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
       // the start shows the events at that very millisecond (rrweb applies those strictly before).
       return new Promise(function (resolve) { setTimeout(resolve, 1); }).then(function () {
         player.goto(startOffset(cfg.time, events[0].timestamp, events[events.length - 1].timestamp) + 1, cfg.autoplay);
+        // Only a Meta event sizes and shows rrweb's frame: without one, the frame takes the player's size.
+        var replayer = player.getReplayer();
+        if (!replayer.iframe.offsetWidth) {
+          replayer.handleResize(frameSize());
+          player.triggerResize();
+        }
         state.ready = true;
         document.body.classList.add('ready');
       });

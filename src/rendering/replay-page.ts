@@ -52,6 +52,8 @@ const SEEK = `async ([offset, settleMs]) => {
   r.service.state.context.lastPlayedEvent = null;
   r.pause(offset);
   const frame = r.iframe;
+  // Only a Meta event sizes and shows rrweb's frame: without one, the frame takes the window.
+  if (!frame.offsetWidth) r.handleResize({ width: innerWidth, height: innerHeight });
   const doc = frame.contentDocument;
   const waits = [];
   if (doc) {

@@ -59,6 +59,7 @@ describe('rendering with Chromium', () => {
       }
       if (url.pathname === '/fixture') return send(200, { 'Content-Type': 'text/html' }, fixtureHtml(`${origin}/tracker.png`));
       if (url.pathname === '/events.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents));
+      if (url.pathname === '/no-meta.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents.filter((e) => e.type !== 4)));
       if (url.pathname === '/resized.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(resized.events));
       if (url.pathname.startsWith('/assets/')) {
         const r = assets.respond(url.pathname.slice('/assets/'.length), req.headers['if-none-match'], url.searchParams.get('v') ?? undefined);
@@ -216,6 +217,18 @@ describe('rendering with Chromium', () => {
       // Before the resize: the first window's ratio.
       const start = await renderer.render({ ...base, time: { kind: 'offset', value: 0 }, format: 'png', width: 400 });
       expect(await sharp(start.bytes).metadata()).toMatchObject({ width: 400, height: 300 });
+    });
+
+    it('renders a recording without a Meta event in a window of the requested size', async () => {
+      const image = await renderer.render({
+        contentKey: 'no-meta',
+        events: fixture.events.filter((e) => e.type !== 4),
+        time: { kind: 'epoch', value: fixture.at },
+        format: 'png',
+        ...VIEWPORT,
+      });
+      const same = await similarity(fixture.live, image.bytes);
+      expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
     });
 
     it('refuses a position outside the recording with 422', async () => {
@@ -393,6 +406,19 @@ describe('rendering with Chromium', () => {
       const s = await state(page);
       expect(s).toMatchObject({ ready: true, playing: false });
       expect(s.replayText).toContain('open: the panel is orange');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it('shows a recording without a Meta event in the whole player', async () => {
+      const { page, problems } = await open('eventsUrl=/no-meta.json&mode=capture');
+      const frame = await page.evaluate(() => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const f = (window as any).__tapedeck.player.getReplayer().iframe as HTMLIFrameElement;
+        return f.getBoundingClientRect().toJSON() as { width: number; height: number };
+      });
+      expect(frame).toMatchObject({ width: 1024, height: 768 });
+      expect((await state(page)).replayText).toContain('Tapedeck fixture page');
       expect(problems).toEqual([]);
       await page.context().close();
     });
