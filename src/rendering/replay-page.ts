@@ -57,6 +57,16 @@ const SEEK = `async ([offset, settleMs]) => {
   const doc = frame.contentDocument;
   const waits = [];
   if (doc) {
+    // The seek rebuilt the page a moment ago: CSS transitions and finite animations it set off
+    // would show their first frame. Show them finished, as the recorded page long had them, in
+    // shadow roots too.
+    const finish = (root) => {
+      for (const a of root.getAnimations()) {
+        try { a.finish(); } catch { /* an infinite animation stays paused */ }
+      }
+      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) finish(el.shadowRoot);
+    };
+    finish(doc);
     if (doc.fonts) waits.push(doc.fonts.ready);
     for (const img of Array.from(doc.images)) {
       if (!img.complete) waits.push(new Promise((res) => { img.addEventListener('load', res); img.addEventListener('error', res); }));

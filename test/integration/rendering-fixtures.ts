@@ -93,6 +93,40 @@ export async function playResize(page: Page, size: { width: number; height: numb
   return { at, live };
 }
 
+/** A page whose changes animate: a CSS transition, an entrance animation, a transition in a shadow root. */
+export const ANIMATED_HTML = `<!doctype html><html><head><meta charset="utf-8"><style>
+body{margin:0;font:20px sans-serif}
+#slide{width:100px;height:120px;background:#00f;transition:width .4s,background-color .4s}
+#slide.on{width:500px;background:#f00}
+#toast{height:80px;background:#fc0;opacity:0}
+#toast.in{animation:enter .5s forwards}
+@keyframes enter{to{opacity:1}}
+</style></head><body><div id="slide"></div><div id="toast">Saved</div><div id="host"></div></body></html>`;
+
+/**
+ * Records ANIMATED_HTML (already loaded in `page`): sets off every animation, and takes T a second
+ * later, when all of them have long finished on the live page.
+ */
+export async function playAnimated(page: Page): Promise<{ at: number; live: Buffer }> {
+  await page.evaluate(() => {
+    const root = document.getElementById('host')!.attachShadow({ mode: 'open' });
+    root.innerHTML = '<style>p{margin:0;height:80px;background:#00f;transition:background-color .4s}p.on{background:#0f0}</style><p>shadow</p>';
+  });
+  await startRecording(page);
+  await page.waitForTimeout(150);
+  await page.evaluate(() => {
+    document.getElementById('slide')!.classList.add('on');
+    document.getElementById('toast')!.classList.add('in');
+    document.getElementById('host')!.shadowRoot!.querySelector('p')!.classList.add('on');
+  });
+  await page.waitForTimeout(1000);
+  const at = await page.evaluate(() => Date.now());
+  const live = await page.screenshot({ type: 'png' });
+  await page.waitForTimeout(100);
+  await page.evaluate(() => document.body.setAttribute('data-tail', 'end'));
+  return { at, live };
+}
+
 /** About 1000 events on a recording page: the fixture's panel rewritten 990 times, 2 ms apart. */
 export async function playBusyFixture(page: Page): Promise<void> {
   await page.evaluate(async () => {

@@ -14,9 +14,11 @@ import { parsePlayerQuery } from '../../src/rendering/player-params';
 import { ScreenshotRenderer, ScreenshotRequest } from '../../src/rendering/screenshot-renderer';
 import { pollUntil } from '../harness/poll-until';
 import {
+  ANIMATED_HTML,
   fixtureHtml,
   percentile,
   playBusyFixture,
+  playAnimated,
   playerState,
   playFixture,
   playResize,
@@ -228,6 +230,18 @@ describe('rendering with Chromium', () => {
         ...VIEWPORT,
       });
       const same = await similarity(fixture.live, image.bytes);
+      expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
+    });
+
+    it('shows transitions and entrance animations finished at T, as the live page had them', async () => {
+      const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+      const page = await context.newPage();
+      await page.setContent(ANIMATED_HTML);
+      const { at, live } = await playAnimated(page);
+      const events = await recordedEvents(page);
+      await context.close();
+      const image = await renderer.render({ contentKey: 'animated', events, time: { kind: 'epoch', value: at }, format: 'png', ...VIEWPORT });
+      const same = await similarity(live, image.bytes);
       expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
     });
 
