@@ -1,8 +1,11 @@
 // The player page's only inline script (allowed by the CSP nonce). It reads the JSON config block,
 // fetches the events from the same origin and mounts rrweb-player; tests observe window.__tapedeck.
 // Kept as plain ES5 text so no compiler or coverage tool rewrites what the browser runs.
+import { FINISH_ANIMATIONS } from './finish-animations';
+
 export const PLAYER_BOOTSTRAP = String.raw`(function () {
   'use strict';
+  ${FINISH_ANIMATIONS}
   var state = { ready: false, error: undefined, player: undefined };
   window.__tapedeck = state;
   var cfg = JSON.parse(document.getElementById('tapedeck-config').textContent);
@@ -87,6 +90,7 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
           replayer.handleResize(frameSize());
           player.triggerResize();
         }
+        if (replayer.iframe.contentDocument) finishAnimations(replayer.iframe.contentDocument);
         state.ready = true;
         document.body.classList.add('ready');
       });

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { FINISH_ANIMATIONS } from './finish-animations';
 import type { Viewport } from './screenshot-params';
 import { untilAborted } from './until-aborted';
 
@@ -42,12 +43,14 @@ const SETUP = `async (json) => {
   await new Promise((res) => setTimeout(res, 1));
 }`;
 
-// Seek, then let images and fonts of the replayed document settle (bounded). No frame wait:
-// Page.captureScreenshot composites a fresh frame (checked against seeks that flip the page).
+// Seek, finish the animations the seek set off, then let images and fonts of the replayed document
+// settle (bounded). No frame wait: Page.captureScreenshot composites a fresh frame (checked against
+// seeks that flip the page).
 // Forgetting the last played event makes every seek replay from the last snapshot before the
 // target, so the image never depends on what this warm page showed before (rrweb would otherwise
 // continue incrementally forwards, and loses its node map seeking back before a snapshot).
 const SEEK = `async ([offset, settleMs]) => {
+  ${FINISH_ANIMATIONS}
   const r = window.__replayer;
   r.service.state.context.lastPlayedEvent = null;
   r.pause(offset);
@@ -57,16 +60,7 @@ const SEEK = `async ([offset, settleMs]) => {
   const doc = frame.contentDocument;
   const waits = [];
   if (doc) {
-    // The seek rebuilt the page a moment ago: CSS transitions and finite animations it set off
-    // would show their first frame. Show them finished, as the recorded page long had them, in
-    // shadow roots too.
-    const finish = (root) => {
-      for (const a of root.getAnimations()) {
-        try { a.finish(); } catch { /* an infinite animation stays paused */ }
-      }
-      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) finish(el.shadowRoot);
-    };
-    finish(doc);
+    finishAnimations(doc);
     if (doc.fonts) waits.push(doc.fonts.ready);
     for (const img of Array.from(doc.images)) {
       if (!img.complete) waits.push(new Promise((res) => { img.addEventListener('load', res); img.addEventListener('error', res); }));

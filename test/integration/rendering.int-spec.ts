@@ -45,6 +45,7 @@ describe('rendering with Chromium', () => {
   let trackerHits = 0;
   let playerEvents: RrwebEvent[] = [];
   let resized: { events: RrwebEvent[]; at: number; live: Buffer };
+  let animated: { events: RrwebEvent[]; at: number; live: Buffer };
   const assets = new PlayerAssets();
   const TRACKER_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
@@ -62,6 +63,7 @@ describe('rendering with Chromium', () => {
       if (url.pathname === '/fixture') return send(200, { 'Content-Type': 'text/html' }, fixtureHtml(`${origin}/tracker.png`));
       if (url.pathname === '/events.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents));
       if (url.pathname === '/no-meta.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents.filter((e) => e.type !== 4)));
+      if (url.pathname === '/animated.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(animated.events));
       if (url.pathname === '/resized.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(resized.events));
       if (url.pathname.startsWith('/assets/')) {
         const r = assets.respond(url.pathname.slice('/assets/'.length), req.headers['if-none-match'], url.searchParams.get('v') ?? undefined);
@@ -85,6 +87,7 @@ describe('rendering with Chromium', () => {
       return send(404, { 'Content-Type': 'text/plain' }, 'not found');
     }));
     resized = await recordResized();
+    animated = await recordAnimated();
   });
 
   afterAll(async () => {
@@ -112,6 +115,17 @@ describe('rendering with Chromium', () => {
     await page.goto(`${origin}/fixture`);
     await startRecording(page);
     const { at, live } = await playResize(page, RESIZED);
+    const events = await recordedEvents(page);
+    await context.close();
+    return { events, at, live };
+  }
+
+  /** Records ANIMATED_HTML: T comes a second after its animations started. */
+  async function recordAnimated(): Promise<{ events: RrwebEvent[]; at: number; live: Buffer }> {
+    const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.setContent(ANIMATED_HTML);
+    const { at, live } = await playAnimated(page);
     const events = await recordedEvents(page);
     await context.close();
     return { events, at, live };
@@ -234,12 +248,7 @@ describe('rendering with Chromium', () => {
     });
 
     it('shows transitions and entrance animations finished at T, as the live page had them', async () => {
-      const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-      const page = await context.newPage();
-      await page.setContent(ANIMATED_HTML);
-      const { at, live } = await playAnimated(page);
-      const events = await recordedEvents(page);
-      await context.close();
+      const { events, at, live } = animated;
       const image = await renderer.render({ contentKey: 'animated', events, time: { kind: 'epoch', value: at }, format: 'png', ...VIEWPORT });
       const same = await similarity(live, image.bytes);
       expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
@@ -433,6 +442,23 @@ describe('rendering with Chromium', () => {
       });
       expect(frame).toMatchObject({ width: 1024, height: 768 });
       expect((await state(page)).replayText).toContain('Tapedeck fixture page');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it('starts at a time with the animations the seek set off finished, as a screenshot shows them', async () => {
+      const { page, problems } = await open(`eventsUrl=/animated.json&mode=capture&time=epoch:${animated.at}`);
+      const shown = await page.evaluate(() => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const doc = (window as any).__tapedeck.player.getReplayer().iframe.contentDocument as Document;
+        const style = (el: Element) => doc.defaultView!.getComputedStyle(el);
+        return {
+          slide: style(doc.getElementById('slide')!).width,
+          toast: style(doc.getElementById('toast')!).opacity,
+          shadow: style(doc.getElementById('host')!.shadowRoot!.querySelector('p')!).backgroundColor,
+        };
+      });
+      expect(shown).toEqual({ slide: '500px', toast: '1', shadow: 'rgb(0, 255, 0)' });
       expect(problems).toEqual([]);
       await page.context().close();
     });
