@@ -9,6 +9,9 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 const optional = <T extends z.ZodTypeAny>(s: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), s.optional());
 
+/** A CSP scheme source (`https:`) or host source (`https://*.example.com:443/path`), or `*`; never a quoted keyword. */
+const ASSET_SOURCE = /^(?:\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?(?:\/[^\s;,'"]*)?)$/i;
+
 export const configSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -67,6 +70,17 @@ export const configSchema = z.object({
   HSTS_MAX_AGE_SECONDS: int(0, 2 * 365 * 86400).default(0),
   /** CSP frame-ancestors for the player page. */
   PLAYER_FRAME_ANCESTORS: z.string().default("'self'"),
+  /**
+   * Where the player may load the recorded site's images, fonts, stylesheets and media from (CSP
+   * sources such as `https:` or `https://cdn.example.com`, space-separated). Empty: nowhere, the
+   * viewer's browser fetches nothing of the recorded site.
+   */
+  PLAYER_ASSET_SOURCES: z
+    .string()
+    .default('')
+    .refine((v) => v.trim() === '' || v.trim().split(/\s+/).every((s) => ASSET_SOURCE.test(s)), {
+      message: "a space-separated list of CSP scheme or host sources (e.g. 'https:' or 'https://cdn.example.com'), no keywords",
+    }),
   /** Admin HTTP API bearer token; the admin API is off when unset. */
   TAPEDECK_ADMIN_TOKEN: optional(z.string().min(16)),
 

@@ -36,6 +36,20 @@ describe('buildPlayerPage', () => {
     });
   });
 
+  it("lets the recorded site's images, fonts, stylesheets and media load from PLAYER_ASSET_SOURCES, and nothing else more", () => {
+    const csp = buildPlayerPage({ ...base, assetSources: ' https:  https://cdn.example.com ' }).headers['Content-Security-Policy'];
+    const directives = Object.fromEntries(csp.split('; ').map((d) => [d.split(' ')[0], d]));
+    expect(directives['img-src']).toBe("img-src 'self' data: blob: https: https://cdn.example.com");
+    expect(directives['font-src']).toBe("font-src 'self' data: https: https://cdn.example.com");
+    expect(directives['style-src']).toBe("style-src 'self' 'unsafe-inline' https: https://cdn.example.com");
+    expect(directives['media-src']).toBe('media-src https: https://cdn.example.com');
+    expect(directives['script-src']).toMatch(/^script-src 'self' 'nonce-[^']+'$/);
+    expect(directives['connect-src']).toBe("connect-src 'self'");
+    const cspOf = (assetSources?: string) => buildPlayerPage({ ...base, nonce: 'n', assetSources }).headers['Content-Security-Policy'];
+    expect(cspOf('  ')).toBe(cspOf(undefined));
+    expect(cspOf(undefined)).not.toContain('media-src');
+  });
+
   it('names an empty inline icon, so browsers do not ask the service for /favicon.ico (a 404 in the console)', () => {
     expect(buildPlayerPage(base).html).toContain('<link rel="icon" href="data:,">');
   });

@@ -16,6 +16,8 @@ export interface PlayerPageInput {
   time: TimeSelector;
   /** PLAYER_FRAME_ANCESTORS, e.g. "'self' https://app.example.com". */
   frameAncestors: string;
+  /** PLAYER_ASSET_SOURCES: where the recorded site's images, fonts, stylesheets and media may load from. */
+  assetSources?: string;
   title?: string;
   /** Where AssetsController is mounted. */
   assetsBase?: string;
@@ -70,12 +72,16 @@ ${input.mode === 'standard' ? `<header><h1>${escapeHtml(title)}</h1></header>\n`
 </body>
 </html>
 `;
+  // The replayed page is an about:blank frame of this page, so these also govern what it loads.
+  const remote = (input.assetSources ?? '').trim().split(/\s+/).filter(Boolean).join(' ');
+  const withRemote = (sources: string) => (remote ? `${sources} ${remote}` : sources);
   const csp = [
     "default-src 'none'",
     `script-src 'self' 'nonce-${nonce}'`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
+    withRemote("style-src 'self' 'unsafe-inline'"),
+    withRemote("img-src 'self' data: blob:"),
+    withRemote("font-src 'self' data:"),
+    ...(remote ? [`media-src ${remote}`] : []),
     "connect-src 'self'",
     "frame-src 'self' blob: data: about:",
     "child-src 'self' blob:",

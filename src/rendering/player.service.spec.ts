@@ -39,6 +39,16 @@ describe('PlayerService', () => {
     expect(page.html).toContain('../../assets/rrweb-player.js?v=v1');
   });
 
+  it('takes PLAYER_ASSET_SOURCES into the CSP, and refuses at start a value that is not a list of scheme or host sources', async () => {
+    const cfg = loadConfig({ PLAYER_ASSET_SOURCES: 'https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000' });
+    const svc = new PlayerService({ exists: async () => true } as unknown as RecordingRenderSource, {} as LinkSigner, { version: 'v1' } as unknown as PlayerAssets, cfg);
+    const page = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: LINK });
+    expect(page.headers['Content-Security-Policy']).toContain("img-src 'self' data: blob: https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000");
+    for (const bad of ["'unsafe-inline'", "https: 'unsafe-eval'", 'https:; script-src *', 'https://a.example,https://b.example', "'nonce-x'", 'https://a.example/"x']) {
+      expect(() => loadConfig({ PLAYER_ASSET_SOURCES: bad })).toThrow(/PLAYER_ASSET_SOURCES/);
+    }
+  });
+
   it('reuses the presigned link of the request for the events', async () => {
     const { svc, signed } = service();
     const page = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: { ...LINK, speed: '2' } });

@@ -51,6 +51,7 @@ export class PlayerService {
       ...query,
       eventsUrl: query.eventsUrl ?? this.eventsUrl(input),
       frameAncestors: this.cfg.PLAYER_FRAME_ANCESTORS,
+      assetSources: this.cfg.PLAYER_ASSET_SOURCES,
       title: `Recording ${input.recordingId}`,
       // Relative to /recordings/{id}/player(.html), so a path prefix in front of the service works.
       assetsBase: '../../assets',

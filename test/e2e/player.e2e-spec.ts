@@ -4,7 +4,8 @@
 // PLAYER_FRAME_ANCESTORS (checked on a second instance configured with another value); bad
 // options answer 400, an Accept without HTML 406. The recorded page holds a third-party image: the
 // player's CSP (img-src 'self' data: blob:) refuses it, like the screenshot renderer never fetches
-// it; that one refusal is expected, any other console error or failed load fails the test.
+// it; that one refusal is expected, any other console error or failed load fails the test. The second
+// instance names the image's origin in PLAYER_ASSET_SOURCES, and there the viewer's browser loads it.
 import { randomUUID } from 'node:crypto';
 import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
@@ -12,13 +13,15 @@ import { testEnv } from '../harness/env';
 import { api, postEvents, Res } from '../harness/http';
 import { ServiceProcess, startService } from '../harness/stack';
 import { admin } from './auth-fixtures';
-import { presignedQuery, recordAndIngest, RecordedFixture, tampered } from './rendering-e2e-fixtures';
+import { presignedQuery, recordAndIngest, RecordedFixture, tampered, TRACKER_PNG } from './rendering-e2e-fixtures';
 import { playerState } from '../integration/rendering-fixtures';
 import { pollUntil } from '../harness/poll-until';
 
 jest.setTimeout(180_000);
 
 const FRAME_ANCESTORS = "'self' https://app.example.com";
+/** The recorded page's server is on a free loopback port, so any port of it. */
+const ASSET_SOURCES = 'http://127.0.0.1:*';
 
 let browser: Browser;
 let fx: RecordedFixture;
@@ -29,7 +32,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   [fx, second] = await Promise.all([
     recordAndIngest(browser, { width: 1000, height: 500 }),
-    startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', PLAYER_FRAME_ANCESTORS: FRAME_ANCESTORS }, env.dir, 'player-second'),
+    startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', PLAYER_FRAME_ANCESTORS: FRAME_ANCESTORS, PLAYER_ASSET_SOURCES: ASSET_SOURCES }, env.dir, 'player-second'),
   ]);
 });
 
@@ -51,9 +54,18 @@ interface Opened {
   status: number;
 }
 
-/** Opens a URL in a fresh context with no credentials; waits until the player is ready or failed. */
-async function open(url: string, fulfil?: { html: string; headers: Record<string, string> }): Promise<Opened> {
+/**
+ * Opens a URL in a fresh context with no credentials; waits until the player is ready or failed.
+ * `trackerLoads` collects the requests for the recorded page's image (then answered, its server is gone).
+ */
+async function open(url: string, fulfil?: { html: string; headers: Record<string, string> }, trackerLoads?: string[]): Promise<Opened> {
   const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+  if (trackerLoads) {
+    await context.route(fx.trackerUrl, (route) => {
+      trackerLoads.push(route.request().url());
+      return route.fulfill({ status: 200, contentType: 'image/png', body: TRACKER_PNG });
+    });
+  }
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m: ConsoleMessage) => {
@@ -96,6 +108,22 @@ describe('player page in Chromium', () => {
     expect(headers['content-type']).toMatch(/^text\/html/);
     expect(headers['content-security-policy']).toContain("frame-ancestors 'self'");
     expect(headers['cache-control']).toBe('no-store');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("loads the recorded site's image when PLAYER_ASSET_SOURCES names its origin", async () => {
+    const loads: string[] = [];
+    const { page, problems, blockedTracker } = await open(second.url + playerPath('player.html', signed()), undefined, loads);
+    expect(await state(page)).toMatchObject({ ready: true, error: undefined });
+    expect(blockedTracker).toBe(false);
+    expect(loads).toEqual([fx.trackerUrl]);
+    const shown = () =>
+      page.evaluate(() => {
+        const img = document.querySelector('iframe')?.contentDocument?.querySelector<HTMLImageElement>('#tracker');
+        return img ? img.complete && img.naturalWidth : -1;
+      });
+    await pollUntil(shown, (w) => w === 1, 5_000);
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -24,7 +24,8 @@ export interface RecordedFixture {
   trackerUrl: string;
 }
 
-const TRACKER_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+/** The tracker image: a 1×1 PNG. */
+export const TRACKER_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 /** Records the fixture page with interactions around a moment T, and ingests the events. */
 export async function recordAndIngest(browser: Browser, viewport = { width: 1000, height: 500 }): Promise<RecordedFixture> {
