@@ -2,10 +2,12 @@
 // fetches the events from the same origin and mounts rrweb-player; tests observe window.__tapedeck.
 // Kept as plain ES5 text so no compiler or coverage tool rewrites what the browser runs.
 import { FINISH_ANIMATIONS } from './finish-animations';
+import { SKIP_BAD_EVENTS } from './skip-bad-events';
 
 export const PLAYER_BOOTSTRAP = String.raw`(function () {
   'use strict';
   ${FINISH_ANIMATIONS}
+  ${SKIP_BAD_EVENTS}
   var state = { ready: false, error: undefined, player: undefined };
   window.__tapedeck = state;
   var cfg = JSON.parse(document.getElementById('tapedeck-config').textContent);
@@ -72,6 +74,7 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
         }
       });
       state.player = player;
+      skipBadEvents(player.getReplayer());
       // The speed prop reaches the replayer only; the control bar highlights speedOption[0] until told.
       player.setSpeed(cfg.speed);
       window.addEventListener('resize', function () {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { FINISH_ANIMATIONS } from './finish-animations';
+import { SKIP_BAD_EVENTS } from './skip-bad-events';
 import type { Viewport } from './screenshot-params';
 import { untilAborted } from './until-aborted';
 
@@ -34,12 +35,14 @@ html,body{margin:0;padding:0;background:#fff;overflow:hidden}
 // The constructor builds the first snapshot on a 1 ms timer; waiting on a later 1 ms timer keeps
 // that from landing on top of our first seek.
 const SETUP = `async (json) => {
+  ${SKIP_BAD_EVENTS}
   const silent = { log() {}, warn() {}, error() {} };
   window.__replayer = new rrweb.Replayer(JSON.parse(json), {
     root: document.getElementById('root'),
     speed: 1, skipInactive: false, mouseTail: false, triggerFocus: false,
     showWarning: false, showDebug: false, UNSAFE_replayCanvas: false, logger: silent,
   });
+  skipBadEvents(window.__replayer);
   await new Promise((res) => setTimeout(res, 1));
 }`;
 

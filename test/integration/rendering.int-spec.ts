@@ -63,6 +63,7 @@ describe('rendering with Chromium', () => {
       if (url.pathname === '/fixture') return send(200, { 'Content-Type': 'text/html' }, fixtureHtml(`${origin}/tracker.png`));
       if (url.pathname === '/events.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents));
       if (url.pathname === '/no-meta.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents.filter((e) => e.type !== 4)));
+      if (url.pathname === '/malformed.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(withMalformed(playerEvents, panelOpened(playerEvents).timestamp - 1)));
       if (url.pathname === '/animated.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(animated.events));
       if (url.pathname === '/resized.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(resized.events));
       if (url.pathname.startsWith('/assets/')) {
@@ -247,6 +248,15 @@ describe('rendering with Chromium', () => {
       expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
     });
 
+    it('skips events rrweb cannot apply (a mouse move without positions) and renders the rest', async () => {
+      // The service stores any event with an integer type and timestamp and an object data; a
+      // malformed one made rrweb throw inside the seek, and the screenshot was a 500.
+      const events = withMalformed(fixture.events, fixture.before + 1);
+      const image = await renderer.render({ contentKey: 'malformed', events, time: { kind: 'epoch', value: fixture.at }, format: 'png', ...VIEWPORT });
+      const same = await similarity(fixture.live, image.bytes);
+      expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
+    });
+
     it('shows transitions and entrance animations finished at T, as the live page had them', async () => {
       const { events, at, live } = animated;
       const image = await renderer.render({ contentKey: 'animated', events, time: { kind: 'epoch', value: at }, format: 'png', ...VIEWPORT });
@@ -424,13 +434,30 @@ describe('rendering with Chromium', () => {
     });
 
     it('shows the events of the start time itself, as a screenshot at that time does', async () => {
-      const opened = playerEvents.find((e) => e.type === 3 && JSON.stringify(e.data).includes('open: the panel is orange'))!;
+      const opened = panelOpened(playerEvents);
       const { page, problems } = await open(`time=epoch:${opened.timestamp}`);
       const s = await state(page);
       expect(s).toMatchObject({ ready: true, playing: false });
       expect(s.replayText).toContain('open: the panel is orange');
       expect(problems).toEqual([]);
       await page.context().close();
+    });
+
+    it('skips events rrweb cannot apply, when seeking and when playing through them', async () => {
+      const opened = panelOpened(playerEvents).timestamp;
+      const seek = await open(`eventsUrl=/malformed.json&time=epoch:${opened}`);
+      expect(await state(seek.page)).toMatchObject({ ready: true, error: undefined });
+      expect((await state(seek.page)).replayText).toContain('open: the panel is orange');
+      // rrweb catches a bad mutation itself and says so; nothing else may be reported.
+      const notRrwebsOwn = (problems: string[]) => problems.filter((p) => !p.startsWith('warning: [replayer] Exception in mutation'));
+      expect(notRrwebsOwn(seek.problems)).toEqual([]);
+      await seek.page.context().close();
+      const play = await open(`eventsUrl=/malformed.json&autoplay=true&time=epoch:${opened - 300}`);
+      // Started 300 ms before the bad events and the panel opening: playback reaches both.
+      await pollUntil(() => state(play.page), (s) => s.replayText.includes('open: the panel is orange'), 5_000);
+      expect(notRrwebsOwn(play.problems)).toEqual([]);
+      expect(await play.page.evaluate(() => (window as any).__tapedeck.player.getReplayer().skippedEvents)).toBeGreaterThan(0); // eslint-disable-line @typescript-eslint/no-explicit-any
+      await play.page.context().close();
     });
 
     it('shows a recording without a Meta event in the whole player', async () => {
@@ -497,3 +524,18 @@ describe('rendering with Chromium', () => {
     });
   });
 });
+
+/** The event that opens the fixture's panel. */
+function panelOpened(events: RrwebEvent[]): RrwebEvent {
+  return events.find((e) => e.type === 3 && JSON.stringify(e.data).includes('open: the panel is orange'))!;
+}
+
+/** `events` with incremental events at `ts` that rrweb's replayer throws on (valid for ingestion). */
+function withMalformed(events: RrwebEvent[], ts: number): RrwebEvent[] {
+  const bad: RrwebEvent[] = [
+    { type: 3, timestamp: ts, data: { source: 1 } }, // a mouse move without positions
+    { type: 3, timestamp: ts, data: { source: 0 } }, // a mutation without its lists
+    { type: 3, timestamp: ts, data: { source: 3, id: 1 } }, // a scroll without coordinates
+  ];
+  return [...events, ...bad].sort((a, b) => a.timestamp - b.timestamp);
+}
