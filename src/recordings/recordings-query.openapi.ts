@@ -1,7 +1,8 @@
 // OpenAPI helpers for error responses: application errors are text/plain; request-schema failures
 // (bad limit, offset, booleans, dates) are JSON {error, message, issues}.
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { LIST_LIMIT, MAX_OFFSET } from './recordings-query.params';
 
 const text = (example: string) => ({ 'text/plain': { schema: { type: 'string' as const, example } } });
 
@@ -23,3 +24,19 @@ export function ApiBadRequest(description: string, textExample: string) {
 export function ApiTextError(status: number, description: string, example: string) {
   return applyDecorators(ApiResponse({ status, description, content: text(example) }));
 }
+
+/** limit and offset of the offset-paginated listings (recordings, replays), with the bounds they are validated against. */
+export function ApiPagination(items: string) {
+  return applyDecorators(
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default },
+      description: `${items} per page, ${LIST_LIMIT.min}-${LIST_LIMIT.max}, default ${LIST_LIMIT.default}`,
+    }),
+    ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 }, description: `${items} to skip, default 0` }),
+  );
+}
+
+/** A query-string boolean as common/validation's queryBoolean reads it. */
+export const QUERY_BOOLEAN = { type: 'string' as const, enum: ['true', 'false', '1', '0'] };

@@ -5,15 +5,15 @@ import type { AuthContext } from '../auth/auth-context';
 import { AppError } from '../common/app-error';
 import { parseWith, uuidParam } from '../common/validation';
 import { ApiMetadataFilters } from './metadata-filter.swagger';
-import { ApiBadRequest, ApiTextError } from './recordings-query.openapi';
-import { LIST_LIMIT, RecordingsQueryParams } from './recordings-query.params';
+import { ApiBadRequest, ApiPagination, ApiTextError, QUERY_BOOLEAN } from './recordings-query.openapi';
+import { RecordingsQueryParams } from './recordings-query.params';
 import { recordingDetailSchema, recordingListSchema } from './recordings-query.schemas';
 import { RecordingsQueryService } from './recordings-query.service';
 
 const signedUrlsQuery = ApiQuery({
   name: 'includeSignedUrls',
   required: false,
-  enum: ['true', 'false', '1', '0'],
+  schema: QUERY_BOOLEAN,
   description:
     'Default false. true adds links.selfSigned, eventsSigned, playerSigned and screenshotSigned (presigned with the tenant\'s current signing key, valid PRESIGN_DEFAULT_TTL_SECONDS) and signedUrlsExpireAt. 400 if the tenant has no signing key.',
 });
@@ -31,8 +31,7 @@ export class RecordingsController {
       'Recordings of the tenant, newest first by first event time (ties by recordingId, so pages are stable), with metadata, links and a summary; offset-paginated. ' +
       'A recording is listed once its first event batch is projected (about a second after ingestion). Compatible with rrweb Cloud\'s listing (recordings[].recordingId, timestamp, links.self/events/eventsSigned, metadata).',
   })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'string', pattern: '^\\d+$', example: '50' }, description: `${LIST_LIMIT.min}-${LIST_LIMIT.max}, default ${LIST_LIMIT.default}` })
-  @ApiQuery({ name: 'offset', required: false, schema: { type: 'string', pattern: '^\\d+$', example: '0' }, description: 'Recordings to skip, ≥ 0, default 0' })
+  @ApiPagination('Recordings')
   @signedUrlsQuery
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, description: 'A page of recordings', schema: recordingListSchema })

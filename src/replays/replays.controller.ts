@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
@@ -9,11 +9,26 @@ import type { AuthContext } from '../auth/auth-context';
 import { AppError } from '../common/app-error';
 import { parseWith, queryBoolean, queryInt } from '../common/validation';
 import { parseMetadataFilters } from '../recordings/metadata-filter';
+import { ApiMetadataFilters } from '../recordings/metadata-filter.swagger';
+import { ApiPagination, QUERY_BOOLEAN } from '../recordings/recordings-query.openapi';
+import { LIST_LIMIT, MAX_OFFSET } from '../recordings/recordings-query.params';
 import { ReplaysService } from './replays.service';
 
-const groupingProp = z.string().min(1, { message: 'must be 1-100 characters' }).max(100, { message: 'must be 1-100 characters' });
-const replayValue = z.string().min(1, { message: 'must be 1-500 characters' }).max(500, { message: 'must be 1-500 characters' });
-const listQuery = z.object({ limit: queryInt(1, 100, 50), offset: queryInt(0, 1_000_000_000, 0), includeSignedUrls: queryBoolean(false) });
+const PROP_LENGTH = { min: 1, max: 100 };
+const VALUE_LENGTH = { min: 1, max: 500 };
+const length = ({ min, max }: { min: number; max: number }) => z.string().min(min, { message: `must be ${min}-${max} characters` }).max(max, { message: `must be ${min}-${max} characters` });
+const groupingProp = length(PROP_LENGTH);
+const replayValue = length(VALUE_LENGTH);
+const listQuery = z.object({ limit: queryInt(LIST_LIMIT.min, LIST_LIMIT.max, LIST_LIMIT.default), offset: queryInt(0, MAX_OFFSET, 0), includeSignedUrls: queryBoolean(false) });
+
+const ApiGroupingProp = () =>
+  ApiParam({ name: 'groupingProp', schema: { type: 'string', minLength: PROP_LENGTH.min, maxLength: PROP_LENGTH.max }, description: 'A metadata key' });
+/** The path parameters of one replay, with the lengths they are validated against (else 400). */
+const ApiReplayGroup = () =>
+  applyDecorators(
+    ApiGroupingProp(),
+    ApiParam({ name: 'replayValue', schema: { type: 'string', minLength: VALUE_LENGTH.min, maxLength: VALUE_LENGTH.max }, description: 'Its value (percent-encoded in the path)' }),
+  );
 
 async function stream(reply: FastifyReply, make: (signal: AbortSignal) => Promise<Readable>) {
   return sendJsonStream(reply, await make(abortWhenClientGone(reply)));
@@ -36,8 +51,7 @@ export class ReplaysController {
       'Merged metadata and composed events of the recordings whose latest value of groupingProp equals replayValue. Page views (a FullSnapshot with the page-load and Meta events right before it) play whole, ordered by start; ' +
       'timestamps are renumbered from 0 with a 1000 ms gap between page views; originalTimestamp keeps the absolute time and recordingId the source. Merged metadata: union; on conflicts the most recently written value wins. Streamed.',
   })
-  @ApiParam({ name: 'groupingProp', description: '1-100 characters' })
-  @ApiParam({ name: 'replayValue', description: '1-500 characters' })
+  @ApiReplayGroup()
   @ApiResponse({ status: 200, schema: { type: 'object', properties: { metadata: { type: 'object', additionalProperties: { type: 'string' } }, events: { type: 'array', items: { $ref: '#/components/schemas/Event' } } } } })
   @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
   @ApiResponse({ status: 404, description: 'No recording in the group' })
@@ -49,6 +63,7 @@ export class ReplaysController {
   @Get('replays/:groupingProp/:replayValue/events')
   @Auth({ keys: ['secret'], presign: 'replay' })
   @ApiOperation({ summary: 'Get replay events', description: 'The composed events of the replay alone (see Get replay).' })
+  @ApiReplayGroup()
   @ApiResponse({ status: 200, schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
   @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
   @ApiResponse({ status: 404, description: 'No recording in the group' })
@@ -67,9 +82,9 @@ export class ReplaysController {
       'startedAt and endedAt: epoch ms of the group\'s first and last stored event (their timestamps as recorded). duration: endedAt - startedAt in ms, the wall-clock span of the session, idle time between page views included. ' +
       'It is not the length of the composed replay (Get replay), which puts 1000 ms between page views instead of the real idle time and plays page views of tabs open side by side one after another; that length is the last composed event\'s timestamp.',
   })
-  @ApiQuery({ name: 'limit', required: false, description: '1-100, default 50' })
-  @ApiQuery({ name: 'offset', required: false, description: 'default 0' })
-  @ApiQuery({ name: 'includeSignedUrls', required: false, description: 'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds, on each item and on the response); 400 if the tenant has no signing key, or if groupingProp contains "/" (links cannot open such replays)' })
+  @ApiGroupingProp()
+  @ApiPagination('Replays')
+  @ApiQuery({ name: 'includeSignedUrls', required: false, schema: QUERY_BOOLEAN, description: 'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds, on each item and on the response); 400 if the tenant has no signing key, or if groupingProp contains "/" (links cannot open such replays)' })
   @ApiResponse({
     status: 200,
     schema: { example: { replays: [{ groupingProp: 'sessionId', replayValue: 'S1', recordings: 3, startedAt: 1700000000000, endedAt: 1700000060000, duration: 60000, links: { self: '/replays/sessionId/S1', events: '/replays/sessionId/S1/events' } }], limit: 50, offset: 0, hasMore: false } },
@@ -85,9 +100,9 @@ export class ReplaysController {
   @Auth({ keys: ['secret'] })
   @ApiOperation({
     summary: 'Compose replay',
-    description: 'Composes the recordings matching every metadata[<key>]=<value> filter (AND; rrweb Cloud\'s meta[<key>]=<value> accepted) into one replayable event array, as Get replay composes a group.',
+    description: 'Composes the recordings matching every metadata[<key>]=<value> filter (AND; rrweb Cloud\'s meta[<key>]=<value> accepted; at least one filter, else 400) into one replayable event array, as Get replay composes a group.',
   })
-  @ApiQuery({ name: 'metadata[<key>]', required: true, description: 'One or more filters; meta[<key>] accepted' })
+  @ApiMetadataFilters()
   @ApiResponse({ status: 200, schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
   @ApiResponse({ status: 400, description: 'No filter, or a bad filter' })
   @ApiResponse({ status: 404, description: 'No recording matches' })

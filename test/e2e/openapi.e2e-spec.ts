@@ -1,0 +1,58 @@
+// /openapi.json as a client generator or a traffic validator reads it: the parameters carry their
+// documented bounds in their schemas, not only in prose.
+import { api } from '../harness/http';
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  style?: string;
+  schema?: Record<string, unknown>;
+}
+interface Operation {
+  operationId: string;
+  parameters?: Parameter[];
+  responses: Record<string, unknown>;
+  security?: Record<string, unknown>[];
+}
+interface OpenApi {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, Record<string, unknown>> };
+}
+
+let doc: OpenApi;
+
+beforeAll(async () => {
+  doc = (await api('/openapi.json')).json<OpenApi>();
+});
+
+const param = (method: string, path: string, name: string) => doc.paths[path]?.[method]?.parameters?.find((p) => p.name === name);
+
+describe('parameters', () => {
+  const LISTINGS = ['/recordings', '/replays/{groupingProp}'];
+  const REPLAY_READS = ['/replays/{groupingProp}/{replayValue}', '/replays/{groupingProp}/{replayValue}/events'];
+  const SCREENSHOTS = ['screenshot', 'screenshot.png', 'screenshot.jpeg', 'screenshot.jpg', 'screenshot.webp'].map((s) => `/recordings/{recordingId}/${s}`);
+  const PLAYERS = ['player', 'player.html', 'preview'].map((s) => `/recordings/{recordingId}/${s}`);
+
+  it.each(LISTINGS)('%s: limit 1-100 (default 50), offset from 0 (default 0), includeSignedUrls a boolean word', (path) => {
+    expect(param('get', path, 'limit')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } });
+    expect(param('get', path, 'offset')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } });
+    expect(param('get', path, 'includeSignedUrls')).toMatchObject({ in: 'query', schema: { type: 'string', enum: ['true', 'false', '1', '0'] } });
+  });
+
+  it.each([...REPLAY_READS, '/replays/{groupingProp}'])('%s: groupingProp 1-100 and replayValue 1-500 characters', (path) => {
+    expect(param('get', path, 'groupingProp')).toMatchObject({ in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 100 } });
+    if (path.includes('{replayValue}')) {
+      expect(param('get', path, 'replayValue')).toMatchObject({ in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 500 } });
+    }
+  });
+
+  it.each(['/replay', '/replays'])('%s: the metadata filters are deepObject parameters, as on the listing', (path) => {
+    const names = doc.paths[path].get.parameters!.map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['metadata', 'meta']));
+    expect(names.filter((n) => n.includes('<'))).toEqual([]);
+    expect(param('get', path, 'metadata')).toEqual(param('get', '/recordings', 'metadata'));
+  });
+});
