@@ -8,10 +8,8 @@ import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { setReplyHeaders } from '../common/reply-headers';
 import { parseWith, uuidParam } from '../common/validation';
-import { ApiBadRequest, ApiTextError } from '../recordings/recordings-query.openapi';
+import { ApiBadRequest, ApiTextError, QUERY_BOOLEAN } from '../recordings/recordings-query.openapi';
 import { PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
-
-const BOOLEAN = { type: 'string', enum: ['true', 'false', '1', '0'] };
 
 const SUMMARY = {
   negotiated: 'Get recording player (HTML by Accept)',
@@ -38,20 +36,19 @@ function ApiPlayer(kind: keyof typeof SUMMARY) {
         'window.__tapedeck.ready turns true once the recording is shown (error holds the message otherwise). Query parameters other than those listed are ignored.',
     }),
     ApiParam({ name: 'recordingId', format: 'uuid' }),
-    ApiQuery({ name: 'controls', required: false, schema: BOOLEAN, description: 'Show the control bar; default true. Only true/false/1/0 (else 400). Ignored in capture mode (no controls).' }),
-    ApiQuery({ name: 'autoplay', required: false, schema: BOOLEAN, description: 'Start playing on load; default false. Only true/false/1/0 (else 400).' }),
+    ApiQuery({ name: 'controls', required: false, schema: QUERY_BOOLEAN, description: 'Show the control bar; default true. Only true/false/1/0 (else 400). Ignored in capture mode (no controls).' }),
+    ApiQuery({ name: 'autoplay', required: false, schema: QUERY_BOOLEAN, description: 'Start playing on load; default false. Only true/false/1/0 (else 400).' }),
     ApiQuery({
       name: 'mode',
       required: false,
       schema: { type: 'string', enum: ['standard', 'minimal', 'capture'], default: 'standard' },
       description: 'standard (default): page with a title bar; minimal: the player alone, for embeds; capture: the replay fills the viewport, no chrome or controls (for screenshots). Else 400.',
     }),
-    ApiQuery({ name: 'speed', required: false, schema: { type: 'string', example: '1' }, description: 'Playback speed, a number from 0.25 to 4; default 1. Else 400.' }),
+    ApiQuery({ name: 'speed', required: false, schema: { type: 'number', minimum: 0.25, maximum: 4, default: 1 }, description: 'Playback speed, a number from 0.25 to 4; default 1. Else 400.' }),
     ApiQuery({
       name: 'time',
       required: false,
-      type: String,
-      example: 'percent:50',
+      schema: { type: 'string', maxLength: 64, example: 'percent:50' },
       description: 'Start position, as for screenshots: offset:<ms> (negative from the end), percent:<0-100> or epoch:<ms>; default (when absent) offset:0. Malformed, empty included: 400; outside the recording the player starts at the nearest end.',
     }),
     ApiQuery({

@@ -9,6 +9,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { setReplyHeaders } from '../common/reply-headers';
 import { parseWith, uuidParam } from '../common/validation';
 import { ApiBadRequest, ApiTextError } from '../recordings/recordings-query.openapi';
+import { MAX_SCREENSHOT_SIDE } from './screenshot-params';
 import { ScreenshotService } from './screenshot.service';
 
 const TIME_RULES =
@@ -28,20 +29,20 @@ function ApiScreenshot(extension: string | undefined) {
         'Strong ETag (If-None-Match answers 304); Cache-Control: private, max-age=60. Query parameters other than those listed are ignored. Private key or a presigned link of the recording.',
     }),
     ApiParam({ name: 'recordingId', format: 'uuid' }),
-    ApiQuery({ name: 'time', required: false, type: String, example: 'offset:1500', description: TIME_RULES }),
+    ApiQuery({ name: 'time', required: false, schema: { type: 'string', maxLength: 64, example: 'offset:1500' }, description: TIME_RULES }),
     ApiQuery({
       name: 'width',
       required: false,
-      schema: { type: 'string', pattern: '^\\d+$', example: '1280' },
+      schema: { type: 'integer', minimum: 1, maximum: MAX_SCREENSHOT_SIDE, example: 1280 },
       description: 'Integer 1-4096 (else 400). Default 1280; when only height is given, height × the recording\'s viewport ratio at that time (its last Meta event or window resize), else 1280.',
     }),
     ApiQuery({
       name: 'height',
       required: false,
-      schema: { type: 'string', pattern: '^\\d+$', example: '720' },
+      schema: { type: 'integer', minimum: 1, maximum: MAX_SCREENSHOT_SIDE, example: 720 },
       description: 'Integer 1-4096 (else 400). When omitted: width ÷ the recording\'s viewport ratio at that time (its last Meta event or window resize) when the recording names one, else 720.',
     }),
-    ApiQuery({ name: 'quality', required: false, schema: { type: 'string', pattern: '^\\d+$', example: '80' }, description: 'Integer 1-100, default 80 (else 400). JPEG and WebP only; ignored for PNG.' }),
+    ApiQuery({ name: 'quality', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 80 }, description: 'Integer 1-100, default 80 (else 400). JPEG and WebP only; ignored for PNG.' }),
     ApiProduces(...produces),
     ApiResponse({ status: 200, description: 'The image', content: Object.fromEntries(produces.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }),
     ApiResponse({ status: 304, description: 'If-None-Match matched the ETag' }),

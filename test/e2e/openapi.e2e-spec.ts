@@ -49,6 +49,18 @@ describe('parameters', () => {
     }
   });
 
+  it.each(SCREENSHOTS)('%s: width and height 1-4096, quality 1-100 (default 80)', (path) => {
+    expect(param('get', path, 'width')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 4096 } });
+    expect(param('get', path, 'height')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 4096 } });
+    expect(param('get', path, 'quality')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 80 } });
+    expect(param('get', path, 'time')).toMatchObject({ in: 'query', schema: { type: 'string', maxLength: 64 } });
+  });
+
+  it.each(PLAYERS)('%s: speed 0.25-4 (default 1)', (path) => {
+    expect(param('get', path, 'speed')).toMatchObject({ in: 'query', schema: { type: 'number', minimum: 0.25, maximum: 4, default: 1 } });
+    expect(param('get', path, 'time')).toMatchObject({ in: 'query', schema: { type: 'string', maxLength: 64 } });
+  });
+
   it.each(['/replay', '/replays'])('%s: the metadata filters are deepObject parameters, as on the listing', (path) => {
     const names = doc.paths[path].get.parameters!.map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['metadata', 'meta']));
