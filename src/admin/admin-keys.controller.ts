@@ -3,7 +3,7 @@ import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/s
 import type { FastifyRequest } from 'fastify';
 import { jsonBody } from '../common/request-body';
 import { parseWith } from '../common/validation';
-import { AdminRoute } from './admin-route.decorator';
+import { ADMIN_MAX_BODY_BYTES, AdminRoute } from './admin-route.decorator';
 import { createKeySchema, keyHandleSchema, openApiBody, tenantIdSchema } from './admin.schemas';
 import { TenantAdmin } from './tenant-admin.service';
 
@@ -16,7 +16,7 @@ export class AdminKeysController {
   constructor(private readonly admin: TenantAdmin) {}
 
   @Post()
-  @AdminRoute()
+  @AdminRoute({ jsonBody: true })
   @ApiOperation({
     summary: 'Create an API key',
     description:
@@ -28,7 +28,7 @@ export class AdminKeysController {
   @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
   async create(@Param('tenantId') rawTenant: string, @Req() req: FastifyRequest) {
     const tenantId = parseWith(tenantIdSchema, rawTenant, 'tenantId');
-    return this.admin.createKey(tenantId, parseWith(createKeySchema, jsonBody(req, 64 * 1024), 'body'));
+    return this.admin.createKey(tenantId, parseWith(createKeySchema, jsonBody(req, ADMIN_MAX_BODY_BYTES), 'body'));
   }
 
   @Get()

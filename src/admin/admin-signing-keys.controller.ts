@@ -3,7 +3,7 @@ import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/s
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonBody } from '../common/request-body';
 import { parseWith } from '../common/validation';
-import { AdminRoute } from './admin-route.decorator';
+import { ADMIN_MAX_BODY_BYTES, AdminRoute } from './admin-route.decorator';
 import { createSigningKeySchema, openApiBody, signingKeyIdSchema, tenantIdSchema } from './admin.schemas';
 import { TenantAdmin } from './tenant-admin.service';
 
@@ -16,7 +16,7 @@ export class AdminSigningKeysController {
   constructor(private readonly admin: TenantAdmin) {}
 
   @Post()
-  @AdminRoute()
+  @AdminRoute({ jsonBody: true })
   @ApiOperation({
     summary: 'Add a signing key for presigned links',
     description:
@@ -30,7 +30,7 @@ export class AdminSigningKeysController {
   @ApiResponse({ status: 409, description: 'keyId exists with another secret (text/plain)' })
   async create(@Param('tenantId') rawTenant: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     const tenantId = parseWith(tenantIdSchema, rawTenant, 'tenantId');
-    const r = await this.admin.createSigningKey(tenantId, parseWith(createSigningKeySchema, jsonBody(req, 64 * 1024), 'body'));
+    const r = await this.admin.createSigningKey(tenantId, parseWith(createSigningKeySchema, jsonBody(req, ADMIN_MAX_BODY_BYTES), 'body'));
     return reply.status(r.created ? 201 : 200).send(r);
   }
 

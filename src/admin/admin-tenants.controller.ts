@@ -3,7 +3,7 @@ import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/s
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonBody } from '../common/request-body';
 import { parseWith } from '../common/validation';
-import { AdminRoute } from './admin-route.decorator';
+import { ADMIN_MAX_BODY_BYTES, AdminRoute } from './admin-route.decorator';
 import { createTenantSchema, openApiBody, tenantIdSchema, updateTenantSchema } from './admin.schemas';
 import { TenantAdmin } from './tenant-admin.service';
 
@@ -15,20 +15,20 @@ export class AdminTenantsController {
   constructor(private readonly admin: TenantAdmin) {}
 
   @Post()
-  @AdminRoute()
+  @AdminRoute({ jsonBody: true })
   @ApiOperation({ summary: 'Create a tenant', description: 'Idempotent: creating an existing tenant changes nothing and answers 200 with the stored tenant.' })
   @ApiBody({ schema: openApiBody(createTenantSchema) })
   @ApiResponse({ status: 201, description: 'Created', schema: { example: tenantExample } })
   @ApiResponse({ status: 200, description: 'Already existed (unchanged)', schema: { example: tenantExample } })
   @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
   async create(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
-    const input = parseWith(createTenantSchema, jsonBody(req, 64 * 1024), 'body');
+    const input = parseWith(createTenantSchema, jsonBody(req, ADMIN_MAX_BODY_BYTES), 'body');
     const { tenant, created } = await this.admin.createTenant(input);
     return reply.status(created ? 201 : 200).send(tenant);
   }
 
   @Patch(':tenantId')
-  @AdminRoute()
+  @AdminRoute({ jsonBody: true })
   @ApiOperation({
     summary: "Change a tenant's retention",
     description:
@@ -41,7 +41,7 @@ export class AdminTenantsController {
   @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
   async update(@Param('tenantId') rawTenant: string, @Req() req: FastifyRequest) {
     const tenantId = parseWith(tenantIdSchema, rawTenant, 'tenantId');
-    return this.admin.updateTenant(tenantId, parseWith(updateTenantSchema, jsonBody(req, 64 * 1024), 'body'));
+    return this.admin.updateTenant(tenantId, parseWith(updateTenantSchema, jsonBody(req, ADMIN_MAX_BODY_BYTES), 'body'));
   }
 
   @Get()

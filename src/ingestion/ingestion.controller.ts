@@ -9,6 +9,10 @@ import { formatOf, parseEventBatch } from './event-batch.parser';
 import { IngestionService } from './ingestion.service';
 import { clientInfo, firstHeader } from './client-info';
 import { recordingIdFrom } from './recording-id';
+import { ApiJsonBodyLimits } from '../recordings/recordings-query.openapi';
+
+/** Largest metadata body, decoded. */
+const METADATA_MAX_BYTES = 1024 * 1024;
 
 const header = (req: FastifyRequest, name: string) => firstHeader(req.headers[name]);
 
@@ -74,10 +78,11 @@ export class IngestionController {
   @ApiBody({ schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, example: { userId: 'user-123', plan: 'pro' } } })
   @ApiResponse({ status: 200, schema: { example: { recordingId: '550e8400-e29b-41d4-a716-446655440000', keys: 2, duplicate: false } } })
   @ApiResponse({ status: 400, description: 'Not an object, empty, nested values, too many keys, key too long' })
+  @ApiJsonBodyLimits(METADATA_MAX_BYTES)
   @ApiResponse({ status: 503, description: 'JetStream unreachable' })
   async metadata(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');
-    const metadata = this.ingestion.normalizeMetadata(jsonBody(req, 1024 * 1024));
+    const metadata = this.ingestion.normalizeMetadata(jsonBody(req, METADATA_MAX_BYTES));
     return this.ingestion.attachMetadata(auth.tenantId, recordingId, metadata, header(req, 'idempotency-key'));
   }
 }

@@ -5,6 +5,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { notFound } from '../common/app-error';
 import { parseWith, uuidParam } from '../common/validation';
 import { JetStreamEventStore } from '../infrastructure/nats/event-store';
+import { ApiInvalidRecordingId } from './recordings-query.openapi';
 
 @ApiTags('recordings')
 @Controller('recordings/:recordingId')
@@ -22,6 +23,7 @@ export class RecordingDeletionController {
   })
   @ApiParam({ name: 'recordingId', format: 'uuid' })
   @ApiResponse({ status: 204, description: 'Deleted' })
+  @ApiInvalidRecordingId()
   @ApiResponse({ status: 404, description: 'No such recording for this tenant' })
   @ApiResponse({ status: 503, description: 'JetStream unreachable; retry' })
   async delete(@Param('recordingId') rawId: string, @CurrentAuth() auth: AuthContext): Promise<void> {

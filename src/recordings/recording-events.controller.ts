@@ -5,6 +5,7 @@ import { abortWhenClientGone, sendJsonStream } from '../common/stream-reply';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { parseWith, uuidParam } from '../common/validation';
+import { ApiInvalidRecordingId } from './recordings-query.openapi';
 import { RecordingEventsService } from './recording-events.service';
 
 @ApiTags('recordings')
@@ -23,6 +24,7 @@ export class RecordingEventsController {
   @ApiParam({ name: 'recordingId', format: 'uuid' })
   @ApiProduces('application/json')
   @ApiResponse({ status: 200, schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
+  @ApiInvalidRecordingId()
   @ApiResponse({ status: 404, description: 'No such recording for this tenant' })
   async get(@Param('recordingId') rawId: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');

@@ -25,6 +25,18 @@ export function ApiTextError(status: number, description: string, example: strin
   return applyDecorators(ApiResponse({ status, description, content: text(example) }));
 }
 
+/** 400 for a recordingId that is not a UUID, the route's only request-schema failure (JSON). */
+export const ApiInvalidRecordingId = () =>
+  ApiResponse({ status: 400, description: 'recordingId not a UUID', content: { 'application/json': { schema: validationErrorSchema } } });
+
+/** 413 and 415 of a JSON body read through common/request-body (and Fastify's content-type check). */
+export function ApiJsonBodyLimits(maxBytes: number) {
+  return applyDecorators(
+    ApiTextError(413, `Body (or decompressed body) larger than ${maxBytes} bytes`, `Request body exceeds ${maxBytes} bytes`),
+    ApiTextError(415, 'Content-Type not application/json, or an unsupported Content-Encoding', 'Unsupported content encoding "compress"'),
+  );
+}
+
 /** limit and offset of the offset-paginated listings (recordings, replays), with the bounds they are validated against. */
 export function ApiPagination(items: string) {
   return applyDecorators(

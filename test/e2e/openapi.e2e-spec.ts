@@ -1,6 +1,8 @@
 // /openapi.json as a client generator or a traffic validator reads it: the parameters carry their
-// documented bounds in their schemas, not only in prose.
-import { api } from '../harness/http';
+// documented bounds in their schemas, not only in prose, and every status a route answers is declared.
+import { randomUUID } from 'node:crypto';
+import { testEnv } from '../harness/env';
+import { api, Res } from '../harness/http';
 
 interface Parameter {
   name: string;
@@ -66,5 +68,26 @@ describe('parameters', () => {
     expect(names).toEqual(expect.arrayContaining(['metadata', 'meta']));
     expect(names.filter((n) => n.includes('<'))).toEqual([]);
     expect(param('get', path, 'metadata')).toEqual(param('get', '/recordings', 'metadata'));
+  });
+});
+
+describe('statuses', () => {
+  const id = randomUUID();
+  const json = (key: string, body: string, headers: Record<string, string> = {}) => ({ method: 'POST', key, headers: { 'content-type': 'application/json', ...headers }, body });
+  const cases: [string, string, string, () => Promise<Res>][] = [
+    ['a recordingId that is not a UUID', 'get', '/recordings/{recordingId}/events', () => api('/recordings/not-a-uuid/events', { key: testEnv().secretKey })],
+    ['a recordingId that is not a UUID', 'delete', '/recordings/{recordingId}', () => api('/recordings/not-a-uuid', { method: 'DELETE', key: testEnv().secretKey })],
+    ['metadata over 1 MiB', 'post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, json(testEnv().publicKey, JSON.stringify({ a: 'x'.repeat(1024 * 1024) })))],
+    ['metadata as a form', 'post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, { ...json(testEnv().publicKey, 'a=b'), headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
+    ['metadata in an unknown coding', 'post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, json(testEnv().publicKey, '{"a":"b"}', { 'content-encoding': 'compress' }))],
+    ['an admin body over 64 KiB', 'post', '/admin/tenants', () => api('/admin/tenants', json(testEnv().adminToken, JSON.stringify({ id: 'x'.repeat(70_000) })))],
+    ['an admin body as text', 'patch', '/admin/tenants/{tenantId}', () => api('/admin/tenants/nobody', { ...json(testEnv().adminToken, 'x'), method: 'PATCH', headers: { 'content-type': 'text/html' } })],
+    ['an unknown player asset', 'get', '/assets/{name}', () => api('/assets/nope.js')],
+  ];
+
+  it.each(cases)('%s: %s %s answers a declared status', async (_what, method, path, send) => {
+    const r = await send();
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(Object.keys(doc.paths[path][method].responses)).toContain(String(r.status));
   });
 });
