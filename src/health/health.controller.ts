@@ -10,7 +10,7 @@ export class HealthController {
 
   @Get('healthz')
   @ApiOperation({ summary: 'Liveness: the process is up' })
-  @ApiResponse({ status: 200, schema: { example: { status: 'ok' } } })
+  @ApiResponse({ status: 200, schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } } } })
   healthz() {
     return { status: 'ok' };
   }

@@ -14,6 +14,9 @@ import { ApiJsonBodyLimits } from '../recordings/recordings-query.openapi';
 /** Largest metadata body, decoded. */
 const METADATA_MAX_BYTES = 1024 * 1024;
 
+const recordingIdProperty = { type: 'string' as const, format: 'uuid', example: '550e8400-e29b-41d4-a716-446655440000' };
+const duplicate = { type: 'boolean' as const, description: 'True when this batch (same Idempotency-Key or identical body) was already stored' };
+
 const header = (req: FastifyRequest, name: string) => firstHeader(req.headers[name]);
 
 /** The one ingestion operation's documentation and auth, shared by its path and its query form. */
@@ -37,7 +40,11 @@ const IngestEndpoint = (summary: string, more: string) =>
     ApiResponse({
       status: 200,
       description: 'Stored (or already stored: duplicate true)',
-      schema: { example: { recordingId: '550e8400-e29b-41d4-a716-446655440000', batchId: '3f2a…', events: 50, duplicate: false } },
+      schema: {
+        type: 'object',
+        required: ['recordingId', 'batchId', 'events', 'duplicate'],
+        properties: { recordingId: recordingIdProperty, batchId: { type: 'string', description: 'Identifies the stored batch', example: '3f2a…' }, events: { type: 'integer', description: 'Events in the batch', example: 50 }, duplicate },
+      },
     }),
     ApiResponse({ status: 400, description: 'Malformed JSON/NDJSON, invalid event (index or line named), empty batch, bad recordingId' }),
     ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' }),
@@ -76,7 +83,10 @@ export class IngestionController {
   })
   @ApiParam({ name: 'recordingId', format: 'uuid' })
   @ApiBody({ schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, example: { userId: 'user-123', plan: 'pro' } } })
-  @ApiResponse({ status: 200, schema: { example: { recordingId: '550e8400-e29b-41d4-a716-446655440000', keys: 2, duplicate: false } } })
+  @ApiResponse({
+    status: 200,
+    schema: { type: 'object', required: ['recordingId', 'keys', 'duplicate'], properties: { recordingId: recordingIdProperty, keys: { type: 'integer', description: 'Keys written', example: 2 }, duplicate } },
+  })
   @ApiResponse({ status: 400, description: 'Not an object, empty, nested values, too many keys, key too long' })
   @ApiJsonBodyLimits(METADATA_MAX_BYTES)
   @ApiResponse({ status: 503, description: 'JetStream unreachable' })

@@ -12,6 +12,7 @@ import { parseMetadataFilters } from '../recordings/metadata-filter';
 import { ApiMetadataFilters } from '../recordings/metadata-filter.swagger';
 import { ApiPagination, QUERY_BOOLEAN } from '../recordings/recordings-query.openapi';
 import { LIST_LIMIT, MAX_OFFSET } from '../recordings/recordings-query.params';
+import { replayEventsSchema, replayListSchema, replaySchema } from './replays.schemas';
 import { ReplaysService } from './replays.service';
 
 const PROP_LENGTH = { min: 1, max: 100 };
@@ -52,7 +53,7 @@ export class ReplaysController {
       'timestamps are renumbered from 0 with a 1000 ms gap between page views; originalTimestamp keeps the absolute time and recordingId the source. Merged metadata: union; on conflicts the most recently written value wins. Streamed.',
   })
   @ApiReplayGroup()
-  @ApiResponse({ status: 200, schema: { type: 'object', properties: { metadata: { type: 'object', additionalProperties: { type: 'string' } }, events: { type: 'array', items: { $ref: '#/components/schemas/Event' } } } } })
+  @ApiResponse({ status: 200, schema: replaySchema })
   @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
   @ApiResponse({ status: 404, description: 'No recording in the group' })
   get(@Param('groupingProp') p: string, @Param('replayValue') v: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
@@ -64,7 +65,7 @@ export class ReplaysController {
   @Auth({ keys: ['secret'], presign: 'replay' })
   @ApiOperation({ summary: 'Get replay events', description: 'The composed events of the replay alone (see Get replay).' })
   @ApiReplayGroup()
-  @ApiResponse({ status: 200, schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
+  @ApiResponse({ status: 200, schema: replayEventsSchema })
   @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
   @ApiResponse({ status: 404, description: 'No recording in the group' })
   events(@Param('groupingProp') p: string, @Param('replayValue') v: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
@@ -85,10 +86,7 @@ export class ReplaysController {
   @ApiGroupingProp()
   @ApiPagination('Replays')
   @ApiQuery({ name: 'includeSignedUrls', required: false, schema: QUERY_BOOLEAN, description: 'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds, on each item and on the response); 400 if the tenant has no signing key, or if groupingProp contains "/" (links cannot open such replays)' })
-  @ApiResponse({
-    status: 200,
-    schema: { example: { replays: [{ groupingProp: 'sessionId', replayValue: 'S1', recordings: 3, startedAt: 1700000000000, endedAt: 1700000060000, duration: 60000, links: { self: '/replays/sessionId/S1', events: '/replays/sessionId/S1/events' } }], limit: 50, offset: 0, hasMore: false } },
-  })
+  @ApiResponse({ status: 200, schema: replayListSchema })
   @ApiResponse({ status: 400, description: 'Bad limit/offset/includeSignedUrls, groupingProp length, or includeSignedUrls for a groupingProp with "/"' })
   list(@Param('groupingProp') p: string, @Query() q: Record<string, string>, @CurrentAuth() auth: AuthContext) {
     const prop = parseWith(groupingProp, p, 'groupingProp');
@@ -103,7 +101,7 @@ export class ReplaysController {
     description: 'Composes the recordings matching every metadata[<key>]=<value> filter (AND; rrweb Cloud\'s meta[<key>]=<value> accepted; at least one filter, else 400) into one replayable event array, as Get replay composes a group.',
   })
   @ApiMetadataFilters()
-  @ApiResponse({ status: 200, schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
+  @ApiResponse({ status: 200, schema: replayEventsSchema })
   @ApiResponse({ status: 400, description: 'No filter, or a bad filter' })
   @ApiResponse({ status: 404, description: 'No recording matches' })
   compose(@Query() q: Record<string, unknown>, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {

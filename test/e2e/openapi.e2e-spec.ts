@@ -1,8 +1,10 @@
 // /openapi.json as a client generator or a traffic validator reads it: the parameters carry their
-// documented bounds in their schemas, not only in prose, and every status a route answers is declared.
+// documented bounds in their schemas, not only in prose, every status a route answers is declared, and
+// the bodies it answers conform to the declared schemas.
 import { randomUUID } from 'node:crypto';
 import { testEnv } from '../harness/env';
-import { api, Res } from '../harness/http';
+import { api, postEvents, Res, sampleEvents } from '../harness/http';
+import { pollUntil } from '../harness/poll-until';
 
 interface Parameter {
   name: string;
@@ -25,6 +27,66 @@ interface OpenApi {
 }
 
 let doc: OpenApi;
+
+type Schema = {
+  $ref?: string;
+  type?: string;
+  nullable?: boolean;
+  enum?: unknown[];
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  oneOf?: Schema[];
+};
+
+/** Where `value` breaks `schema`: the subset of OpenAPI 3.0 schemas the document uses. A schema that only gives an example describes nothing. */
+function violations(schema: Schema, value: unknown, at = '$'): string[] {
+  if (schema.$ref) return violations(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] as Schema, value, at);
+  if (schema.oneOf) return schema.oneOf.filter((s) => violations(s, value, at).length === 0).length === 1 ? [] : [`${at}: not exactly one of oneOf`];
+  if (!schema.type) return [`${at}: the schema declares no type (an example alone?)`];
+  if (value === null) return schema.nullable ? [] : [`${at}: null`];
+  if (schema.enum && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in enum`];
+  switch (schema.type) {
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return [`${at}: not an object`];
+      const v = value as Record<string, unknown>;
+      const out = (schema.required ?? []).filter((k) => !(k in v)).map((k) => `${at}.${k}: required, missing`);
+      for (const [k, x] of Object.entries(v)) {
+        const sub = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+        if (sub) out.push(...violations(sub, x, `${at}.${k}`));
+        else if (schema.additionalProperties === false) out.push(`${at}.${k}: not allowed`);
+      }
+      return out;
+    }
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((x, i) => violations(schema.items!, x, `${at}[${i}]`)) : [`${at}: not an array`];
+    case 'integer':
+    case 'number':
+      if (typeof value !== 'number' || (schema.type === 'integer' && !Number.isInteger(value))) return [`${at}: not an ${schema.type}`];
+      return (schema.minimum !== undefined && value < schema.minimum) || (schema.maximum !== undefined && value > schema.maximum) ? [`${at}: ${value} out of range`] : [];
+    case 'string':
+      if (typeof value !== 'string') return [`${at}: not a string`];
+      return schema.format === 'uuid' && !/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(value) ? [`${at}: not a uuid`] : [];
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : [`${at}: not a boolean`];
+    default:
+      return [`${at}: unknown type ${schema.type}`];
+  }
+}
+
+/** How `r` breaks what the operation declares for its status: the status, the content type, the JSON body's schema. */
+function conformance(method: string, path: string, r: Res): string[] {
+  const declared = doc.paths[path][method].responses[String(r.status)] as { content?: Record<string, { schema?: Schema }> } | undefined;
+  if (!declared) return [`status ${r.status} not declared`];
+  const type = (r.headers.get('content-type') ?? '').split(';')[0];
+  const content = declared.content?.[type];
+  if (!content) return [`${type} not declared for ${r.status}`];
+  return type === 'application/json' && content.schema ? violations(content.schema, r.json()) : [];
+}
 
 beforeAll(async () => {
   doc = (await api('/openapi.json')).json<OpenApi>();
@@ -89,5 +151,35 @@ describe('statuses', () => {
     const r = await send();
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(Object.keys(doc.paths[path][method].responses)).toContain(String(r.status));
+  });
+});
+
+describe('success bodies', () => {
+  const id = randomUUID();
+  const value = `oa-${id}`;
+  const secret = () => testEnv().secretKey;
+  const cases: [string, string, () => Promise<Res>][] = [
+    ['post', '/recordings/{recordingId}/events', () => postEvents(id, sampleEvents(5, Date.now() - 60_000))],
+    ['post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ openapiRun: value, n: 1 }) })],
+    ['get', '/recordings', () => pollUntil(() => api(`/recordings?metadata[openapiRun]=${value}&includeSignedUrls=true`, { key: secret() }), (r) => r.json().recordings?.length === 1)],
+    ['get', '/recordings/{recordingId}', () => api(`/recordings/${id}?includeSignedUrls=true`, { key: secret() })],
+    ['get', '/recordings/{recordingId}/events', () => api(`/recordings/${id}/events`, { key: secret() })],
+    ['get', '/replays/{groupingProp}', () => api('/replays/openapiRun?includeSignedUrls=true&limit=100', { key: secret() })],
+    ['get', '/replays/{groupingProp}/{replayValue}', () => api(`/replays/openapiRun/${value}`, { key: secret() })],
+    ['get', '/replays/{groupingProp}/{replayValue}/events', () => api(`/replays/openapiRun/${value}/events`, { key: secret() })],
+    ['get', '/replay', () => api(`/replay?metadata[openapiRun]=${value}`, { key: secret() })],
+    ['get', '/statistics', () => api(`/statistics?metadata[openapiRun]=${value}&groupBy=n`, { key: secret() })],
+    ['get', '/healthz', () => api('/healthz')],
+  ];
+
+  // In order: the reads need the recording written and projected.
+  it.each(cases)('%s %s answers what it declares', async (method, path, send) => {
+    const r = await send();
+    expect(r.status).toBeLessThan(300);
+    expect(conformance(method, path, r)).toEqual([]);
+  });
+
+  it('the replay carries the metadata and events it declares as required', () => {
+    expect((doc.paths['/replays/{groupingProp}/{replayValue}'].get.responses['200'] as { content: Record<string, { schema: Schema }> }).content['application/json'].schema.required).toEqual(['metadata', 'events']);
   });
 });
