@@ -103,9 +103,14 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
     app,
     new DocumentBuilder()
       .setTitle('Tapedeck')
-      .setDescription('Self-hosted session-recording service for rrweb: ingestion, listing, replays, player, screenshots, statistics. Errors: application and authentication failures are text/plain; request-schema validation failures are JSON {error, message, issues}.')
+      .setDescription(
+        'Self-hosted session-recording service for rrweb: ingestion, listing, replays, player, screenshots, statistics. Errors: application and authentication failures are text/plain; request-schema validation failures are JSON {error, message, issues}. ' +
+          'Every response carries X-Tapedeck-Api-Version, the API version of this document (info.version). ' +
+          'WebSocket ingestion (/recordings/{recordingId}/events/ws and its aliases), which OpenAPI cannot describe, is in docs/websocket.md.',
+      )
       .setVersion(API_VERSION)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'public_key_svc_* (write) or secret_key_svc_* (full access)' })
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'public_key_svc_* (write) or secret_key_svc_* (full access); the admin API takes TAPEDECK_ADMIN_TOKEN' })
+      .addSecurity('token', { type: 'apiKey', in: 'query', name: 'token', description: 'The same public or secret key in ?token=, for clients that cannot set headers (sendBeacon); ingestion and metadata only' })
       .addSecurity('presigned', { type: 'apiKey', in: 'query', name: 'signature', description: 'With tenantId, expires, keyId: see docs/presigned-links.md' })
       .build(),
   );

@@ -25,6 +25,7 @@ export function Auth(req: AuthRequirement) {
     UseGuards(AuthGuard),
     ApiBearerAuth(),
     ...(req.presign ? [ApiSecurity('presigned'), ...presignQueries] : []),
+    ...(req.queryToken ? [ApiSecurity('token')] : []),
     ApiResponse({ status: 401, description: 'Missing, invalid or insufficiently scoped credentials (text/plain)' }),
     ...(req.presign ? [ApiResponse({ status: 403, description: 'Presigned link expired or badly signed (text/plain)' })] : []),
     ApiResponse({ status: 429, description: 'Rate limit exceeded; see Retry-After (text/plain)' }),

@@ -94,6 +94,41 @@ beforeAll(async () => {
 
 const param = (method: string, path: string, name: string) => doc.paths[path]?.[method]?.parameters?.find((p) => p.name === name);
 
+describe('the document', () => {
+  it('is OpenAPI 3.0 and reports the API version every response carries', async () => {
+    expect(doc.openapi).toMatch(/^3\.0\.\d+$/);
+    const r = await api('/healthz');
+    expect(r.headers.get('x-tapedeck-api-version')).toBe(doc.info.version);
+  });
+
+  it('declares every path parameter of each path, required', () => {
+    const missing = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) =>
+        [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).filter((n) => !op.parameters?.some((p) => p.in === 'path' && p.name === n && p.required)).map((n) => `${method} ${path}: ${n}`),
+      ),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('names only security schemes it defines, and describes the API keys as what they are', () => {
+    const used = Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.security ?? []).flatMap((s) => Object.keys(s))));
+    expect([...new Set(used)].filter((s) => !(s in doc.components.securitySchemes))).toEqual([]);
+    // Keys are opaque public_key_svc_* / secret_key_svc_* strings, not JWTs.
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearer.bearerFormat).not.toBe('JWT');
+  });
+
+  it.each([
+    ['/recordings/{recordingId}/events'],
+    ['/recordings/{recordingId}/ingest'],
+    ['/recordings/{recordingId}/metadata'],
+    ['/ingest'],
+  ])('POST %s declares the key in ?token= as an alternative to Bearer', (path) => {
+    expect(doc.components.securitySchemes.token).toEqual(expect.objectContaining({ type: 'apiKey', in: 'query', name: 'token' }));
+    expect(doc.paths[path].post.security).toEqual(expect.arrayContaining([{ bearer: [] }, { token: [] }]));
+  });
+});
+
 describe('parameters', () => {
   const LISTINGS = ['/recordings', '/replays/{groupingProp}'];
   const REPLAY_READS = ['/replays/{groupingProp}/{replayValue}', '/replays/{groupingProp}/{replayValue}/events'];
