@@ -14,6 +14,7 @@ import { ApiJsonBodyLimits } from '../recordings/recordings-query.openapi';
 /** Largest metadata body, decoded. */
 const METADATA_MAX_BYTES = 1024 * 1024;
 
+const eventArray = { type: 'array' as const, items: { $ref: '#/components/schemas/Event' } };
 const recordingIdProperty = { type: 'string' as const, format: 'uuid', example: '550e8400-e29b-41d4-a716-446655440000' };
 const duplicate = { type: 'boolean' as const, description: 'True when this batch (same Idempotency-Key or identical body) was already stored' };
 
@@ -33,10 +34,14 @@ const IngestEndpoint = (summary: string, more: string) =>
         "In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client's ipAddress (first X-Forwarded-For entry, else the peer) and userAgent. " +
         more,
     }),
-    ApiConsumes('application/json', 'application/x-ndjson', 'application/ndjson'),
+    // text/plain is read as JSON: what navigator.sendBeacon sends for a string body.
+    ApiConsumes('application/json', 'text/plain', 'application/x-ndjson', 'application/ndjson'),
     ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; same key = same batch' }),
     ApiHeader({ name: 'Content-Encoding', required: false, description: 'identity (default), gzip (x-gzip), deflate, br; zstd where the runtime has it (Node.js 22.15 or later)' }),
-    ApiBody({ schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } }),
+    ApiBody({
+      description: 'JSON (application/json or text/plain): an array of events or {"events":[…]}; NDJSON: one event per line',
+      schema: { oneOf: [eventArray, { type: 'object', required: ['events'], properties: { events: eventArray } }] },
+    }),
     ApiResponse({
       status: 200,
       description: 'Stored (or already stored: duplicate true)',

@@ -218,3 +218,21 @@ describe('success bodies', () => {
     expect((doc.paths['/replays/{groupingProp}/{replayValue}'].get.responses['200'] as { content: Record<string, { schema: Schema }> }).content['application/json'].schema.required).toEqual(['metadata', 'events']);
   });
 });
+
+describe('request bodies', () => {
+  const events = [{ type: 3, timestamp: 1700000000000, data: { source: 1 } }];
+  const body = (path: string) => (doc.paths[path].post as unknown as { requestBody: { content: Record<string, { schema: Schema }> } }).requestBody.content;
+
+  it.each([['/recordings/{recordingId}/events'], ['/ingest']])('%s: declares every JSON form the route stores, and text/plain (sendBeacon)', async (path) => {
+    const content = body(path);
+    expect(Object.keys(content)).toEqual(expect.arrayContaining(['application/json', 'text/plain', 'application/x-ndjson']));
+    for (const form of [events, { events }]) {
+      const id = randomUUID();
+      const url = path === '/ingest' ? `/ingest?recordingId=${id}` : `/recordings/${id}/events`;
+      for (const type of ['application/json', 'text/plain']) {
+        expect((await api(url, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': type }, body: JSON.stringify(form) })).status).toBe(200);
+        expect(violations(content[type].schema, form)).toEqual([]);
+      }
+    }
+  });
+});
