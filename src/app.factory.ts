@@ -95,7 +95,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
     origin: true,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key'],
-    exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id'],
+    exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id', 'X-Tapedeck-Api-Version'],
     maxAge: 600,
   });
 

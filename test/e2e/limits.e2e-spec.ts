@@ -330,6 +330,18 @@ describe('security headers', () => {
     expect(responses.find(([w]) => w === 'bad percent-encoding 400')![1].headers.get('content-type')).toMatch(/^text\/plain/);
   });
 
+  it('lets a page of another origin read the answers and the headers a client needs, never with cookies', async () => {
+    const id = randomUUID();
+    expect((await postEvents(id, sampleEvents(3))).status).toBe(200);
+    const r = await api(`/recordings/${id}/events`, { key: env().secretKey, headers: { origin: 'https://app.example' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(r.headers.get('access-control-allow-credentials')).toBeNull();
+    const exposed = (r.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
+    // The version header is what a browser client checks the API version by (openapi.json says so).
+    expect(exposed).toEqual(expect.arrayContaining(['etag', 'retry-after', 'x-request-id', 'x-tapedeck-api-version']));
+  });
+
   it('keeps the player page frameable by its own CSP (frame-ancestors from PLAYER_FRAME_ANCESTORS), without X-Frame-Options', async () => {
     const id = randomUUID();
     expect((await postEvents(id, sampleEvents(3))).status).toBe(200);
