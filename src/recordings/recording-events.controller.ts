@@ -5,7 +5,7 @@ import { abortWhenClientGone, sendJsonStream } from '../common/stream-reply';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { parseWith, uuidParam } from '../common/validation';
-import { ApiInvalidRecordingId } from './recordings-query.openapi';
+import { ApiInvalidRecordingId, ApiStoreUnavailable } from './recordings-query.openapi';
 import { RecordingEventsService } from './recording-events.service';
 
 @ApiTags('recordings')
@@ -26,6 +26,7 @@ export class RecordingEventsController {
   @ApiResponse({ status: 200, schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } })
   @ApiInvalidRecordingId()
   @ApiResponse({ status: 404, description: 'No such recording for this tenant' })
+  @ApiStoreUnavailable('events')
   async get(@Param('recordingId') rawId: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');
     return sendJsonStream(reply, await this.events.streamEvents(auth.tenantId, recordingId, abortWhenClientGone(reply)));

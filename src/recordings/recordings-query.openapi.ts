@@ -25,6 +25,14 @@ export function ApiTextError(status: number, description: string, example: strin
   return applyDecorators(ApiResponse({ status, description, content: text(example) }));
 }
 
+/** 503 of a read from the event store (JetStream) and/or the ClickHouse projections, answered before any body. */
+export const ApiStoreUnavailable = (stores: 'events' | 'projections' | 'both') =>
+  ApiTextError(
+    503,
+    `${{ events: 'Event store (JetStream)', projections: 'ClickHouse', both: 'Event store (JetStream) or ClickHouse' }[stores]} unreachable or not answering; nothing was sent, retry (see Retry-After)`,
+    stores === 'projections' ? 'The read model (ClickHouse) is unavailable; retry shortly' : 'Event store (NATS JetStream) is unreachable; retry later',
+  );
+
 /** 400 for a recordingId that is not a UUID, the route's only request-schema failure (JSON). */
 export const ApiInvalidRecordingId = () =>
   ApiResponse({ status: 400, description: 'recordingId not a UUID', content: { 'application/json': { schema: validationErrorSchema } } });

@@ -5,7 +5,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { AppError } from '../common/app-error';
 import { parseWith, uuidParam } from '../common/validation';
 import { ApiMetadataFilters } from './metadata-filter.swagger';
-import { ApiBadRequest, ApiPagination, ApiTextError, QUERY_BOOLEAN } from './recordings-query.openapi';
+import { ApiBadRequest, ApiPagination, ApiStoreUnavailable, ApiTextError, QUERY_BOOLEAN } from './recordings-query.openapi';
 import { RecordingsQueryParams } from './recordings-query.params';
 import { recordingDetailSchema, recordingListSchema } from './recordings-query.schemas';
 import { RecordingsQueryService } from './recordings-query.service';
@@ -36,7 +36,7 @@ export class RecordingsController {
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, description: 'A page of recordings', schema: recordingListSchema })
   @ApiBadRequest('limit outside 1-100, negative or non-integer offset, includeSignedUrls not true/false, a bad metadata filter, or includeSignedUrls without a signing key', 'Metadata filter "userId" is given more than once')
-  @ApiTextError(503, 'ClickHouse unreachable; retry', 'The read model (ClickHouse) is unavailable; retry shortly')
+  @ApiStoreUnavailable('projections')
   list(@Query() query: Record<string, unknown>, @CurrentAuth() auth: AuthContext) {
     return this.recordings.list(auth.tenantId, RecordingsQueryParams.list(query));
   }

@@ -10,7 +10,7 @@ import { AppError } from '../common/app-error';
 import { parseWith, queryBoolean, queryInt } from '../common/validation';
 import { parseMetadataFilters } from '../recordings/metadata-filter';
 import { ApiMetadataFilters } from '../recordings/metadata-filter.swagger';
-import { ApiPagination, QUERY_BOOLEAN } from '../recordings/recordings-query.openapi';
+import { ApiPagination, ApiStoreUnavailable, QUERY_BOOLEAN } from '../recordings/recordings-query.openapi';
 import { LIST_LIMIT, MAX_OFFSET } from '../recordings/recordings-query.params';
 import { replayEventsSchema, replayListSchema, replaySchema } from './replays.schemas';
 import { ReplaysService } from './replays.service';
@@ -56,6 +56,7 @@ export class ReplaysController {
   @ApiResponse({ status: 200, schema: replaySchema })
   @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
   @ApiResponse({ status: 404, description: 'No recording in the group' })
+  @ApiStoreUnavailable('both')
   get(@Param('groupingProp') p: string, @Param('replayValue') v: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const filters = this.group(p, v);
     return stream(reply, (signal) => this.replays.replay(auth.tenantId, filters, signal));
@@ -68,6 +69,7 @@ export class ReplaysController {
   @ApiResponse({ status: 200, schema: replayEventsSchema })
   @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
   @ApiResponse({ status: 404, description: 'No recording in the group' })
+  @ApiStoreUnavailable('both')
   events(@Param('groupingProp') p: string, @Param('replayValue') v: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const filters = this.group(p, v);
     return stream(reply, (signal) => this.replays.events(auth.tenantId, filters, signal));
@@ -88,6 +90,7 @@ export class ReplaysController {
   @ApiQuery({ name: 'includeSignedUrls', required: false, schema: QUERY_BOOLEAN, description: 'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds, on each item and on the response); 400 if the tenant has no signing key, or if groupingProp contains "/" (links cannot open such replays)' })
   @ApiResponse({ status: 200, schema: replayListSchema })
   @ApiResponse({ status: 400, description: 'Bad limit/offset/includeSignedUrls, groupingProp length, or includeSignedUrls for a groupingProp with "/"' })
+  @ApiStoreUnavailable('projections')
   list(@Param('groupingProp') p: string, @Query() q: Record<string, string>, @CurrentAuth() auth: AuthContext) {
     const prop = parseWith(groupingProp, p, 'groupingProp');
     const { limit, offset, includeSignedUrls } = parseWith(listQuery, { limit: q.limit, offset: q.offset, includeSignedUrls: q.includeSignedUrls }, 'query');
@@ -104,6 +107,7 @@ export class ReplaysController {
   @ApiResponse({ status: 200, schema: replayEventsSchema })
   @ApiResponse({ status: 400, description: 'No filter, or a bad filter' })
   @ApiResponse({ status: 404, description: 'No recording matches' })
+  @ApiStoreUnavailable('both')
   compose(@Query() q: Record<string, unknown>, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const filters = parseMetadataFilters(q);
     if (filters.length === 0) throw new AppError('bad_request', 'Compose needs at least one metadata[<key>]=<value> filter');

@@ -4,7 +4,7 @@ import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { MAX_META_KEY_LENGTH } from '../domain/batch-summary';
 import { ApiMetadataFilters } from '../recordings/metadata-filter.swagger';
-import { ApiBadRequest, ApiTextError } from '../recordings/recordings-query.openapi';
+import { ApiBadRequest, ApiStoreUnavailable } from '../recordings/recordings-query.openapi';
 import { MAX_BUCKETS, parseStatisticsQuery } from './statistics.params';
 import { statisticsSchema } from './statistics.schemas';
 import { StatisticsService } from './statistics.service';
@@ -37,7 +37,7 @@ export class StatisticsController {
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, schema: statisticsSchema })
   @ApiBadRequest('Bad from/to (unparseable, or from not before to), unknown interval, too many buckets, bad groupBy, or a bad metadata filter', 'Metadata filter key is empty: use metadata[<key>]=<value>')
-  @ApiTextError(503, 'ClickHouse unreachable; retry', 'The read model (ClickHouse) is unavailable; retry shortly')
+  @ApiStoreUnavailable('projections')
   get(@Query() query: Record<string, unknown>, @CurrentAuth() auth: AuthContext) {
     return this.stats.statistics(auth.tenantId, parseStatisticsQuery(query));
   }

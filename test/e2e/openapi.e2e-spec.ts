@@ -187,6 +187,20 @@ describe('statuses', () => {
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(Object.keys(doc.paths[path][method].responses)).toContain(String(r.status));
   });
+
+  // Each of these reads a store that can be down (JetStream or ClickHouse): 503 with Retry-After,
+  // before anything is sent (docs/architecture.md, docs/reliability.md).
+  it.each([
+    '/recordings/{recordingId}/events',
+    '/replays/{groupingProp}/{replayValue}',
+    '/replays/{groupingProp}/{replayValue}/events',
+    '/replays/{groupingProp}',
+    '/replay',
+    '/recordings',
+    '/statistics',
+  ])('GET %s declares 503', (path) => {
+    expect(Object.keys(doc.paths[path].get.responses)).toContain('503');
+  });
 });
 
 describe('success bodies', () => {
