@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
+import { adminSchemas } from './admin/admin-responses.schemas';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
 import { BASE_SECURITY_HEADERS, clientErrorHandler, frameworkErrors } from './common/security-headers';
@@ -114,7 +115,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
       .addSecurity('presigned', { type: 'apiKey', in: 'query', name: 'signature', description: 'With tenantId, expires, keyId: see docs/presigned-links.md' })
       .build(),
   );
-  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...sharedSchemas } };
+  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...sharedSchemas, ...adminSchemas } };
   fastify.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(doc));
   return app;
 }

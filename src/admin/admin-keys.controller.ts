@@ -4,10 +4,9 @@ import type { FastifyRequest } from 'fastify';
 import { jsonBody } from '../common/request-body';
 import { parseWith } from '../common/validation';
 import { ADMIN_MAX_BODY_BYTES, AdminRoute } from './admin-route.decorator';
+import { createdKeySchema, keyListSchema } from './admin-responses.schemas';
 import { createKeySchema, keyHandleSchema, openApiBody, tenantIdSchema } from './admin.schemas';
 import { TenantAdmin } from './tenant-admin.service';
-
-const keyExample = { tenantId: 'acme', kind: 'public', handle: '3f2a9c0d41b7e6a5', createdAt: 1767225600000, allowedOrigins: ['https://app.acme.test'] };
 
 @ApiTags('admin')
 @Controller('admin/tenants/:tenantId/keys')
@@ -24,7 +23,7 @@ export class AdminKeysController {
       'allowedOrigins restricts browser use: a request whose Origin header is not listed is refused (requests without Origin are not affected).',
   })
   @ApiBody({ schema: openApiBody(createKeySchema) })
-  @ApiResponse({ status: 201, description: 'The key (shown once) and its handle', schema: { example: { key: 'public_key_svc_…', ...keyExample } } })
+  @ApiResponse({ status: 201, description: 'The key (shown once) and its handle', schema: createdKeySchema })
   @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
   async create(@Param('tenantId') rawTenant: string, @Req() req: FastifyRequest) {
     const tenantId = parseWith(tenantIdSchema, rawTenant, 'tenantId');
@@ -34,7 +33,7 @@ export class AdminKeysController {
   @Get()
   @AdminRoute()
   @ApiOperation({ summary: "List a tenant's API keys", description: 'Handles, kinds and origins only; never the keys.' })
-  @ApiResponse({ status: 200, schema: { example: { keys: [keyExample] } } })
+  @ApiResponse({ status: 200, schema: keyListSchema })
   list(@Param('tenantId') rawTenant: string) {
     return { keys: this.admin.listKeys(parseWith(tenantIdSchema, rawTenant, 'tenantId')) };
   }

@@ -4,10 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonBody } from '../common/request-body';
 import { parseWith } from '../common/validation';
 import { ADMIN_MAX_BODY_BYTES, AdminRoute } from './admin-route.decorator';
+import { createdSigningKeySchema, signingKeyListSchema } from './admin-responses.schemas';
 import { createSigningKeySchema, openApiBody, signingKeyIdSchema, tenantIdSchema } from './admin.schemas';
 import { TenantAdmin } from './tenant-admin.service';
-
-const signingKeyExample = { tenantId: 'acme', keyId: 'links-2026-01', createdAt: 1767225600000 };
 
 @ApiTags('admin')
 @Controller('admin/tenants/:tenantId/signing-keys')
@@ -24,8 +23,8 @@ export class AdminSigningKeysController {
       'An existing keyId with another secret is refused (409): rotate by adding a new keyId, moving signers to it, then revoking the old one. See docs/presigned-links.md.',
   })
   @ApiBody({ schema: openApiBody(createSigningKeySchema) })
-  @ApiResponse({ status: 201, description: 'Created; secret present only when generated', schema: { example: { signingKey: signingKeyExample, secret: 'kJ3…', created: true } } })
-  @ApiResponse({ status: 200, description: 'Already existed with this secret (unchanged)' })
+  @ApiResponse({ status: 201, description: 'Created; secret present only when generated', schema: createdSigningKeySchema })
+  @ApiResponse({ status: 200, description: 'Already existed with this secret (unchanged; created false, no secret)', schema: createdSigningKeySchema })
   @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
   @ApiResponse({ status: 409, description: 'keyId exists with another secret (text/plain)' })
   async create(@Param('tenantId') rawTenant: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
@@ -37,7 +36,7 @@ export class AdminSigningKeysController {
   @Get()
   @AdminRoute()
   @ApiOperation({ summary: "List a tenant's signing keys", description: 'Key ids only; never the secrets.' })
-  @ApiResponse({ status: 200, schema: { example: { signingKeys: [signingKeyExample] } } })
+  @ApiResponse({ status: 200, schema: signingKeyListSchema })
   list(@Param('tenantId') rawTenant: string) {
     return { signingKeys: this.admin.listSigningKeys(parseWith(tenantIdSchema, rawTenant, 'tenantId')) };
   }

@@ -4,10 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonBody } from '../common/request-body';
 import { parseWith } from '../common/validation';
 import { ADMIN_MAX_BODY_BYTES, AdminRoute } from './admin-route.decorator';
+import { tenantListSchema, tenantSchema } from './admin-responses.schemas';
 import { createTenantSchema, openApiBody, tenantIdSchema, updateTenantSchema } from './admin.schemas';
 import { TenantAdmin } from './tenant-admin.service';
-
-const tenantExample = { id: 'acme', name: 'Acme Inc.', createdAt: 1767225600000, retentionDays: 30 };
 
 @ApiTags('admin')
 @Controller('admin/tenants')
@@ -18,8 +17,8 @@ export class AdminTenantsController {
   @AdminRoute({ jsonBody: true })
   @ApiOperation({ summary: 'Create a tenant', description: 'Idempotent: creating an existing tenant changes nothing and answers 200 with the stored tenant.' })
   @ApiBody({ schema: openApiBody(createTenantSchema) })
-  @ApiResponse({ status: 201, description: 'Created', schema: { example: tenantExample } })
-  @ApiResponse({ status: 200, description: 'Already existed (unchanged)', schema: { example: tenantExample } })
+  @ApiResponse({ status: 201, description: 'Created', schema: tenantSchema })
+  @ApiResponse({ status: 200, description: 'Already existed (unchanged)', schema: tenantSchema })
   @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
   async create(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     const input = parseWith(createTenantSchema, jsonBody(req, ADMIN_MAX_BODY_BYTES), 'body');
@@ -37,7 +36,7 @@ export class AdminTenantsController {
   })
   @ApiParam({ name: 'tenantId', description: 'Tenant id' })
   @ApiBody({ schema: openApiBody(updateTenantSchema) })
-  @ApiResponse({ status: 200, description: 'The updated tenant', schema: { example: tenantExample } })
+  @ApiResponse({ status: 200, description: 'The updated tenant', schema: tenantSchema })
   @ApiResponse({ status: 400, description: 'Invalid body (JSON {error, message, issues})' })
   async update(@Param('tenantId') rawTenant: string, @Req() req: FastifyRequest) {
     const tenantId = parseWith(tenantIdSchema, rawTenant, 'tenantId');
@@ -47,7 +46,7 @@ export class AdminTenantsController {
   @Get()
   @AdminRoute()
   @ApiOperation({ summary: 'List tenants' })
-  @ApiResponse({ status: 200, schema: { example: { tenants: [tenantExample] } } })
+  @ApiResponse({ status: 200, schema: tenantListSchema })
   list() {
     return { tenants: this.admin.listTenants() };
   }

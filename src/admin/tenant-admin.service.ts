@@ -34,6 +34,14 @@ export interface SigningKeyView {
   keyId: string;
   createdAt: number;
 }
+/** A new API key: the key itself, shown once, with its record. */
+export type CreatedKey = { key: string } & KeyView;
+/** secret only when generated; created false when the key id existed with the given secret. */
+export interface CreatedSigningKey {
+  signingKey: SigningKeyView;
+  secret?: string;
+  created: boolean;
+}
 
 @Injectable()
 export class TenantAdmin {
@@ -57,7 +65,7 @@ export class TenantAdmin {
   }
 
   /** The new key in plaintext (shown once) with its non-secret record. */
-  async createKey(tenantId: string, input: CreateKeyInput): Promise<{ key: string } & KeyView> {
+  async createKey(tenantId: string, input: CreateKeyInput): Promise<CreatedKey> {
     const { key, record } = await this.store.createKey(tenantId, input.kind, undefined, input.allowedOrigins);
     return { key, ...record };
   }
@@ -78,7 +86,7 @@ export class TenantAdmin {
    * secret for an existing key id is refused, since replacing it would break every link signed with it.
    * The secret is returned only when it was generated here.
    */
-  async createSigningKey(tenantId: string, input: CreateSigningKeyInput): Promise<{ signingKey: SigningKeyView; secret?: string; created: boolean }> {
+  async createSigningKey(tenantId: string, input: CreateSigningKeyInput): Promise<CreatedSigningKey> {
     this.requireTenant(tenantId);
     const existing = this.store.signingKey(tenantId, input.keyId);
     if (existing && !(input.secret !== undefined && safeEqual(existing.secret, input.secret))) {

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { testEnv } from '../harness/env';
 import { api, postEvents, Res, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
+import { admin } from './auth-fixtures';
 
 interface Parameter {
   name: string;
@@ -34,6 +35,7 @@ type Schema = {
   nullable?: boolean;
   enum?: unknown[];
   format?: string;
+  pattern?: string;
   minimum?: number;
   maximum?: number;
   properties?: Record<string, Schema>;
@@ -70,6 +72,7 @@ function violations(schema: Schema, value: unknown, at = '$'): string[] {
       return (schema.minimum !== undefined && value < schema.minimum) || (schema.maximum !== undefined && value > schema.maximum) ? [`${at}: ${value} out of range`] : [];
     case 'string':
       if (typeof value !== 'string') return [`${at}: not a string`];
+      if (schema.pattern && !new RegExp(schema.pattern).test(value)) return [`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`];
       return schema.format === 'uuid' && !/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(value) ? [`${at}: not a uuid`] : [];
     case 'boolean':
       return typeof value === 'boolean' ? [] : [`${at}: not a boolean`];
@@ -226,6 +229,50 @@ describe('success bodies', () => {
     const r = await send();
     expect(r.status).toBeLessThan(300);
     expect(conformance(method, path, r)).toEqual([]);
+  });
+
+  describe('admin API', () => {
+    const tenant = `oa-${id}`;
+    const secret = 'openapi-signing-secret-0123456789';
+    const cases: [number, string, string, () => Promise<Res>][] = [
+      [201, 'post', '/admin/tenants', () => admin('POST', '/tenants', { id: tenant, name: 'OpenAPI', retentionDays: 30 })],
+      [200, 'post', '/admin/tenants', () => admin('POST', '/tenants', { id: tenant })],
+      [200, 'patch', '/admin/tenants/{tenantId}', () => admin('PATCH', `/tenants/${tenant}`, { retentionDays: 7 })],
+      [200, 'patch', '/admin/tenants/{tenantId}', () => admin('PATCH', `/tenants/${tenant}`, { retentionDays: null })],
+      [200, 'get', '/admin/tenants', () => admin('GET', '/tenants')],
+      [201, 'post', '/admin/tenants/{tenantId}/keys', () => admin('POST', `/tenants/${tenant}/keys`, { kind: 'public', allowedOrigins: ['https://app.example.test'] })],
+      [201, 'post', '/admin/tenants/{tenantId}/keys', () => admin('POST', `/tenants/${tenant}/keys`, { kind: 'secret' })],
+      [200, 'get', '/admin/tenants/{tenantId}/keys', () => admin('GET', `/tenants/${tenant}/keys`)],
+      [201, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'generated' })],
+      [201, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'given.1', secret })],
+      [200, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'given.1', secret })],
+      [200, 'get', '/admin/tenants/{tenantId}/signing-keys', () => admin('GET', `/tenants/${tenant}/signing-keys`)],
+    ];
+
+    // In order: each builds on the tenant the first creates.
+    it.each(cases)('%s: %s %s answers what it declares', async (status, method, path, send) => {
+      const r = await send();
+      expect(r.status).toBe(status);
+      expect(conformance(method, path, r)).toEqual([]);
+    });
+
+    it('declares an object schema with typed properties for every success answer with a body', () => {
+      const untyped = Object.entries(doc.paths)
+        .filter(([path]) => path.startsWith('/admin/'))
+        .flatMap(([path, ops]) =>
+          Object.entries(ops).flatMap(([method, op]) =>
+            Object.entries(op.responses as Record<string, { content?: Record<string, { schema?: Schema }> }>)
+              .filter(([status]) => /^2/.test(status) && status !== '204')
+              .filter(([, res]) => {
+                const declared = res.content?.['application/json']?.schema;
+                const schema = declared?.$ref ? (doc.components.schemas[declared.$ref.replace('#/components/schemas/', '')] as Schema) : declared;
+                return schema?.type !== 'object' || !schema.properties || Object.values(schema.properties).some((p) => !p.type && !p.$ref);
+              })
+              .map(([status]) => `${method} ${path} ${status}`),
+          ),
+        );
+      expect(untyped).toEqual([]);
+    });
   });
 
   it('the replay carries the metadata and events it declares as required', () => {
