@@ -12,6 +12,13 @@ describe('describeError', () => {
     expect(describeError({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'Request body is too large' }).body).toBe('Request body is larger than the limit for this endpoint');
   });
 
+  it('names the Content-Type sent (bounded, printable) and the accepted ones in a 415 of Fastify\'s content-type check', () => {
+    const accepted = 'send application/json (event ingestion also takes application/x-ndjson, application/ndjson or text/plain)';
+    expect(describeError(new HttpException('Unsupported Media Type', 415), 'text/xml; charset=utf-8')).toMatchObject({ status: 415, body: `Unsupported Content-Type "text/xml; charset=utf-8": ${accepted}` });
+    expect(describeError({ statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', message: 'Unsupported Media Type' }).body).toBe(`Unsupported Content-Type (none sent): ${accepted}`);
+    expect(describeError(new HttpException('Unsupported Media Type', 415), `a/${'b'.repeat(300)}\u0007`).body).toBe(`Unsupported Content-Type "a/${'b'.repeat(98)}…": ${accepted}`);
+  });
+
   it('keeps the application\'s own 413 messages, which say what was too large', () => {
     expect(describeError(new AppError('payload_too_large', 'Event at index 3 exceeds 100 bytes'))).toMatchObject({ status: 413, body: 'Event at index 3 exceeds 100 bytes' });
   });

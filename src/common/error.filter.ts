@@ -3,7 +3,7 @@
 // error id that is logged with the cause; its body never holds a stack or a secret.
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, statusOf } from './app-error';
 import { redactUrl } from './json-logger';
 import { setReplyHeaders } from './reply-headers';
@@ -13,7 +13,16 @@ type FastifyLikeError = { statusCode?: number; code?: string; message?: string }
 
 const BODY_TOO_LARGE = 'Request body is larger than the limit for this endpoint';
 
-export function describeError(err: unknown): {
+/** The 415 of Fastify's content-type check: what was sent (bounded, printable) and what is accepted. */
+function unsupportedType(contentType: string | undefined) {
+  const sent = (contentType ?? '').replace(/[^\x20-\x7e]/g, '').trim();
+  const shown = sent ? `"${sent.length > 100 ? `${sent.slice(0, 100)}…` : sent}"` : '(none sent)';
+  const body = `Unsupported Content-Type ${shown}: send application/json (event ingestion also takes application/x-ndjson, application/ndjson or text/plain)`;
+  return { status: 415, contentType: 'text/plain; charset=utf-8', body, headers: {} };
+}
+
+/** `contentType`: the request's Content-Type header, named in a 415. */
+export function describeError(err: unknown, contentType?: string): {
   status: number;
   contentType: string;
   body: string;
@@ -36,6 +45,7 @@ export function describeError(err: unknown): {
     // Fastify's own "body too large" reaches here as an HttpException that Nest built from its
     // message and status (RoutesResolver.mapExternalException), no longer as a Fastify error.
     if (status === 413) return { status, contentType: 'text/plain; charset=utf-8', body: BODY_TOO_LARGE, headers: {} };
+    if (status === 415) return unsupportedType(contentType);
     if (status < 500) {
       const res = err.getResponse();
       const msg = typeof res === 'string' ? res : ((res as { message?: unknown }).message ?? err.message);
@@ -46,12 +56,8 @@ export function describeError(err: unknown): {
   // Errors raised by Fastify itself (body too large, bad content type, malformed URL).
   const fe = err as FastifyLikeError;
   if (fe && typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
-    const message =
-      fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-        ? BODY_TOO_LARGE
-        : fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-          ? 'Unsupported Content-Type'
-          : (fe.message ?? 'Bad request');
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return unsupportedType(contentType);
+    const message = fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? BODY_TOO_LARGE : (fe.message ?? 'Bad request');
     return { status: fe.statusCode, contentType: 'text/plain; charset=utf-8', body: message, headers: {} };
   }
   const errorId = randomUUID();
@@ -69,8 +75,9 @@ export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
   catch(err: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const d = describeError(err);
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const d = describeError(err, http.getRequest<FastifyRequest>()?.headers?.['content-type']);
     if (d.errorId) {
       this.logger.error({ msg: 'unhandled error', errorId: d.errorId, err: String((err as Error)?.stack ?? err) });
     }

@@ -74,6 +74,17 @@ describe('HTTP ingestion', () => {
     expect(notBrotli.text).toBe('Body is not valid br data');
   });
 
+  it('refuses a body of another Content-Type, or of none, with a 415 that names what was sent and what is accepted', async () => {
+    const post = (headers: Record<string, string>) =>
+      api(`/recordings/${randomUUID()}/events`, { method: 'POST', key: testEnv().publicKey, headers, body: JSON.stringify(sampleEvents(2)) });
+    const xml = await post({ 'content-type': 'application/xml' });
+    expect(xml.status).toBe(415);
+    expect(xml.text).toBe('Unsupported Content-Type "application/xml": send application/json (event ingestion also takes application/x-ndjson, application/ndjson or text/plain)');
+    const none = await post({ 'content-type': '' });
+    expect(none.status).toBe(415);
+    expect(none.text).toMatch(/^Unsupported Content-Type \(none sent\): send application\/json/);
+  });
+
   it.each([
     ['malformed JSON', '[{"type":1', 'application/json', /not valid JSON/],
     ['an empty array', '[]', 'application/json', /empty/],
