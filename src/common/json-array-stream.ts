@@ -4,21 +4,23 @@
 // JSON that silently lacks events.
 import { Readable } from 'node:stream';
 
-export function jsonArrayStream<T>(items: AsyncIterable<T>, map: (item: T) => unknown = (x) => x): Readable {
-  async function* gen() {
-    let first = true;
-    let pending = '[';
-    for await (const item of items) {
-      pending += (first ? '' : ',') + JSON.stringify(map(item));
-      first = false;
-      if (pending.length >= 64 * 1024) {
-        yield pending;
-        pending = '';
-      }
+/** The array's text in chunks of about 64 KiB: nothing until the first chunk is complete. */
+async function* jsonArrayChunks<T>(items: AsyncIterable<T>, map: (item: T) => unknown): AsyncGenerator<string> {
+  let first = true;
+  let pending = '[';
+  for await (const item of items) {
+    pending += (first ? '' : ',') + JSON.stringify(map(item));
+    first = false;
+    if (pending.length >= 64 * 1024) {
+      yield pending;
+      pending = '';
     }
-    yield pending + ']';
   }
-  return Readable.from(gen(), { objectMode: false, highWaterMark: 256 * 1024 });
+  yield pending + ']';
+}
+
+export function jsonArrayStream<T>(items: AsyncIterable<T>, map: (item: T) => unknown = (x) => x): Readable {
+  return Readable.from(jsonArrayChunks(items, map), { objectMode: false, highWaterMark: 256 * 1024 });
 }
 
 /**
@@ -26,15 +28,15 @@ export function jsonArrayStream<T>(items: AsyncIterable<T>, map: (item: T) => un
  * array's first chunk, not before: a failure until then still gets its own status, since the status
  * leaves with the first byte.
  */
-export function jsonObjectWithArray<T>(head: Record<string, unknown>, key: string, items: AsyncIterable<T>, map?: (item: T) => unknown): Readable {
-  let prefix = JSON.stringify(head).slice(0, -1) + (Object.keys(head).length ? ',' : '') + JSON.stringify(key) + ':';
-  const inner = jsonArrayStream(items, map);
+export function jsonObjectWithArray<T>(head: Record<string, unknown>, key: string, items: AsyncIterable<T>, map: (item: T) => unknown = (x) => x): Readable {
+  const prefix = JSON.stringify(head).slice(0, -1) + (Object.keys(head).length ? ',' : '') + JSON.stringify(key) + ':';
   async function* gen() {
-    for await (const chunk of inner) {
-      yield prefix + chunk;
-      prefix = '';
+    let first = true;
+    for await (const chunk of jsonArrayChunks(items, map)) {
+      yield first ? prefix + chunk : chunk;
+      first = false;
     }
     yield '}';
   }
-  return Readable.from(gen(), { objectMode: false });
+  return Readable.from(gen(), { objectMode: false, highWaterMark: 256 * 1024 });
 }
