@@ -1,12 +1,15 @@
 // Rebuilds a projection from the stream while the service keeps answering from the live tables:
 //   1. fresh tables `<table>_rebuild_<ts>` AS the live ones;
 //   2. replay [1, last seq at start] into them with an ordered consumer;
-//   3. swap all tables in one RENAME (live → `<table>_old_<ts>`, fresh → live);
+//   3. swap table by table, one RENAME each (live → `<table>_old_<ts>`, fresh → live; see
+//      rebuild-sql.ts for why not one RENAME of all), so for those moments reads may see some
+//      tables swapped and others not: they differ only by what the tail restores next;
 //   4. replay the tail (last seq at start, last seq after the swap] into the now live tables: rows the
 //      live projector wrote into the old tables during the rebuild are lost at the swap, and the
 //      tail holds every one of their messages; re-applying is harmless, rows are versioned by seq;
 //   5. drop the old tables.
-// The live durable consumer is not touched. On a failure before the swap the fresh tables are dropped.
+// The live durable consumer is not touched. On a failure before the swap the fresh tables are dropped;
+// once a RENAME was sent they are left alone (a RENAME the client gave up on may still run).
 import { Logger } from '@nestjs/common';
 import type { ClickHouse } from '../../infrastructure/clickhouse/clickhouse-client';
 import type { NatsClient } from '../../infrastructure/nats/nats-connection';
@@ -19,7 +22,7 @@ import type { ProjectionSink } from '../projection-ports';
 import { abortableSleep } from '../projector-runner';
 import { writeOutput } from '../write-output';
 import type { RebuildProgress } from './progress';
-import { createLike, dropTable, freshName, retiredName, swapTables } from './rebuild-sql';
+import { createLike, dropTable, freshName, retiredName, swapTable } from './rebuild-sql';
 import { readRange } from './stream-range-reader';
 
 export interface RebuildOptions {
@@ -52,7 +55,7 @@ export async function rebuildProjection(p: Projection, nats: NatsClient, ch: Cli
   const suffix = String(started);
   const report: RebuildReport = { projection: p.name, tables: p.tables, replayed: 0, toSeq: 0, tail: 0, tailToSeq: 0, rows: 0, skipped: 0, seconds: 0 };
   for (const t of p.tables) await ch.command(createLike(freshName(t, suffix), t));
-  let swapped = false;
+  let swapping = false;
   try {
     const start = await nats.jsm.streams.info(EVENTS_STREAM);
     report.toSeq = start.state.last_seq;
@@ -62,17 +65,22 @@ export async function rebuildProjection(p: Projection, nats: NatsClient, ch: Cli
     if (report.expected !== undefined && report.replayed < report.expected) {
       logger.warn({ msg: 'replayed fewer messages than the stream held at the start (removed meanwhile?)', projection: p.name, replayed: report.replayed, expected: report.expected });
     }
-    await ch.command(swapTables(p.tables, suffix));
-    swapped = true;
+    swapping = true;
+    await swapIn(ch, p.tables, suffix);
     report.tailToSeq = (await nats.jsm.streams.info(EVENTS_STREAM)).state.last_seq;
     report.tail = await replay(p, nats, new ClickHouseProjectionSink(ch), report.toSeq + 1, report.tailToSeq, 'tail', opts, report);
     for (const t of p.tables) await ch.command(dropTable(retiredName(t, suffix)));
   } catch (e) {
-    if (!swapped) for (const t of p.tables) await ch.command(dropTable(freshName(t, suffix))).catch(() => undefined);
+    if (!swapping) for (const t of p.tables) await ch.command(dropTable(freshName(t, suffix))).catch(() => undefined);
     throw e;
   }
   report.seconds = (Date.now() - started) / 1000;
   return report;
+}
+
+/** Fresh tables in, live ones out (renamed `<table>_old_<suffix>`), one table at a time. */
+export async function swapIn(ch: ClickHouse, tables: readonly string[], suffix: string): Promise<void> {
+  for (const t of tables) await ch.command(swapTable(t, suffix));
 }
 
 async function replay(
