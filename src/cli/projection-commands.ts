@@ -5,9 +5,12 @@ import { JetStreamProjectionSource } from '../projections/jetstream-projection-s
 import type { Projection } from '../projections/projection';
 import type { ProjectionLag } from '../projections/projection-ports';
 import { PROJECTIONS } from '../projections/projections.registry';
+import { describeLeftover, findLeftovers, RebuildLeftover } from '../projections/rebuild/leftovers';
 import { ProgressPrinter } from '../projections/rebuild/progress';
 import { rebuildProjection } from '../projections/rebuild/projection-rebuild';
 import { command, CommandMap, UsageError } from './command';
+
+const errText = (e: unknown) => String((e as Error)?.message ?? e);
 
 function select(name: string | undefined): readonly Projection[] {
   if (name === undefined) return PROJECTIONS;
@@ -51,6 +54,7 @@ export const projectionCommands: CommandMap = {
     const ch = ctx.clickhouse();
     await migrateLocked(ch, nats, ctx.cfg.STREAM_REPLICAS);
     for (const p of projections) {
+      for (const l of await findLeftovers(ch, p)) ctx.stderr.write(`note: ${p.name}: ${describeLeftover(l)}\n`);
       const printer = new ProgressPrinter(ctx.stderr);
       try {
         const report = await rebuildProjection(p, nats, ch, {
@@ -73,14 +77,22 @@ export const projectionCommands: CommandMap = {
     const rest = args.filter((a) => a !== '--json');
     if (rest.length > 1) throw new UsageError(`usage: ${STATUS_USAGE}`);
     const nats = await ctx.nats();
-    const rows: { projection: string; consumer: string; lag?: ProjectionLag; error?: string }[] = [];
+    const rows: { projection: string; consumer: string; lag?: ProjectionLag; error?: string; leftovers?: RebuildLeftover[]; leftoversError?: string }[] = [];
     for (const p of select(rest[0])) {
       const source = new JetStreamProjectionSource(nats, p, ctx.cfg);
+      const row: (typeof rows)[number] = { projection: p.name, consumer: consumerName(p) };
       try {
-        rows.push({ projection: p.name, consumer: consumerName(p), lag: await source.lag() });
+        row.lag = await source.lag();
       } catch (e) {
-        rows.push({ projection: p.name, consumer: consumerName(p), error: String((e as Error).message ?? e) });
+        row.error = errText(e);
       }
+      // Tables of rebuilds that stopped part way (or are running): ClickHouse, not NATS, so apart.
+      try {
+        row.leftovers = await findLeftovers(ctx.clickhouse(), p);
+      } catch (e) {
+        row.leftoversError = errText(e);
+      }
+      rows.push(row);
     }
     if (json) {
       ctx.stdout.write(JSON.stringify(rows) + '\n');
@@ -92,6 +104,8 @@ export const projectionCommands: CommandMap = {
             ? `${r.projection}\tconsumer ${r.consumer}\tpending ${l.pending}\tack-pending ${l.ackPending}\tprojected-through ${l.ackFloorSeq}/${l.streamLastSeq}\toldest-unprojected ${l.oldestUnprojectedAgeSeconds.toFixed(1)}s\n`
             : `${r.projection}\tconsumer ${r.consumer}\terror ${r.error}\n`,
         );
+        for (const l of r.leftovers ?? []) ctx.stdout.write(`${r.projection}\tleftover ${describeLeftover(l)}\n`);
+        if (r.leftoversError) ctx.stdout.write(`${r.projection}\tleftover tables unknown: ${r.leftoversError}\n`);
       }
     }
     return rows.some((r) => r.error) ? 1 : 0;

@@ -3,7 +3,7 @@
 // The rebuild has a stack of its own (projections-rebuild.e2e-spec.ts).
 import { randomUUID } from 'node:crypto';
 import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
-import { sql } from '../../src/infrastructure/clickhouse/sql';
+import { ident, sql } from '../../src/infrastructure/clickhouse/sql';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { EVENTS_STREAM, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { testEnv } from '../harness/env';
@@ -133,5 +133,25 @@ describe('projections', () => {
     expect(row).toMatchObject({ projection: 'recordings', consumer: CONSUMER, lag: { pending: 0, ackPending: 0, oldestUnprojectedAgeSeconds: 0 } });
     const text = await runCli(['projections', 'status']).done;
     expect(text.stdout).toMatch(/^recordings\tconsumer projector-recordings\tpending 0/);
+  });
+
+  it('reports the tables of a rebuild that stopped part way (projections status)', async () => {
+    // A rebuild killed before its swap leaves fresh tables; one killed after it, the retired ones.
+    const fresh = ['recordings_rebuild_1000', 'deleted_recordings_rebuild_1000'];
+    const retired = ['recordings_old_2000'];
+    for (const t of [...fresh, ...retired]) await ch.command(sql`CREATE TABLE IF NOT EXISTS ${ident(t)} AS recordings`);
+    try {
+      const r = await runCli(['projections', 'status', '--json']).done;
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)[0].leftovers).toEqual([
+        { kind: 'fresh', suffix: '1000', startedAt: '1970-01-01T00:00:01.000Z', tables: [...fresh].sort() },
+        { kind: 'retired', suffix: '2000', startedAt: '1970-01-01T00:00:02.000Z', tables: retired },
+      ]);
+      const text = (await runCli(['projections', 'status']).done).stdout.split('\n');
+      expect(text).toContainEqual(expect.stringMatching(/^recordings\tleftover 2 fresh tables \*_rebuild_1000 .*stopped before its swap/));
+      expect(text).toContainEqual(expect.stringMatching(/^recordings\tleftover 1 retired tables \*_old_2000 .*run projections rebuild again/));
+    } finally {
+      for (const t of [...fresh, ...retired]) await ch.command(sql`DROP TABLE IF EXISTS ${ident(t)}`);
+    }
   });
 });
