@@ -7,7 +7,7 @@ import type { ProjectionLag } from '../projections/projection-ports';
 import { PROJECTIONS } from '../projections/projections.registry';
 import { describeLeftover, findLeftovers, RebuildLeftover } from '../projections/rebuild/leftovers';
 import { ProgressPrinter } from '../projections/rebuild/progress';
-import { rebuildProjection } from '../projections/rebuild/projection-rebuild';
+import { RebuildStopped, rebuildProjection } from '../projections/rebuild/projection-rebuild';
 import { command, CommandMap, UsageError } from './command';
 
 const errText = (e: unknown) => String((e as Error)?.message ?? e);
@@ -53,23 +53,46 @@ export const projectionCommands: CommandMap = {
     const nats = await ctx.nats();
     const ch = ctx.clickhouse();
     await migrateLocked(ch, nats, ctx.cfg.STREAM_REPLICAS);
-    for (const p of projections) {
-      for (const l of await findLeftovers(ch, p)) ctx.stderr.write(`note: ${p.name}: ${describeLeftover(l)}\n`);
-      const printer = new ProgressPrinter(ctx.stderr);
-      try {
-        const report = await rebuildProjection(p, nats, ch, {
-          batch,
-          expiresMs: ctx.cfg.PROJECTOR_FETCH_EXPIRES_MS,
-          onProgress: (progress, final) => {
-            printer.update({ ...progress, phase: `${p.name} ${progress.phase}` }, final);
-            if (final) printer.done();
-          },
-        });
-        ctx.stdout.write(JSON.stringify(report) + '\n');
-      } finally {
-        printer.done();
+    // Ctrl-C (or SIGTERM) stops the replay and drops the fresh tables; once the swap began the
+    // rebuild finishes its tail, since stopping there leaves the live tables without it. Again: now.
+    const stop = new AbortController();
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stop.signal.aborted) process.exit(130);
+      stop.abort();
+      ctx.stderr.write(`\n${signal}: stopping before the swap (a rebuild already swapping finishes its tail first); again to stop at once\n`);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let stopped = false;
+    try {
+      for (const p of projections) {
+        if ((stopped = stop.signal.aborted)) break;
+        for (const l of await findLeftovers(ch, p)) ctx.stderr.write(`note: ${p.name}: ${describeLeftover(l)}\n`);
+        const printer = new ProgressPrinter(ctx.stderr);
+        try {
+          const report = await rebuildProjection(p, nats, ch, {
+            batch,
+            expiresMs: ctx.cfg.PROJECTOR_FETCH_EXPIRES_MS,
+            signal: stop.signal,
+            onProgress: (progress, final) => {
+              printer.update({ ...progress, phase: `${p.name} ${progress.phase}` }, final);
+              if (final) printer.done();
+            },
+          });
+          ctx.stdout.write(JSON.stringify(report) + '\n');
+        } catch (e) {
+          if (!(e instanceof RebuildStopped)) throw e;
+          stopped = true;
+          ctx.stderr.write(`${e.message}; its fresh tables were dropped, the live ones are unchanged\n`);
+        } finally {
+          printer.done();
+        }
       }
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
     }
+    return stopped ? 130 : 0;
   }),
 
   'projections status': command(STATUS_USAGE, async (args, ctx) => {

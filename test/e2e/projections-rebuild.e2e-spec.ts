@@ -8,6 +8,7 @@ import { sql } from '../../src/infrastructure/clickhouse/sql';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { sampleEvents } from '../harness/http';
+import { pollUntil } from '../harness/poll-until';
 import { PrivateStack } from '../harness/private-stack';
 import { appendBatch, clickhouse, deleteRecording, metaEvent, natsClient, publishRaw, recordingCounts, runCli, snapshot, storedHeaders, waitCaughtUp } from './projections-fixtures';
 
@@ -37,6 +38,7 @@ describe('projections rebuild', () => {
   });
 
   const append = (tenantId: string, id: string, events: unknown[], batchId?: string) => appendBatch(store, tenantId, id, events, batchId);
+  const rebuildTables = () => ch.rows<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = currentDatabase() AND (name LIKE '%\\_rebuild\\_%' OR name LIKE '%\\_old\\_%')`);
   const rebuild = (args: string[]) => runCli(['projections', 'rebuild', ...args, '--batch', REPLAY_BATCH], stack.serviceEnv);
 
   it('rebuilds from the stream into fresh tables, swaps them in, and equals the live projection', async () => {
@@ -98,10 +100,23 @@ describe('projections rebuild', () => {
     expect(await recordingCounts(ch, stack.keys.tenantId, during)).toMatchObject({ batches: posted, events: 3 * posted });
 
     // Nothing of the rebuild is left behind, and a second rebuild (no ingestion) equals the first.
-    const tables = await ch.rows<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = currentDatabase() AND (name LIKE '%\\_rebuild\\_%' OR name LIKE '%\\_old\\_%')`);
+    const tables = await rebuildTables();
     expect(tables).toEqual([]);
     expect(await rebuild([]).done).toMatchObject({ code: 0 });
     await waitCaughtUp(nats);
     expect(await snapshot(ch)).toEqual(rebuilt);
+  });
+
+  it('stops at Ctrl-C before its swap, drops its fresh tables and leaves the live ones alone', async () => {
+    await waitCaughtUp(nats);
+    const before = await snapshot(ch);
+    const cli = runCli(['projections', 'rebuild', '--batch', '1'], stack.serviceEnv);
+    await pollUntil(async () => cli.stderr(), (e) => /recordings rebuild \[/.test(e), 30_000, 50);
+    cli.child.kill('SIGINT');
+    const r = await cli.done;
+    expect(r).toMatchObject({ code: 130, stderr: expect.stringMatching(/stopped before its swap; its fresh tables were dropped/) });
+    const tables = await rebuildTables();
+    expect(tables).toEqual([]);
+    expect(await snapshot(ch)).toEqual(before);
   });
 });

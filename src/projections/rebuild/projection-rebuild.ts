@@ -30,7 +30,12 @@ export interface RebuildOptions {
   expiresMs: number;
   onProgress?: (p: RebuildProgress, final: boolean) => void;
   logger?: Pick<Logger, 'log' | 'warn'>;
+  /** Stops the replay before the swap (the fresh tables are dropped, RebuildStopped thrown); ignored once the swap began. */
+  signal?: AbortSignal;
 }
+
+/** The rebuild was stopped through `signal` before its swap; the live tables are as they were. */
+export class RebuildStopped extends Error {}
 
 export interface RebuildReport {
   projection: string;
@@ -65,6 +70,7 @@ export async function rebuildProjection(p: Projection, nats: NatsClient, ch: Cli
     if (report.expected !== undefined && report.replayed < report.expected) {
       logger.warn({ msg: 'replayed fewer messages than the stream held at the start (removed meanwhile?)', projection: p.name, replayed: report.replayed, expected: report.expected });
     }
+    if (opts.signal?.aborted) throw new RebuildStopped(`${p.name}: stopped before its swap`);
     swapping = true;
     await swapIn(ch, p.tables, suffix);
     report.tailToSeq = (await nats.jsm.streams.info(EVENTS_STREAM)).state.last_seq;
@@ -108,6 +114,7 @@ async function replay(
   let next = ahead();
   try {
     for (let r = await next; !r.done; r = await next) {
+      if (phase === 'rebuild' && opts.signal?.aborted) throw new RebuildStopped(`${p.name}: stopped before its swap`);
       const batch = r.value;
       next = ahead();
       await loadBodies(nats, batch, p.bodyKinds);
