@@ -1,6 +1,7 @@
 // One ingesting WebSocket: frame parsing, buffering of compatible frames, batch acks, heartbeats and
 // backpressure. See websocket-ingestion.ts for the contract.
 import type { Logger } from '@nestjs/common';
+import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import { AppError, statusOf } from '../common/app-error';
 import { ContentCoding, decodeBounded } from '../common/content-coding';
@@ -45,15 +46,23 @@ export class IngestConnection {
     private readonly ingestion: IngestionService,
     private readonly cfg: AppConfig,
     private readonly logger: Logger,
+    /** The upgraded socket: any bytes arriving on it, a frame still in transit included, prove the
+     * client alive. A pong alone queues behind a large frame on a slow link, so counting only pongs
+     * closed slow uploads that were making progress. */
+    socket?: Duplex,
   ) {
     ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
     ws.on('pong', () => (this.alive = true));
+    socket?.on('data', () => (this.alive = true));
     ws.on('close', () => {
       clearInterval(this.heartbeat);
       this.flush();
     });
     ws.on('error', () => undefined);
     this.heartbeat = setInterval(() => {
+      // While reading is paused for backpressure the client's bytes (and pongs) wait unread in the
+      // kernel: the silence is ours, not the client's.
+      if (this.paused) return;
       if (!this.alive) return this.ws.close(1001, 'heartbeat timeout');
       this.alive = false;
       this.ws.ping();
@@ -155,6 +164,7 @@ export class IngestConnection {
         this.pending.delete(p);
         if (this.paused && this.inflight <= INFLIGHT_BYTES / 2) {
           this.paused = false;
+          this.alive = true;
           this.ws.resume();
         }
       });

@@ -85,7 +85,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     if (this.closing) throw new AppError('unavailable', 'The server is shutting down; reconnect');
     if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const conn = new IngestConnection(ws, auth.tenantId, recordingId, options, this.ingestion, this.cfg, this.logger);
+      const conn = new IngestConnection(ws, auth.tenantId, recordingId, options, this.ingestion, this.cfg, this.logger, socket);
       this.connections.set(conn, auth);
       ws.once('close', () => this.connections.delete(conn));
     });

@@ -202,6 +202,30 @@ describe('WebSocket limits', () => {
     await pollUntil(async () => got, (l) => l.some((f) => f.type === 'pong') && l.some((f) => f.type === 'ack'), 5000, 20);
     live.close();
   });
+
+  it('counts the bytes of a frame still arriving as an answer: a slow upload outlives several heartbeats', async () => {
+    // A client that never answers pings but keeps sending one large frame, slice by slice, over 3.5
+    // heartbeats (a big batch on a slow uplink: its pong would queue behind the frame).
+    const ws = (await openWs(wsUrl(limited.url, randomUUID()), { autoPong: false })).ws!;
+    const got = frames(ws);
+    const closing = closed(ws);
+    const payload = Buffer.from(JSON.stringify({ type: 'batch', batch: 'slow-upload', events: sampleEvents(3) }).padEnd(20_000, ' '));
+    expect(payload.length).toBeLessThan(LIMITS.WS_MAX_MESSAGE_BYTES);
+    // A masked text frame with a 16-bit length and an all-zero mask, so the payload goes as it is.
+    const frame = Buffer.concat([Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff, 0, 0, 0, 0]), payload]);
+    const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
+    const slices = 8;
+    const started = Date.now();
+    for (let i = 0; i < slices; i++) {
+      socket.write(frame.subarray(Math.floor((i * frame.length) / slices), Math.floor(((i + 1) * frame.length) / slices)));
+      if (i < slices - 1) await new Promise((r) => setTimeout(r, (LIMITS.WS_HEARTBEAT_MS * 3.5) / (slices - 1)));
+    }
+    await pollUntil(async () => got, (l) => l.some((f) => f.batch === 'slow-upload'), 5000, 20);
+    expect(Date.now() - started).toBeGreaterThan(LIMITS.WS_HEARTBEAT_MS * 3);
+    expect(got.find((f) => f.batch === 'slow-upload')).toMatchObject({ type: 'ack', events: 3 });
+    // Silent from here on: closed by the heartbeat as before.
+    expect((await closing).code).toBe(1001);
+  });
 });
 
 // ---------- request timeouts and body limits ----------
