@@ -265,3 +265,68 @@ describe('browser recorder across tabs and page lifecycles', () => {
     expect(Math.max(...steps)).toBeLessThanOrEqual(2);
   });
 });
+
+// A page that changes its DOM every 20 ms, and in its own pagehide and visibilitychange handlers, after
+// ours. Chromium fires visibilitychange after pagehide: what that handler changes is recorded when
+// neither the recorder's pagehide nor its visibilitychange handling can see it.
+function busyPage(scriptUrl: string, serverUrl: string, publicKey: string) {
+  return `<!doctype html><html><head><title>busy page</title></head><body><p id="t">0</p><a id="next" href="/busy">next</a>
+<script>var n = 0; setInterval(function () { document.getElementById('t').textContent = String(++n); }, 20);</script>
+<script src="${scriptUrl}/sdk/recorder.js" data-public-key="${publicKey}" data-server-url="${serverUrl}"></script>
+<script>addEventListener('pagehide', function () { document.getElementById('t').textContent = 'leaving'; });
+document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'hidden') document.getElementById('t').textContent = 'gone'; });</script>
+</body></html>`;
+}
+
+describe('browser recorder through rapid navigations with the socket cut', () => {
+  let browser: Browser;
+  let proxy: TcpProxy;
+  let pages: PageServer;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const { baseUrl, publicKey } = testEnv();
+    proxy = await TcpProxy.start(Number(new URL(baseUrl).port));
+    pages = await PageServer.start({ '/busy': () => busyPage(baseUrl, proxy.url, publicKey) });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await proxy?.cut();
+    await pages?.close();
+  });
+
+  it('loses no event of any page, the ones recorded during pagehide included', async () => {
+    const loads = 12;
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    for (let i = 0; i < loads; i++) {
+      if (i % 4 === 1) await proxy.cut();
+      if (i % 4 === 3) await proxy.restore();
+      if (i === 0) await p.goto(`${pages.url}/busy`);
+      else await Promise.all([p.waitForNavigation(), p.click('#next')]);
+      await new Promise((r) => setTimeout(r, 150 + ((i * 97) % 400)));
+    }
+    await proxy.restore();
+    await recorder(p).flush();
+    const id = await recorder(p).id();
+    await ctx.close();
+
+    // Keepalive requests of earlier pages may still be on their way.
+    const events = await pollUntil(() => storedEvents(id), (e) => fullSnapshots(e) >= loads, 15_000);
+    expect(fullSnapshots(events)).toBe(loads);
+    expectIncreasingSequenceIds(events);
+    // The last page leaves with ctx.close(): its changes may or may not be stored before the read.
+    for (const text of ['"leaving"', '"gone"']) {
+      const changes = events.filter((e) => e.type === 3 && JSON.stringify(e.data).includes(text)).length;
+      expect({ text, changes: Math.min(changes, loads - 1) }).toEqual({ text, changes: loads - 1 });
+    }
+    // Each load's first sequenceId went to its recording-meta event, stored as metadata: no other
+    // id may be missing, and each missing one comes right before a page's first events.
+    const bySeq = new Map(events.map((e) => [e.sequenceId as number, e]));
+    const last = events[events.length - 1].sequenceId as number;
+    const missing = Array.from({ length: last }, (_, i) => i + 1).filter((s) => !bySeq.has(s));
+    const detail = missing.map((m) => `${m}: before ${bySeq.get(m - 1)?.type} after ${bySeq.get(m + 1)?.type}`);
+    expect({ count: missing.length, detail }).toEqual({ count: loads, detail: expect.any(Array) });
+    for (const m of missing) expect([0, 4]).toContain(bySeq.get(m + 1)?.type);
+  });
+});

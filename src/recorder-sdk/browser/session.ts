@@ -108,6 +108,9 @@ export class RecorderSession {
   private httpBackoff = new Backoff(250, 10_000);
   private keepaliveBytes = 0;
   private authFailed = false;
+  /** Between pagehide and a pageshow: the page is going away and no timer may fire again. */
+  private leaving = false;
+  private rehideQueued = false;
 
   private readonly listeners: Array<[EventTarget, string, EventListener]> = [];
 
@@ -155,7 +158,10 @@ export class RecorderSession {
     this.listen(document, 'visibilitychange', () =>
       document.visibilityState === 'hidden' ? this.onHide() : this.onShow(),
     );
-    this.listen(window, 'pagehide', () => this.onHide());
+    this.listen(window, 'pagehide', () => {
+      this.leaving = true;
+      this.onHide();
+    });
     this.listen(window, 'pageshow', (ev) => this.onShow((ev as PageTransitionEvent).persisted));
     this.listen(window, 'online', () => this.reconnectNow());
 
@@ -286,7 +292,18 @@ export class RecorderSession {
       return;
     }
     this.eventsRecorded++;
-    if (this.buffer.add(json)) {
+    const full = this.buffer.add(json);
+    if (this.leaving) {
+      // Recorded after pagehide (the page's own pagehide, visibilitychange or unload handlers): no
+      // timer fires again, so hand it over the way onHide did, once per burst of events.
+      if (!this.rehideQueued) {
+        this.rehideQueued = true;
+        queueMicrotask(() => {
+          this.rehideQueued = false;
+          if (this.leaving) this.onHide();
+        });
+      }
+    } else if (full) {
       this.cut();
       this.pump();
     } else if (this.cutTimer === null) {
@@ -577,7 +594,10 @@ export class RecorderSession {
 
   /** Visible again, or shown again: `restored` from the back/forward cache. */
   private onShow(restored = false): void {
-    if (this.state === 'stopped') return;
+    this.leaving = false;
+    // Until begin() the saved batches belong to the previous page of this tab, and begin() re-queues
+    // them: removing them here (pageshow comes before the tab check answers) lost them.
+    if (this.state === 'stopped' || this.held) return;
     const key = pendingKey(this.recordingId);
     if (restored) {
       // Later pages of this tab used the counter, and the replay last saw their DOM, not ours. What
