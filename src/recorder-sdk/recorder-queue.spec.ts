@@ -6,7 +6,7 @@ import { BatchQueue } from './browser/batch-queue';
 import { EventBuffer } from './browser/event-buffer';
 import { isUuid, uuid } from './browser/ids';
 import { decodePending, encodePending } from './browser/persist';
-import { batchFrame, classifyStatus, parseServerFrame, utf8Length } from './browser/protocol';
+import { batchFrame, classifyStatus, isServerUrl, parseServerFrame, slowLinkMs, utf8Length } from './browser/protocol';
 import { SequenceCounter } from './browser/sequence';
 import { MemoryStore, SafeStore } from './browser/storage';
 
@@ -313,6 +313,28 @@ describe('protocol', () => {
   it('measures UTF-8 bytes like Buffer.byteLength', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => expect(utf8Length(s)).toBe(Buffer.byteLength(s, 'utf8'))));
     expect(utf8Length('\ud83d')).toBe(3); // lone surrogate becomes U+FFFD
+  });
+
+  it.each([
+    ['wss://rec.example.com/recordings/x/events/ws?token=k', 'https://rec.example.com', true],
+    ['ws://127.0.0.1:4000/recordings/x/events/ws', 'http://127.0.0.1:4000', true],
+    ['https://rec.example.com', 'https://rec.example.com', true],
+    ['https://rec.example.com/recordings/x/events', 'https://rec.example.com/base', true],
+    ['ws://rec.example.com/x', 'https://rec.example.com', false],
+    ['wss://rec.example.com:8443/x', 'https://rec.example.com', false],
+    ['https://cdn.example.com/a.js', 'https://rec.example.com', false],
+    ['inline', 'https://rec.example.com', false],
+    ['', 'https://rec.example.com', false],
+  ])('isServerUrl(%s, %s) -> %s', (blocked, server, expected) => {
+    expect(isServerUrl(blocked, server)).toBe(expected);
+  });
+
+  it('waits longer for bytes still going up a slow link', () => {
+    expect(slowLinkMs(0)).toBe(0);
+    expect(slowLinkMs(-5)).toBe(0);
+    expect(slowLinkMs(64 * 1024)).toBe(1000);
+    expect(slowLinkMs(8 * 1024 * 1024)).toBe(128_000);
+    fc.assert(fc.property(fc.nat(), fc.nat(), (a, b) => expect(slowLinkMs(a + b)).toBeGreaterThanOrEqual(slowLinkMs(a))));
   });
 });
 

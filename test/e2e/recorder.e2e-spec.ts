@@ -82,9 +82,10 @@ describe('browser recorder over a WebSocket that is cut', () => {
 });
 
 // Pages that start the recorder from the script tag (as customers do), with links between them.
-function tagPage(serverUrl: string, publicKey: string, opts: { transport?: 'http'; links?: string[] } = {}) {
+function tagPage(serverUrl: string, publicKey: string, opts: { transport?: 'http'; links?: string[]; csp?: string } = {}) {
   const links = (opts.links ?? []).map((href) => `<a id="to-${href.replace(/\W/g, '')}" href="${href}">${href}</a>`).join(' ');
-  return `<!doctype html><html><head><title>recorder tag test</title></head><body>
+  const csp = opts.csp ? `<meta http-equiv="Content-Security-Policy" content="${opts.csp}">` : '';
+  return `<!doctype html><html><head>${csp}<title>recorder tag test</title></head><body>
 <h1>Tag</h1><input id="name"><button id="go" onclick="document.getElementById('out').textContent += '!'">Go</button><p id="out"></p>${links}
 <script>window.__shows = []; addEventListener('pageshow', function (e) { window.__shows.push(e.persisted); });</script>
 <script src="${serverUrl}/sdk/recorder.js" data-public-key="${publicKey}" data-server-url="${serverUrl}"${opts.transport ? ` data-transport="${opts.transport}"` : ''}></script>
@@ -131,6 +132,9 @@ describe('browser recorder across tabs and page lifecycles', () => {
       '/b': () => tagPage(baseUrl, publicKey, { transport: 'http', links: ['/a'] }),
       '/refused': () => tagPage(baseUrl, 'public_key_svc_not_a_key_of_this_service', { transport: 'http' }),
       '/manual': () => page(baseUrl, publicKey),
+      '/csp-blocked': () => tagPage(baseUrl, publicKey, { csp: "connect-src 'none'" }),
+      // An http: source does not match ws: (CSP3 scheme matching): HTTP is allowed, the socket is not.
+      '/csp-http-only': () => tagPage(baseUrl, publicKey, { csp: `connect-src ${baseUrl}` }),
     });
   });
   afterAll(async () => {
@@ -263,6 +267,44 @@ describe('browser recorder across tabs and page lifecycles', () => {
     const seqs = events.map((e) => e.sequenceId as number);
     const steps = seqs.slice(1).map((s, i) => s - seqs[i]);
     expect(Math.max(...steps)).toBeLessThanOrEqual(2);
+  });
+
+  it("stops with a console warning when the page's Content-Security-Policy blocks the service", async () => {
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    const warnings: string[] = [];
+    p.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    await p.goto(`${pages.url}/csp-blocked`);
+    await act(p, 'blocked');
+    await pollUntil(recorder(p).stats, (s) => s === null, 15_000);
+    await ctx.close();
+    // The socket is refused first (the recorder turns to HTTP and says so), then the request.
+    const ours = warnings.filter((w) => w.startsWith('[tapedeck]'));
+    expect(ours.length).toBeLessThanOrEqual(2);
+    expect(ours[ours.length - 1]).toMatch(/Content-Security-Policy \(connect-src\) blocks requests to http:\/\/127\.0\.0\.1:\d+.*connect-src/);
+  });
+
+  it("sends over HTTP from the start when the page's Content-Security-Policy blocks only WebSockets", async () => {
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    const warnings: string[] = [];
+    p.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    const started = Date.now();
+    await p.goto(`${pages.url}/csp-http-only`);
+    await act(p, 'over http');
+    await recorder(p).flush();
+    // Without the violation event the recorder would wait out its 3 s WebSocket fallback first.
+    expect(Date.now() - started).toBeLessThan(3000);
+    const stats = await recorder(p).stats();
+    const id = await recorder(p).id();
+    await ctx.close();
+    expect(stats).toMatchObject({ transport: 'http', pending: 0, dropped: 0, lost: 0 });
+    expect(warnings.filter((w) => w.startsWith('[tapedeck]'))).toEqual([
+      expect.stringMatching(/blocks WebSockets to .*sending over HTTP/),
+    ]);
+    const events = await storedEvents(id);
+    expect(fullSnapshots(events)).toBe(1);
+    expectIncreasingSequenceIds(events);
   });
 });
 

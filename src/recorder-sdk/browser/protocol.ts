@@ -70,3 +70,28 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+/**
+ * Whether a Content-Security-Policy violation's `blockedURI` is the Tapedeck server. Browsers report
+ * the blocked URL (a ws:/wss: one for a socket) or, for some directives, only its origin.
+ */
+export function isServerUrl(blockedUri: string, serverUrl: string): boolean {
+  let blocked: URL;
+  let server: URL;
+  try {
+    blocked = new URL(blockedUri);
+    server = new URL(serverUrl);
+  } catch {
+    return false;
+  }
+  const scheme = (p: string) => (p === 'ws:' ? 'http:' : p === 'wss:' ? 'https:' : p);
+  return scheme(blocked.protocol) === scheme(server.protocol) && blocked.host === server.host;
+}
+
+/** The slowest uplink the recorder waits for before it calls a silent socket dead (64 KiB/s). */
+export const SLOW_LINK_BYTES_PER_S = 64 * 1024;
+
+/** How much longer than the usual limits to wait for `bytes` still on their way up a slow link. */
+export function slowLinkMs(bytes: number): number {
+  return Math.ceil((Math.max(0, bytes) / SLOW_LINK_BYTES_PER_S) * 1000);
+}

@@ -10,7 +10,7 @@ import { BatchQueue, type Batch, type QueueStats } from './batch-queue';
 import { EventBuffer } from './event-buffer';
 import { uuid } from './ids';
 import { decodePending, encodePending } from './persist';
-import { PING_FRAME, batchFrame, classifyStatus, parseServerFrame, utf8Length } from './protocol';
+import { PING_FRAME, batchFrame, classifyStatus, isServerUrl, parseServerFrame, slowLinkMs, utf8Length } from './protocol';
 import { SequenceCounter } from './sequence';
 import { SafeStore, pendingKey, sequenceKey } from './storage';
 
@@ -107,7 +107,10 @@ export class RecorderSession {
   private httpNotBefore = 0;
   private httpBackoff = new Backoff(250, 10_000);
   private keepaliveBytes = 0;
+  /** Nothing can be delivered (the key was refused, or the page's CSP blocks the server). */
   private authFailed = false;
+  /** The page's Content-Security-Policy blocks WebSockets to the server: HTTP only. */
+  private wsBlocked = false;
   /** Between pagehide and a pageshow: the page is going away and no timer may fire again. */
   private leaving = false;
   private rehideQueued = false;
@@ -164,6 +167,7 @@ export class RecorderSession {
     });
     this.listen(window, 'pageshow', (ev) => this.onShow((ev as PageTransitionEvent).persisted));
     this.listen(window, 'online', () => this.reconnectNow());
+    this.listen(document, 'securitypolicyviolation', (ev) => this.onBlocked(ev as SecurityPolicyViolationEvent));
 
     // packFn would turn events into strings the server cannot read; emit is ours.
     const { emit: userEmit, packFn: _packFn, ...options } = this.config.recordOptions as RecordOptions & {
@@ -361,7 +365,7 @@ export class RecorderSession {
   }
 
   private httpActive(now: number): boolean {
-    if (this.wsUrl === null) return true;
+    if (this.wsUrl === null || this.wsBlocked) return true;
     if (this.wsOpen) return now < this.wsPausedUntil;
     return now - this.wsDownSince >= WS_FALLBACK_AFTER_MS;
   }
@@ -380,7 +384,7 @@ export class RecorderSession {
   // ---- WebSocket ----
 
   private connect(): void {
-    if (this.state === 'stopped' || this.authFailed || this.held || this.wsUrl === null || this.ws) return;
+    if (this.state === 'stopped' || this.authFailed || this.wsBlocked || this.held || this.wsUrl === null || this.ws) return;
     let ws: WebSocket;
     try {
       ws = new WebSocket(this.wsUrl);
@@ -410,8 +414,12 @@ export class RecorderSession {
 
   private beat(ws: WebSocket): void {
     const now = Date.now();
-    if (now - this.lastFrameAt > SILENCE_LIMIT_MS) return this.abandonSocket(ws, 0);
-    if (this.queue.inFlightOn('ws').count > 0 && now - this.lastAckProgress > ACK_LIMIT_MS) {
+    const inFlight = this.queue.inFlightOn('ws');
+    // On a slow uplink our ping (and the server's answers) queue behind megabytes still going up:
+    // that silence is not a dead socket, so wait as long as those bytes take at 64 KiB/s.
+    const slack = slowLinkMs(inFlight.bytes + ws.bufferedAmount);
+    if (now - this.lastFrameAt > SILENCE_LIMIT_MS + slack) return this.abandonSocket(ws, 0);
+    if (inFlight.count > 0 && now - this.lastAckProgress > ACK_LIMIT_MS + slack) {
       return this.abandonSocket(ws, 0);
     }
     if (now - this.lastPingAt < PING_EVERY_MS - HEARTBEAT_TICK_MS / 2) return;
@@ -562,11 +570,36 @@ export class RecorderSession {
   }
 
   private onAuthRefused(status: number): void {
+    this.selfStop(`the server refused the public key (HTTP ${status})`);
+  }
+
+  /** Nothing recorded here can ever be delivered: say why once, and stop. */
+  private selfStop(reason: string): void {
     if (this.authFailed) return;
     this.authFailed = true;
-    console.warn(`[tapedeck] the server refused the public key (HTTP ${status}); recording stopped`);
+    console.warn(`[tapedeck] ${reason}; recording stopped`);
     this.config.onSelfStop?.();
     void this.stop();
+  }
+
+  /**
+   * The page's Content-Security-Policy blocked a connection. A blocked WebSocket leaves HTTP; a
+   * blocked fetch leaves nothing, and retrying it forever would only fill memory and the console.
+   */
+  private onBlocked(ev: SecurityPolicyViolationEvent): void {
+    if (this.state === 'stopped' || this.authFailed || ev.disposition === 'report') return;
+    if (!isServerUrl(ev.blockedURI, this.config.serverUrl)) return;
+    const policy = `the page's Content-Security-Policy (${ev.effectiveDirective})`;
+    if (/^wss?:/i.test(ev.blockedURI)) {
+      if (this.wsBlocked) return;
+      this.wsBlocked = true;
+      console.warn(`[tapedeck] ${policy} blocks WebSockets to ${this.config.serverUrl}; sending over HTTP instead`);
+      this.clearTimer('reconnectTimer');
+      if (this.ws) this.abandonSocket(this.ws, 0);
+      this.pump();
+      return;
+    }
+    this.selfStop(`${policy} blocks requests to ${this.config.serverUrl}. Allow it in connect-src`);
   }
 
   // ---- page lifecycle ----
