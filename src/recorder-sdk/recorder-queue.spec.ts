@@ -239,6 +239,18 @@ describe('SequenceCounter', () => {
     expect(a.peek()).toBe(4);
   });
 
+  it("never lowers the counter below a newer page's lease (that page's pagehide ran late)", () => {
+    const store = new MemoryStore();
+    const old = new SequenceCounter(store, 'seq', 10);
+    expect([old.next(), old.next()]).toEqual([1, 2]);
+    const next = new SequenceCounter(store, 'seq', 10); // started before the old page's pagehide
+    const ids = Array.from({ length: 15 }, () => next.next());
+    old.commit(); // would write 3
+    expect(Number(store.getItem('seq'))).toBeGreaterThan(Math.max(...ids));
+    next.commit(); // its own exact commit still lowers its own lease: the page after it has no gap
+    expect(new SequenceCounter(store, 'seq', 10).next()).toBe(Math.max(...ids) + 1);
+  });
+
   it('keeps counting in memory when storage throws', () => {
     const broken = { getItem: () => { throw new Error('denied'); }, setItem: () => { throw new Error('quota'); }, removeItem: () => undefined };
     const c = new SequenceCounter(new SafeStore(broken), 'seq');

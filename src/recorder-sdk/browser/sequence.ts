@@ -7,6 +7,8 @@ export class SequenceCounter {
   private nextId: number;
   /** Highest id this page may hand out without writing to the store again. */
   private leasedUpTo: number;
+  /** What this page last wrote; a higher value in the store was written by a newer page of the tab. */
+  private written: number | null = null;
 
   constructor(
     private readonly store: KeyValueStore,
@@ -48,7 +50,12 @@ export class SequenceCounter {
 
   private write(value: number): void {
     try {
+      // A cross-process navigation can run this page's pagehide after the next page has started and
+      // leased from the store: lowering the counter then would hand that page's ids out again.
+      const stored = Number(this.store.getItem(this.key));
+      if (Number.isSafeInteger(stored) && stored > value && stored !== this.written) return;
       this.store.setItem(this.key, String(value));
+      this.written = value;
     } catch {
       // Storage unavailable: ids stay unique within this page.
     }
