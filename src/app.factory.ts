@@ -114,10 +114,22 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
       .addSecurity('token', { type: 'apiKey', in: 'query', name: 'token', description: 'The same public or secret key in ?token=, for clients that cannot set headers (sendBeacon); ingestion and metadata only' })
       .addSecurity('presigned', { type: 'apiKey', in: 'query', name: 'signature', description: 'With tenantId, expires, keyId: see docs/presigned-links.md' })
       .build(),
+    { operationIdFactory },
   );
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...sharedSchemas, ...adminSchemas } };
   fastify.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(doc));
   return app;
+}
+
+/**
+ * `Controller_method`, as Nest names operations, except for a handler on several paths (the older
+ * aliases such as /ingest): Nest names those `method[0]`, `method[1]`, which client generators reject
+ * as identifiers. The first path keeps the plain name, the others get `_alias<n>`.
+ */
+export function operationIdFactory(controllerKey: string, methodKey: string): string {
+  const alias = /^(.+)\[(\d+)\]$/.exec(methodKey);
+  const name = `${controllerKey}_${alias ? alias[1] : methodKey}`;
+  return alias && alias[2] !== '0' ? `${name}_alias${alias[2]}` : name;
 }
 
 const sharedSchemas = {

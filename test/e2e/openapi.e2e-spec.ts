@@ -113,6 +113,16 @@ describe('the document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('gives every operation a unique operationId that client generators accept as an identifier', () => {
+    const ops = Object.entries(doc.paths).flatMap(([path, o]) => Object.entries(o).map(([method, op]) => ({ at: `${method} ${path}`, id: op.operationId })));
+    expect(ops.filter((o) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.id ?? ''))).toEqual([]);
+    const ids = ops.map((o) => o.id);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    // The older alias of the events endpoint is told apart from it.
+    expect(doc.paths['/recordings/{recordingId}/events'].post.operationId).toBe('IngestionController_ingest');
+    expect(doc.paths['/recordings/{recordingId}/ingest'].post.operationId).toBe('IngestionController_ingest_alias1');
+  });
+
   it('names only security schemes it defines, and describes the API keys as what they are', () => {
     const used = Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.security ?? []).flatMap((s) => Object.keys(s))));
     expect([...new Set(used)].filter((s) => !(s in doc.components.securitySchemes))).toEqual([]);
