@@ -588,14 +588,16 @@ export class RecorderSession {
    */
   private onBlocked(ev: SecurityPolicyViolationEvent): void {
     if (this.state === 'stopped' || this.authFailed || ev.disposition === 'report') return;
-    if (!isServerUrl(ev.blockedURI, this.config.serverUrl)) return;
+    // connect-src (or default-src, reported as connect-src) governs fetch and WebSocket; an <img> of
+    // the service blocked by img-src says nothing about delivery.
+    if (ev.effectiveDirective !== 'connect-src' || !isServerUrl(ev.blockedURI, this.config.serverUrl)) return;
     const policy = `the page's Content-Security-Policy (${ev.effectiveDirective})`;
     if (/^wss?:/i.test(ev.blockedURI)) {
       if (this.wsBlocked) return;
       this.wsBlocked = true;
       console.warn(`[tapedeck] ${policy} blocks WebSockets to ${this.config.serverUrl}; sending over HTTP instead`);
-      this.clearTimer('reconnectTimer');
       if (this.ws) this.abandonSocket(this.ws, 0);
+      this.clearTimer('reconnectTimer');
       this.pump();
       return;
     }
