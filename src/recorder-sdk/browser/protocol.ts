@@ -71,6 +71,11 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/** The HTTP scheme serving the same origin as `protocol` (`ws:` is `http:`, `wss:` is `https:`). */
+export function httpScheme(protocol: string): string {
+  return protocol === 'ws:' ? 'http:' : protocol === 'wss:' ? 'https:' : protocol;
+}
+
 /**
  * Whether a Content-Security-Policy violation's `blockedURI` is the Tapedeck server. Browsers report
  * the blocked URL (a ws:/wss: one for a socket) or, for some directives, only its origin.
@@ -84,8 +89,7 @@ export function isServerUrl(blockedUri: string, serverUrl: string): boolean {
   } catch {
     return false;
   }
-  const scheme = (p: string) => (p === 'ws:' ? 'http:' : p === 'wss:' ? 'https:' : p);
-  return scheme(blocked.protocol) === scheme(server.protocol) && blocked.host === server.host;
+  return httpScheme(blocked.protocol) === httpScheme(server.protocol) && blocked.host === server.host;
 }
 
 /** The slowest uplink the recorder waits for before it calls a silent socket dead (64 KiB/s). */

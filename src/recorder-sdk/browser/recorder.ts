@@ -2,6 +2,7 @@
 // A script tag with data-public-key starts recording at once; otherwise call Tapedeck.start().
 // State lives on a global symbol, so a page that loads the script twice still records once.
 import { isUuid, uuid } from './ids';
+import { httpScheme } from './protocol';
 import { RECORDER_VERSION, RecorderSession, type RecordOptions, type RecorderStats } from './session';
 import { MemoryStore, RECORDING_ID_KEY, SafeStore, pendingKey, sequenceKey } from './storage';
 import { TabCheck } from './tab-check';
@@ -97,8 +98,7 @@ function replaceCopiedRecordingId(copied: string): string {
 function normaliseServerUrl(raw: string | undefined): string {
   const base = raw ?? shared().scriptOrigin ?? location.origin;
   const url = new URL(base, location.href);
-  if (url.protocol === 'ws:') url.protocol = 'http:';
-  if (url.protocol === 'wss:') url.protocol = 'https:';
+  url.protocol = httpScheme(url.protocol);
   url.search = '';
   url.hash = '';
   return url.href.replace(/\/+$/, '');
