@@ -102,6 +102,21 @@ describe('Authenticator', () => {
     expect(failure(() => auth.authenticate(recording, { authorization: `Bearer ${keys.sec}`, query: {}, params: {} }))).toBe('accepted');
   });
 
+  it('lets a link open its resource when a key that cannot read it, or another scheme, comes along', () => {
+    const alongside = (authorization: string, query = link(), recordingId = RID): Presented => ({ authorization, query, params: { recordingId } });
+    for (const header of [`Bearer ${keys.pub}`, 'Bearer public_key_svc_unknown', 'Basic dXNlcjpwYXNz']) {
+      expect(auth.authenticate(recording, alongside(header), NOW)).toMatchObject({ tenantId: 'acme', credential: 'presigned' });
+      // Still only its own resource, and still refused when expired.
+      expect(failure(() => auth.authenticate(recording, alongside(header, link(), OTHER), NOW))).toBe('forbidden');
+      expect(failure(() => auth.authenticate(recording, alongside(header, link(undefined, NOW / 1000 - 1)), NOW))).toBe('forbidden');
+    }
+    // A key that may read the route is used as the key (its tenant, its rate limit).
+    expect(auth.authenticate(recording, alongside(`Bearer ${keys.sec}`), NOW)).toMatchObject({ credential: 'secret' });
+    // Where links do not open the route, the key decides as before.
+    expect(failure(() => auth.authenticate({ keys: ['secret'] }, alongside(`Bearer ${keys.pub}`), NOW))).toBe('unauthorized');
+    expect(failure(() => auth.authenticate({ keys: ['secret'] }, alongside('Basic dXNlcjpwYXNz'), NOW))).toBe('unauthorized');
+  });
+
   it('never repeats a presented key or signature in its messages', () => {
     const sig = link().signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a'));
     for (const p of [

@@ -9,7 +9,7 @@ import type { AuthRequirement } from './auth.decorator';
 import { safeEqual } from './key-material';
 import { PresignScope, sign } from './presign';
 import { RateLimiter } from './rate-limiter';
-import { TenantRegistry } from './tenant-registry';
+import { ApiKeyRecord, TenantRegistry } from './tenant-registry';
 
 export interface Presented {
   authorization?: string;
@@ -33,9 +33,23 @@ export class Authenticator {
   }
 
   authenticate(req: AuthRequirement, p: Presented, nowMs = Date.now()): AuthContext {
-    const bearer = this.bearer(p.authorization) ?? (req.queryToken ? str(p.query.token) : undefined) ?? p.queryToken;
-    if (bearer !== undefined) return this.byKey(req, bearer, p.origin);
-    if (PRESIGN_PARAMS.some((k) => p.query[k] !== undefined)) return this.byPresign(req, p, nowMs);
+    const linked = PRESIGN_PARAMS.some((k) => p.query[k] !== undefined);
+    // A link opens its resource whatever else the viewer's side sends along (a public key added to
+    // every request, a proxy's Basic header): only a key that may read the route itself wins over it.
+    const link = linked && req.presign !== undefined;
+    let bearer: string | undefined;
+    try {
+      bearer = this.bearer(p.authorization) ?? (req.queryToken ? str(p.query.token) : undefined) ?? p.queryToken;
+    } catch (e) {
+      if (link) return this.byPresign(req, p, nowMs);
+      throw e;
+    }
+    if (bearer !== undefined) {
+      const rec = this.registry.authenticate(bearer);
+      if (link && (!rec || !req.keys.includes(rec.kind))) return this.byPresign(req, p, nowMs);
+      return this.byKey(req, rec, p.origin);
+    }
+    if (linked) return this.byPresign(req, p, nowMs);
     throw new AppError('unauthorized', 'Missing credentials: send Authorization: Bearer <key>');
   }
 
@@ -46,8 +60,7 @@ export class Authenticator {
     return m[1];
   }
 
-  private byKey(req: AuthRequirement, key: string, origin?: string): AuthContext {
-    const rec = this.registry.authenticate(key);
+  private byKey(req: AuthRequirement, rec: ApiKeyRecord | null, origin?: string): AuthContext {
     if (!rec) throw new AppError('unauthorized', 'Invalid API key');
     if (!req.keys.includes(rec.kind)) {
       throw new AppError(

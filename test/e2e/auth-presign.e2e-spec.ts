@@ -48,6 +48,19 @@ describe('presigned links', () => {
     expect(r.headers.get('content-type')).toMatch(/text\/plain/);
   });
 
+  it('open their recording whatever Authorization header comes along, unless it is a private key', async () => {
+    const link = presign(`/recordings/${recX}`, A);
+    const withHeader = (authorization: string, id = recX) => api(`${events(id)}?${qs(link)}`, { headers: { authorization } });
+    for (const header of [`Bearer ${A.publicKey}`, `Bearer ${B.publicKey}`, `Bearer ${fakeKey('public')}`, 'Basic dXNlcjpwYXNz']) {
+      const r = await withHeader(header);
+      expect([header, r.status]).toEqual([header, 200]);
+      expect(r.json()).toHaveLength(5);
+      expect((await withHeader(header, recY)).status).toBe(403);
+    }
+    // Tenant B's private key reads as tenant B, which has no such recording.
+    expect((await withHeader(`Bearer ${B.secretKey}`)).status).toBe(404);
+  });
+
   it('refuse a link used for another recording id with 403', async () => {
     expect((await get(events(recY), presign(`/recordings/${recX}`, A))).status).toBe(403);
   });
