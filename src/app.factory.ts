@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { adminSchemas } from './admin/admin-responses.schemas';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
-import { BASE_SECURITY_HEADERS, clientErrorHandler, frameworkErrors } from './common/security-headers';
+import { BASE_SECURITY_HEADERS, clientErrorHandler, CORS_EXPOSED_HEADERS, frameworkErrors } from './common/security-headers';
 import { JsonLogger, redactUrl } from './common/json-logger';
 import { lingerAfterEarlyAnswer } from './common/lingering-close';
 import { malformedQueryEncoding } from './common/query-encoding';
@@ -96,7 +96,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
     origin: true,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key'],
-    exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id', 'X-Tapedeck-Api-Version'],
+    exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
   });
 

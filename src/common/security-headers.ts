@@ -3,7 +3,8 @@
 // be framed (the player page) set their own Content-Security-Policy and keep it.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { API_VERSION } from '../version';
 
 /** For data responses: never rendered as a document, never framed. */
 export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
@@ -18,7 +19,7 @@ export const BASE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** A complete plain-text HTTP/1.1 response for raw sockets (client errors, refused upgrades). */
 export function rawTextResponse(status: number, body: string, headers: Record<string, string> = {}, contentType = 'text/plain; charset=utf-8'): Buffer {
   const b = Buffer.from(body, 'utf8');
-  const all = { 'content-type': contentType, 'content-length': String(b.length), ...BASE_SECURITY_HEADERS, ...headers, connection: 'close' };
+  const all = { 'content-type': contentType, 'content-length': String(b.length), ...BASE_SECURITY_HEADERS, 'x-tapedeck-api-version': API_VERSION, ...headers, connection: 'close' };
   const head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` + Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n';
   return Buffer.concat([Buffer.from(head, 'latin1'), b]);
 }
@@ -41,13 +42,27 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   socket.destroy();
 }
 
-/** Fastify's `frameworkErrors`: errors raised while routing (bad percent-encoding, too long a parameter). */
-export function frameworkErrors(err: FastifyError, _req: unknown, reply: FastifyReply): void {
+/** Response headers a page of another origin needs to read an answer (the CORS setup exposes them). */
+export const CORS_EXPOSED_HEADERS = ['ETag', 'Retry-After', 'X-Request-Id', 'X-Tapedeck-Api-Version'];
+
+/**
+ * Fastify's `frameworkErrors`: errors raised while routing (bad percent-encoding, too long a parameter).
+ * Neither the hooks nor CORS run for these, so the answer carries their headers itself: the API
+ * version and request id of every response, and CORS so that a page of another origin can read it.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const [status, message] =
     err.code === 'FST_ERR_BAD_URL'
       ? [400, 'Malformed percent-encoding in the URL']
       : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? [414, 'A path segment of this URL is too long']
         : [400, 'Bad request'];
-  void reply.code(status).headers({ ...BASE_SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' }).send(message);
+  const origin = req.headers.origin;
+  const cors: Record<string, string> = origin
+    ? { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(',') }
+    : {};
+  void reply
+    .code(status)
+    .headers({ ...BASE_SECURITY_HEADERS, ...cors, 'x-request-id': String(req.id), 'x-tapedeck-api-version': API_VERSION, 'content-type': 'text/plain; charset=utf-8' })
+    .send(message);
 }

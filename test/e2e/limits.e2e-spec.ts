@@ -364,6 +364,14 @@ describe('security headers', () => {
     const exposed = (r.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
     // The version header is what a browser client checks the API version by (openapi.json says so).
     expect(exposed).toEqual(expect.arrayContaining(['etag', 'retry-after', 'x-request-id', 'x-tapedeck-api-version']));
+    // Answers to URLs refused while routing too: else the page sees a network error, not the 400/414.
+    for (const [path, status] of [['/replays/k/%ZZ', 400], [`/replays/k/${'v'.repeat(9000)}`, 414]] as const) {
+      const refused = await api(path, { key: env().secretKey, headers: { origin: 'https://app.example' } });
+      expect([path.slice(0, 16), refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([path.slice(0, 16), status, 'https://app.example']);
+      expect(refused.headers.get('access-control-expose-headers')).toMatch(/X-Tapedeck-Api-Version/i);
+      expect(refused.headers.get('x-tapedeck-api-version')).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(refused.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
   });
 
   it('keeps the player page frameable by its own CSP (frame-ancestors from PLAYER_FRAME_ANCESTORS), without X-Frame-Options', async () => {
@@ -394,6 +402,7 @@ describe('security headers', () => {
     for (const t of [big.text, refused.text]) {
       expect(t).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
       expect(t).toMatch(/\r\nx-frame-options: DENY\r\n/i);
+      expect(t).toMatch(/\r\nx-tapedeck-api-version: \d+\.\d+\.\d+\r\n/i);
     }
   });
 });
