@@ -25,7 +25,7 @@ describe('summarizeRecording', () => {
     });
   });
 
-  it('names the viewport of a moment: the last change at or before it, else the earliest', () => {
+  it('names the viewport of a moment: the last change at or before it, else the first Meta event\'s', () => {
     const s = summarizeRecording([
       { type: 4, timestamp: 100, data: { width: 800, height: 600 } },
       { type: 2, timestamp: 101, data: {} },
@@ -35,6 +35,22 @@ describe('summarizeRecording', () => {
     expect(viewportAt(s, 249)).toEqual({ width: 800, height: 600 });
     expect(viewportAt(s, 250)).toEqual({ width: 390, height: 844 });
     expect(viewportAt(summarizeRecording([{ type: 3, timestamp: 1, data: {} }]), 1)).toBeUndefined();
+  });
+
+  it('does not take a later window resize for the window before it: only a Meta event names that', () => {
+    const resizedOnly = summarizeRecording([
+      { type: 2, timestamp: 10, data: {} },
+      { type: 3, timestamp: 2000, data: { source: 4, width: 800, height: 800 } },
+    ]);
+    expect(resizedOnly.viewport).toBeUndefined();
+    expect(viewportAt(resizedOnly, 10)).toBeUndefined();
+    expect(viewportAt(resizedOnly, 2000)).toEqual({ width: 800, height: 800 });
+    const resizedBeforeMeta = summarizeRecording([
+      { type: 3, timestamp: 5, data: { source: 4, width: 390, height: 844 } },
+      { type: 4, timestamp: 6, data: { width: 1024, height: 768 } },
+    ]);
+    expect(resizedBeforeMeta.viewport).toEqual({ width: 1024, height: 768 });
+    expect(viewportAt(resizedBeforeMeta, 5)).toEqual({ width: 390, height: 844 });
   });
 
   it('ignores a Meta event without a usable size', () => {

@@ -10,7 +10,10 @@ export interface RecordingSummary {
   firstTs: number;
   lastTs: number;
   eventCount: number;
-  /** The earliest viewport: the window the replay page opens with. */
+  /**
+   * The first Meta event's viewport: the window before anything names one (as the recording's detail
+   * reports it). A window resize says nothing about the window before it.
+   */
   viewport?: Viewport;
   /** Every viewport the recording names, by time (stable): Meta events and window resizes. */
   viewports: TimedViewport[];
@@ -27,6 +30,7 @@ export function summarizeRecording(events: readonly RrwebEvent[]): RecordingSumm
   let lastTs = -Infinity;
   let firstSnapshotTs: number | undefined;
   const viewports: TimedViewport[] = [];
+  let first: TimedViewport | undefined;
   for (const e of events) {
     if (e.timestamp < firstTs) firstTs = e.timestamp;
     if (e.timestamp > lastTs) lastTs = e.timestamp;
@@ -36,16 +40,19 @@ export function summarizeRecording(events: readonly RrwebEvent[]): RecordingSumm
     const resize = e.type === EventType.IncrementalSnapshot && (e.data as { source?: unknown }).source === VIEWPORT_RESIZE;
     if (e.type === EventType.Meta || resize) {
       const { width, height } = e.data as { width?: unknown; height?: unknown };
-      if (isSide(width) && isSide(height)) viewports.push({ timestamp: e.timestamp, width, height });
+      if (isSide(width) && isSide(height)) {
+        viewports.push({ timestamp: e.timestamp, width, height });
+        if (e.type === EventType.Meta && (!first || e.timestamp < first.timestamp)) first = { timestamp: e.timestamp, width, height };
+      }
     }
   }
   if (!events.length) firstTs = lastTs = 0;
   viewports.sort((a, b) => a.timestamp - b.timestamp);
-  const viewport = viewports.length ? { width: viewports[0].width, height: viewports[0].height } : undefined;
+  const viewport = first && { width: first.width, height: first.height };
   return { firstTs, lastTs, eventCount: events.length, viewport, viewports, firstSnapshotTs };
 }
 
-/** The viewport shown at `ts`: the last one named at or before it, else the earliest. */
+/** The viewport shown at `ts`: the last one named at or before it, else the first Meta event's. */
 export function viewportAt(summary: RecordingSummary, ts: number): Viewport | undefined {
   let found = summary.viewport;
   for (const v of summary.viewports) {
