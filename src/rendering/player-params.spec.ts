@@ -33,6 +33,16 @@ describe('parsePlayerQuery', () => {
   });
 
   it.each([
+    ['.5', 0.5],
+    ['1.', 1],
+    ['0.2500000000000001', 0.2500000000000001],
+    ['4.000000', 4],
+    ['002', 2],
+  ])('reads speed %p as any language prints a number in range', (speed, value) => {
+    expect(parsePlayerQuery({ speed }).speed).toBe(value);
+  });
+
+  it.each([
     [{ controls: 'yes' }],
     [{ autoplay: 'TRUE' }],
     [{ mode: 'full' }],
@@ -42,6 +52,11 @@ describe('parsePlayerQuery', () => {
     [{ speed: 'fast' }],
     [{ speed: '-1' }],
     [{ speed: '' }],
+    [{ speed: '.' }],
+    [{ speed: '0.24999999' }],
+    [{ speed: '4.0000001' }],
+    [{ speed: '1e0' }],
+    [{ speed: ' 1' }],
   ])('%p is a 400', (query) => {
     expect(() => parsePlayerQuery(query)).toThrow(ValidationError);
   });

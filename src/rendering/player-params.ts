@@ -18,7 +18,8 @@ export interface PlayerQuery {
 
 const speed = z
   .string()
-  .regex(/^\d{1,2}(\.\d{1,6})?$/, { message: 'must be a number from 0.25 to 4' })
+  // Plain decimals as any language prints them: `.5`, `1.`, `0.2500000000000001`.
+  .regex(/^(?:\d{1,3}(?:\.\d{0,20})?|\.\d{1,20})$/, { message: 'must be a number from 0.25 to 4' })
   .transform(Number)
   .pipe(z.number().min(0.25, { message: 'must be at least 0.25' }).max(4, { message: 'must be at most 4' }))
   .optional()
