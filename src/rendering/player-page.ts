@@ -112,6 +112,7 @@ main{flex:1;min-height:0;position:relative;box-sizing:border-box;padding:16px}
 body.mode-minimal main,body.mode-capture main{padding:0}
 body.mode-capture{background:#fff}
 body.mode-capture .rr-player{box-shadow:none;border-radius:0}
+body.mode-capture .replayer-mouse,body.mode-capture .replayer-mouse-tail{display:none!important}
 `;
 
 function escapeHtml(s: string): string {

@@ -145,6 +145,22 @@ describe('player page in Chromium', () => {
     await page.context().close();
   });
 
+  it('shows the page without the mouse cursor in capture mode, as a screenshot does', async () => {
+    const cursor = (page: Page) => page.evaluate(() => {
+      const el = document.querySelector('.replayer-mouse');
+      return el ? getComputedStyle(el).display : 'absent';
+    });
+    const capture = await open(testEnv().baseUrl + playerPath('player', signed('mode=capture&time=percent:100')));
+    expect(await state(capture.page)).toMatchObject({ ready: true, header: false, controller: false });
+    expect(await cursor(capture.page)).toBe('none');
+    expect(capture.problems).toEqual([]);
+    await capture.page.context().close();
+    const standard = await open(testEnv().baseUrl + playerPath('player', signed('time=percent:100')));
+    expect(await state(standard.page)).toMatchObject({ ready: true });
+    expect(await cursor(standard.page)).not.toMatch(/^(none|absent)$/);
+    await standard.page.context().close();
+  });
+
   it('starts paused at a percentage with a slow speed', async () => {
     const { page, problems } = await open(testEnv().baseUrl + playerPath('player.html', signed('time=percent:50&speed=0.25&autoplay=false')));
     const s = await state(page);
