@@ -1,11 +1,13 @@
 // The browser scripts the service hands out, read from disk once and kept in memory with a strong
 // ETag: our recorder (dist/sdk/recorder.js and its source map) and rrweb's official script-tag client
-// (@rrweb/browser-client's UMD build, unchanged), served at /record.js as rrweb Cloud's API host does.
+// (@rrweb/browser-client's UMD build, unchanged, wrapped to accept rrweb Cloud's option spellings:
+// official-client-wrapper.ts), served at /record.js as rrweb Cloud's API host does.
 // A file that is missing is looked for again on the next request.
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { wrapOfficialClient } from './official-client-wrapper';
 
 export const SDK_ASSET_DIR = Symbol('SDK_ASSET_DIR');
 
@@ -44,7 +46,7 @@ export class SdkAssetService {
     if (cached) return cached;
     let body: Buffer;
     try {
-      body = readFileSync(name === 'record.js' ? officialClientPath() : join(this.dir, name));
+      body = name === 'record.js' ? wrapOfficialClient(readFileSync(officialClientPath())) : readFileSync(join(this.dir, name));
     } catch {
       return null;
     }

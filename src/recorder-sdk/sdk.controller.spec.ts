@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { ErrorFilter } from '../common/error.filter';
 import { SDK_ASSET_DIR, SdkAssetService } from './sdk-asset.service';
 import { SdkController } from './sdk.controller';
+import { wrapOfficialClient } from './official-client-wrapper';
 
 describe('SdkController', () => {
   let app: NestFastifyApplication;
@@ -56,13 +57,14 @@ describe('SdkController', () => {
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
   });
 
-  it("serves rrweb's official browser client at /record.js, unchanged", async () => {
+  it("serves rrweb's official browser client at /record.js, unchanged inside the option-name wrapper", async () => {
     const res = await get('/record.js');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
     expect(res.headers['access-control-allow-origin']).toBe('*');
     const shipped = readFileSync(join(dirname(require.resolve('@rrweb/browser-client')), '..', 'umd', 'browser-client.min.js'), 'utf8');
-    expect(res.body).toBe(shipped);
+    expect(res.body).toContain(shipped);
+    expect(res.body).toBe(wrapOfficialClient(Buffer.from(shipped)).toString('utf8'));
     expect(res.body).toContain('rrwebBrowserClient');
   });
 });

@@ -23,6 +23,27 @@ const scriptTag = (base: string, key: string) => `<!doctype html><html><head><ti
   "emit": "__emit",
 }</script></body></html>`;
 
+/**
+ * A page written for rrweb Cloud, moved by changing the script's host: its docs' and first client's
+ * option spellings (`publicAPIkey`, `autoStart`, …), in the tag's body or given to start().
+ */
+const gen1Tag = (base: string, key: string) => `<!doctype html><html><head><title>first-generation tag</title></head><body>
+<h1>rrweb Cloud spellings</h1><button id="go" onclick="this.textContent += '!'">Go</button>
+<script>window.__sent = []; window.__emit = function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); };</script>
+<script src="${base}/record.js">{
+  "publicAPIkey": ${JSON.stringify(key)},
+  "serverURL": "/recordings/{recordingId}/events/ws",
+  "autoStart": true,
+  "meta": { "suite": "official-client", "transport": "tag-gen1" },
+  "emit": "__emit"
+}</script></body></html>`;
+const gen1Start = (base: string, key: string) => `<!doctype html><html><head><title>first-generation start()</title>
+<script src="${base}/record.js"></script></head><body><h1>rrweb Cloud spellings</h1><button id="go" onclick="this.textContent += '!'">Go</button>
+<script>window.__sent = [];
+rrwebBrowserClient.start({ publicAPIKey: ${JSON.stringify(key)}, server_url: ${JSON.stringify(base + '/recordings/{recordingId}/events/ws')},
+  meta: { suite: 'official-client', transport: 'start-gen1' }, emit: function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); } });
+</script></body></html>`;
+
 const html = (base: string, key: string, tag: string, includePii = false, serverUrl = base + '/recordings/{recordingId}/events/ws') => `<!doctype html><html><head><title>official client</title>
 <script src="/client.js"></script></head><body><h1>Official client ${tag}</h1><button id="go" onclick="this.textContent += '!'">Go</button>
 <script>window.__sent = [];
@@ -46,6 +67,8 @@ describe('@rrweb/browser-client against Tapedeck', () => {
       '/http-pii': () => html(baseUrl, publicKey, 'http-pii', true),
       '/client.js': CLIENT_UMD,
       '/tag': () => scriptTag(baseUrl, publicKey),
+      '/tag-gen1': () => gen1Tag(baseUrl, publicKey),
+      '/start-gen1': () => gen1Start(baseUrl, publicKey),
       // A serverUrl without {recordingId}: the client adds ?recordingId= (and POSTs to the path without /ws).
       '/ws-origin': () => html(baseUrl, publicKey, 'ws-origin', false, baseUrl),
       '/http-origin': () => html(baseUrl, publicKey, 'http-origin', false, baseUrl),
@@ -87,6 +110,8 @@ describe('@rrweb/browser-client against Tapedeck', () => {
     ['WebSocket', '/ws', false],
     ['HTTP fallback', '/http', true],
     ['WebSocket, loaded as a script tag from /record.js', '/tag', false],
+    ["WebSocket, a /record.js tag with rrweb Cloud's spellings (publicAPIkey, autoStart)", '/tag-gen1', false],
+    ["HTTP fallback, /record.js's start() with rrweb Cloud's spellings (publicAPIKey, server_url)", '/start-gen1', true],
     ['WebSocket, serverUrl a bare origin (?recordingId=)', '/ws-origin', false],
     ['HTTP fallback, serverUrl a bare origin (?recordingId=)', '/http-origin', true],
     ['WebSocket, serverUrl …/ingest/ws without {recordingId}', '/ws-query', false],
