@@ -29,7 +29,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
       headersTimeout: Math.min(60_000, cfg.REQUEST_TIMEOUT_MS),
       connectionsCheckingInterval: Math.min(5_000, Math.max(250, Math.floor(cfg.REQUEST_TIMEOUT_MS / 4))),
     },
-    trustProxy: true,
+    trustProxy: cfg.TRUST_PROXY,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     disableRequestLogging: cfg.LOG_LEVEL !== 'debug',

@@ -1,6 +1,7 @@
 // Configuration, parsed once at start from the environment. Nothing else reads process.env:
 // a bad value fails fast with the variable's name (see loadConfig).
 import { z } from 'zod';
+import { parseTrustProxy } from '../common/trust-proxy';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -66,6 +67,22 @@ export const configSchema = z.object({
   PRESIGN_MAX_TTL_SECONDS: int(1, 365 * 24 * 3600).default(7 * 24 * 3600),
   /** Lifetime of links the service signs itself (includeSignedUrls, player pages), seconds. */
   PRESIGN_DEFAULT_TTL_SECONDS: int(1, 365 * 24 * 3600).default(3600),
+  /**
+   * Peers whose X-Forwarded-For/-Proto/-Host are believed (common/trust-proxy.ts): true, false, a hop
+   * count, or IPs/CIDRs/`loopback`/`linklocal`/`uniquelocal`. The default trusts proxies on the
+   * loopback and private networks, never a client on the internet.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('loopback,linklocal,uniquelocal')
+    .transform((v, ctx) => {
+      try {
+        return parseTrustProxy(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: `must be true, false, a hop count or a comma-separated list of IPs/CIDRs (${(e as Error).message})` });
+        return z.NEVER;
+      }
+    }),
   /** Strict-Transport-Security max-age sent on HTTPS requests (as seen through X-Forwarded-Proto); 0: none. */
   HSTS_MAX_AGE_SECONDS: int(0, 2 * 365 * 86400).default(0),
   /** CSP frame-ancestors for the player page. */

@@ -1,13 +1,12 @@
-// Who sent a request, as far as the server can tell: the address (the first X-Forwarded-For entry,
-// as Fastify's trustProxy reads it, else the socket's peer) and the User-Agent header. Used only for
-// rrweb Cloud's pre-baked metadata when a client's recording-meta sets includePii (batch-summary.ts).
-import type { IncomingMessage } from 'node:http';
+// Who sent a request, as far as the server can tell: the address (as the trusted proxies report it,
+// common/trust-proxy.ts; else the socket's peer) and the User-Agent header. Used only for rrweb
+// Cloud's pre-baked metadata when a client's recording-meta sets includePii (batch-summary.ts).
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientInfo } from '../domain/batch-summary';
 
-export function clientInfo(req: Pick<IncomingMessage, 'headers' | 'socket'>): ClientInfo {
-  const forwarded = firstHeader(req.headers['x-forwarded-for'])?.split(',')[0]?.trim();
-  const ip = forwarded || req.socket?.remoteAddress || undefined;
-  return { ip: ip?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''), userAgent: firstHeader(req.headers['user-agent']) || undefined };
+/** `address`: Fastify's req.ip, or clientAddress() of the WebSocket upgrade. */
+export function clientInfo(headers: IncomingHttpHeaders, address: string | undefined): ClientInfo {
+  return { ip: address?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '') || undefined, userAgent: firstHeader(headers['user-agent']) || undefined };
 }
 
 /** A header's first value (Node gives repeated headers as an array). */

@@ -31,7 +31,7 @@ const IngestEndpoint = (summary: string, more: string) =>
         'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally compressed (Content-Encoding gzip, deflate or br; zstd on Node.js 22.15 or later). ' +
         'Answers 200 only after JetStream stored the batch. A retry with the same Idempotency-Key, or with an identical body, is stored once (duplicate: true). ' +
         'The key may be given as ?token= for sendBeacon-style clients. ' +
-        "In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client's ipAddress (first X-Forwarded-For entry, else the peer) and userAgent. " +
+        "In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client's ipAddress (as the proxies trusted by TRUST_PROXY report it in X-Forwarded-For, else the peer) and userAgent. " +
         more,
     }),
     // text/plain is read as JSON: what navigator.sendBeacon sends for a string body.
@@ -62,7 +62,7 @@ function ingestBatch(ingestion: IngestionService, rawId: unknown, req: FastifyRe
   const format = formatOf(header(req, 'content-type'));
   const text = utf8(bodyBuffer(req, ingestion.maxBodyBytes));
   const batch = parseEventBatch(text, format, ingestion.maxEventBytes);
-  return ingestion.ingest(auth.tenantId, recordingId, batch.events, batch.payload, clientInfo(req.raw), header(req, 'idempotency-key'));
+  return ingestion.ingest(auth.tenantId, recordingId, batch.events, batch.payload, clientInfo(req.headers, req.ip), header(req, 'idempotency-key'));
 }
 
 @ApiTags('ingestion')

@@ -19,6 +19,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { IngestionService } from './ingestion.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { clientInfo } from './client-info';
+import { clientAddress, TrustFn, trustFunction } from '../common/trust-proxy';
 import { recordingIdFrom } from './recording-id';
 import { IngestConnection, WsOptions } from './websocket-connection';
 
@@ -34,6 +35,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
   private readonly connections = new Map<IngestConnection, AuthContext>();
   private readonly stopRevocations: () => void;
   private closing = false;
+  private readonly trustProxy: TrustFn;
 
   constructor(
     private readonly host: HttpAdapterHost,
@@ -44,6 +46,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     metrics: MetricsService,
   ) {
     metrics.gauge('tapedeck_ws_connections', 'Open ingestion WebSockets', () => this.connections.size);
+    this.trustProxy = trustFunction(cfg.TRUST_PROXY);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: cfg.WS_MAX_MESSAGE_BYTES, perMessageDeflate: false });
     this.stopRevocations = registry.onKeyRevoked(({ tenantId, handle }) => {
       for (const [conn, auth] of this.connections) if (auth.keyHandle === handle && auth.tenantId === tenantId) conn.revoke();
@@ -81,7 +84,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
       { keys: ['public', 'secret'], queryToken: true },
       { authorization: req.headers.authorization, query, params: { recordingId }, origin: req.headers.origin },
     );
-    const options = { ...wsOptions(query), client: clientInfo(req) };
+    const options = { ...wsOptions(query), client: clientInfo(req.headers, clientAddress(req, this.trustProxy)) };
     if (this.closing) throw new AppError('unavailable', 'The server is shutting down; reconnect');
     if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {

@@ -3,6 +3,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import WebSocket from 'ws';
 import { api, postEvents, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
+import { pollUntil } from '../harness/poll-until';
 import { typesOf } from '../../src/metrics/testing/prometheus-text';
 
 const readEvents = async (id: string) => {
@@ -223,5 +224,37 @@ describe('WebSocket ingestion with compressed frames', () => {
     const ws = open(randomUUID(), 'contentEncoding=compress');
     const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
     expect(status).toBe(400);
+  });
+});
+
+describe('the client address of includePii', () => {
+  // The test's requests come from loopback, a trusted proxy by default (TRUST_PROXY): the address is
+  // the rightmost X-Forwarded-For entry not on a trusted network; what a client wrote further left
+  // (6.6.6.6 here) is not believed. (common/trust-proxy.spec.ts covers the other settings.)
+  const xff = '6.6.6.6, 203.0.113.9';
+  const meta = (id: string) => [{ type: 5, timestamp: Date.now(), data: { tag: 'recording-meta', payload: { includePii: true, probe: id } } }, ...sampleEvents(1)];
+  const metadataOf = (id: string) =>
+    pollUntil(
+      () => api(`/recordings/${id}`, { key: testEnv().secretKey }),
+      (r) => r.status === 200 && r.json().metadata?.probe === id,
+      15_000,
+      100,
+    ).then((r) => r.json().metadata as Record<string, string>);
+
+  it('over HTTP is the one the trusted proxy saw, not one the client wrote', async () => {
+    const id = randomUUID();
+    expect((await postEvents(id, meta(id), testEnv().publicKey, { 'x-forwarded-for': xff, 'user-agent': 'probe-agent' })).status).toBe(200);
+    expect(await metadataOf(id)).toMatchObject({ includePii: 'true', ipAddress: '203.0.113.9', userAgent: 'probe-agent' });
+  });
+
+  it('over WebSocket is read by the same rule', async () => {
+    const id = randomUUID();
+    const ws = new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}`, { headers: { 'x-forwarded-for': xff } });
+    const frame = new Promise<Record<string, unknown>>((resolve, reject) => (ws.once('message', (m) => resolve(JSON.parse(String(m)))), ws.once('error', reject)));
+    await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+    for (const e of meta(id)) ws.send(JSON.stringify(e));
+    expect(await frame).toMatchObject({ type: 'upstream-result', ok: true });
+    ws.close();
+    expect(await metadataOf(id)).toMatchObject({ includePii: 'true', ipAddress: '203.0.113.9' });
   });
 });
