@@ -136,6 +136,10 @@ describe('browser recorder across tabs and page lifecycles', () => {
       '/csp-no-images': () => tagPage(baseUrl, publicKey, { csp: "img-src 'none'" }),
       // An http: source does not match ws: (CSP3 scheme matching): HTTP is allowed, the socket is not.
       '/csp-http-only': () => tagPage(baseUrl, publicKey, { csp: `connect-src ${baseUrl}` }),
+      // A site template that puts the tag on every page, a page shown in a same-origin frame included.
+      '/framed-top': () => tagPage(baseUrl, publicKey).replace('<p id="out"></p>', '<p id="out"></p><iframe id="frame" src="/framed-inner"></iframe>'),
+      '/framed-inner': () =>
+        tagPage(baseUrl, publicKey).replace('<h1>Tag</h1>', '<h1 id="inner">Inner frame</h1><script>setTimeout(function () { document.getElementById(\'inner\').textContent = \'Inner changed\'; }, 300);</script>'),
     });
   });
   afterAll(async () => {
@@ -174,6 +178,26 @@ describe('browser recorder across tabs and page lifecycles', () => {
     expect(fullSnapshots(childEvents)).toBe(2);
     expectIncreasingSequenceIds(openerEvents);
     expectIncreasingSequenceIds(childEvents);
+  });
+
+  it('records a same-origin frame that has the tag too as part of the page around it, once', async () => {
+    const ctx = await browser.newContext();
+    const top = await ctx.newPage();
+    await top.goto(`${pages.url}/framed-top`);
+    const frame = top.frame({ url: /framed-inner/ })!;
+    await frame.waitForFunction(() => document.getElementById('inner')?.textContent === 'Inner changed');
+    expect(await frame.evaluate(() => (window as any).Tapedeck.stats())).toBeNull();
+    await act(top, 'top');
+    await recorder(top).flush();
+    const id = await recorder(top).id();
+    expect(await frame.evaluate(() => (window as any).Tapedeck.getRecordingId())).toBe(id);
+    await ctx.close();
+
+    const events = await storedEvents(id);
+    // One page view: the top page's Meta and full snapshot only; the frame's content is recorded within it.
+    expect([events.filter((e) => e.type === 4).length, fullSnapshots(events)]).toEqual([1, 1]);
+    expect(JSON.stringify(events)).toContain('Inner changed');
+    expectIncreasingSequenceIds(events);
   });
 
   it('gives a duplicated tab (sessionStorage copied, no opener) its own recording', async () => {

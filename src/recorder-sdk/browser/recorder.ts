@@ -104,6 +104,26 @@ function normaliseServerUrl(raw: string | undefined): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/**
+ * Whether a same-origin page around this frame runs the recorder (or has its tag, not yet run).
+ * rrweb there records this frame as part of that page; a second recorder here would write this
+ * frame's snapshot into the same recording (the frames share sessionStorage, so the same id) and the
+ * replay would apply its changes to the outer page's nodes.
+ */
+function recordedByOuterPage(): boolean {
+  let w: Window = window;
+  while (w.parent && w.parent !== w) {
+    const outer = w.parent;
+    try {
+      if ((outer as unknown as Record<symbol, unknown>)[SHARED_KEY] || outer.document.querySelector('script[data-public-key][src*="/sdk/recorder.js"]')) return true;
+    } catch {
+      return false; // another origin: rrweb there cannot see into this frame, so this frame records itself
+    }
+    w = outer;
+  }
+  return false;
+}
+
 /** Starts recording (once per page). Returns the recording id. */
 export function start(options: StartOptions): string {
   const s = shared();
@@ -113,6 +133,10 @@ export function start(options: StartOptions): string {
   }
   if (!options || typeof options.publicKey !== 'string' || options.publicKey === '') {
     throw new Error('[tapedeck] start() needs a publicKey');
+  }
+  if (recordedByOuterPage()) {
+    console.info('[tapedeck] not recording this frame on its own: the page around it records it');
+    return storedRecordingId(true) ?? '';
   }
   const stored = storedRecordingId(false);
   const recordingId = stored ?? freshRecordingId();
