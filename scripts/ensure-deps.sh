@@ -5,12 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(nats-server clickhouse-server clickhouse-client chromium fonts-liberation fonts-dejavu-core fonts-noto-core)
+# The fonts: Latin/Greek/Cyrillic, most other scripts, Chinese/Japanese/Korean and colour emoji, so a
+# recorded page's text shows in screenshots instead of empty boxes.
+APT_PACKAGES=(nats-server clickhouse-server clickhouse-client chromium fonts-liberation fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji)
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 command -v clickhouse-server >/dev/null 2>&1 || missing+=(clickhouse-server clickhouse-client)
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
-dpkg -s fonts-liberation fonts-noto-core >/dev/null 2>&1 || missing+=(fonts)
+dpkg -s fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing Debian packages: ${APT_PACKAGES[*]}" >&2
   SUDO=""

@@ -57,6 +57,34 @@ describe('screenshot', () => {
     expect(differs.similarPixels).toBeLessThan(MIN_SIMILAR_PIXELS); // the comparison tells states apart
   });
 
+  it('draws Chinese, Japanese and Korean text and colour emoji, not empty boxes', async () => {
+    // A one-line page of the given text, as rrweb serialises it.
+    const textPage = async (text: string) => {
+      const id = randomUUID();
+      const t = Date.now();
+      const body = { type: 2, tagName: 'body', attributes: { style: 'margin:0;padding:20px;font-size:96px;line-height:1' }, childNodes: [{ type: 3, textContent: text, id: 6 }], id: 5 };
+      const html = { type: 2, tagName: 'html', attributes: {}, childNodes: [{ type: 2, tagName: 'head', attributes: {}, childNodes: [{ type: 2, tagName: 'meta', attributes: { charset: 'utf-8' }, childNodes: [], id: 7 }], id: 4 }, body], id: 3 };
+      const events = [
+        { type: 4, timestamp: t, data: { href: 'https://example.com/', width: 600, height: 140 } },
+        { type: 2, timestamp: t + 1, data: { node: { type: 0, childNodes: [{ type: 1, name: 'html', publicId: '', systemId: '', id: 2 }, html], id: 1 }, initialOffset: { left: 0, top: 0 } } },
+      ];
+      expect((await postEvents(id, events)).status).toBe(200);
+      const r = await getBytes(`/recordings/${id}/screenshot.png?width=600&height=140`, { key: secret() });
+      expect(r.status).toBe(200);
+      return r.body;
+    };
+    // Without a font for them, every character is the same empty box: two different texts look alike.
+    for (const [a, b] of [['日本語', '中文字'], ['한국어', '조선말']]) {
+      const differ = await similarity(await textPage(a), await textPage(b));
+      expect([a, b, differ.similarPixels < 0.97]).toEqual([a, b, true]);
+    }
+    // Colour emoji have saturated pixels; a missing glyph is a grey outline.
+    const { data } = await sharp(await textPage('🎉🍎🌊')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    let coloured = 0;
+    for (let i = 0; i < data.length; i += 3) if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 80) coloured++;
+    expect(coloured).toBeGreaterThan(500);
+  });
+
   it.each([
     ['time=bogus'],
     ['time=offset:abc'],

@@ -31,7 +31,10 @@ const DOCKERFILE = join(DEPLOY, 'Dockerfile');
 const DOCUMENTED_ENV = documentedEnv();
 const DOCUMENTED = new Set<string>(DOCUMENTED_ENV);
 
-const RENDER_PACKAGES = ['chromium', 'fonts-liberation', 'fonts-noto-core'];
+/** What the local stack installs for rendering (scripts/ensure-deps.sh): the image must have the same. */
+const RENDER_PACKAGES = (/^APT_PACKAGES=\(([^)]*)\)/m.exec(readFileSync(join(ROOT, 'scripts', 'ensure-deps.sh'), 'utf8'))?.[1] ?? '')
+  .split(/\s+/)
+  .filter((p) => p === 'chromium' || p.startsWith('fonts-'));
 const MIN_BODY_BYTES = 64 * 1024 * 1024;
 const MIN_WS_TIMEOUT_SECONDS = 3600;
 
@@ -194,6 +197,7 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('installs chromium, the fonts, CA certificates and tini in the runtime image', () => {
+    expect(RENDER_PACKAGES).toEqual(expect.arrayContaining(['chromium', 'fonts-noto-core', 'fonts-noto-cjk', 'fonts-noto-color-emoji']));
     const pkgs = aptPackages(runtime);
     expect(pkgs).toEqual(expect.arrayContaining([...RENDER_PACKAGES, 'ca-certificates', 'tini']));
     expect(runs(runtime)).toMatch(/rm -rf \/var\/lib\/apt\/lists/);
