@@ -57,22 +57,24 @@ describe('screenshot', () => {
     expect(differs.similarPixels).toBeLessThan(MIN_SIMILAR_PIXELS); // the comparison tells states apart
   });
 
+  /** A screenshot of a page whose body holds `children` (rrweb's serialised nodes, ids from 10). */
+  const bodyShot = async (bodyStyle: string, children: unknown[], size = { width: 600, height: 140 }) => {
+    const id = randomUUID();
+    const t = Date.now();
+    const body = { type: 2, tagName: 'body', attributes: { style: bodyStyle }, childNodes: children, id: 5 };
+    const html = { type: 2, tagName: 'html', attributes: {}, childNodes: [{ type: 2, tagName: 'head', attributes: {}, childNodes: [{ type: 2, tagName: 'meta', attributes: { charset: 'utf-8' }, childNodes: [], id: 7 }], id: 4 }, body], id: 3 };
+    const events = [
+      { type: 4, timestamp: t, data: { href: 'https://example.com/', ...size } },
+      { type: 2, timestamp: t + 1, data: { node: { type: 0, childNodes: [{ type: 1, name: 'html', publicId: '', systemId: '', id: 2 }, html], id: 1 }, initialOffset: { left: 0, top: 0 } } },
+    ];
+    expect((await postEvents(id, events)).status).toBe(200);
+    const r = await getBytes(`/recordings/${id}/screenshot.png?width=${size.width}&height=${size.height}`, { key: secret() });
+    expect(r.status).toBe(200);
+    return r.body;
+  };
+
   it('draws Chinese, Japanese and Korean text and colour emoji, not empty boxes', async () => {
-    // A one-line page of the given text, as rrweb serialises it.
-    const textPage = async (text: string) => {
-      const id = randomUUID();
-      const t = Date.now();
-      const body = { type: 2, tagName: 'body', attributes: { style: 'margin:0;padding:20px;font-size:96px;line-height:1' }, childNodes: [{ type: 3, textContent: text, id: 6 }], id: 5 };
-      const html = { type: 2, tagName: 'html', attributes: {}, childNodes: [{ type: 2, tagName: 'head', attributes: {}, childNodes: [{ type: 2, tagName: 'meta', attributes: { charset: 'utf-8' }, childNodes: [], id: 7 }], id: 4 }, body], id: 3 };
-      const events = [
-        { type: 4, timestamp: t, data: { href: 'https://example.com/', width: 600, height: 140 } },
-        { type: 2, timestamp: t + 1, data: { node: { type: 0, childNodes: [{ type: 1, name: 'html', publicId: '', systemId: '', id: 2 }, html], id: 1 }, initialOffset: { left: 0, top: 0 } } },
-      ];
-      expect((await postEvents(id, events)).status).toBe(200);
-      const r = await getBytes(`/recordings/${id}/screenshot.png?width=600&height=140`, { key: secret() });
-      expect(r.status).toBe(200);
-      return r.body;
-    };
+    const textPage = (text: string) => bodyShot('margin:0;padding:20px;font-size:96px;line-height:1', [{ type: 3, textContent: text, id: 10 }]);
     // Without a font for them, every character is the same empty box: two different texts look alike.
     for (const [a, b] of [['日本語', '中文字'], ['한국어', '조선말']]) {
       const differ = await similarity(await textPage(a), await textPage(b));
@@ -83,6 +85,22 @@ describe('screenshot', () => {
     let coloured = 0;
     for (let i = 0; i < data.length; i += 3) if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 80) coloured++;
     expect(coloured).toBeGreaterThan(500);
+  });
+
+  it('keeps the box of a canvas (blank), so what follows it stays where it was', async () => {
+    // The replay frame runs no scripts, where a canvas is only its fallback content: an inline box
+    // that ignores width and height, so the red block moved up into the canvas's place.
+    const png = await bodyShot('margin:0', [
+      { type: 2, tagName: 'canvas', attributes: { width: '300', height: '120' }, childNodes: [{ type: 3, textContent: 'Your browser has no canvas', id: 11 }], id: 10 },
+      { type: 2, tagName: 'div', attributes: { style: 'background:#ff0000;height:40px' }, childNodes: [], id: 12 },
+    ], { width: 400, height: 200 });
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const at = (x: number, y: number) => Array.from(data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3));
+    expect({ inCanvas: at(10, 60), belowIt: at(10, 150) }).toEqual({ inCanvas: [255, 255, 255], belowIt: [255, 0, 0] });
+    // The fallback text stays hidden, as on the live page.
+    let dark = 0;
+    for (let y = 0; y < 120; y++) for (let x = 0; x < 300; x++) if (at(x, y)[0] < 128) dark++;
+    expect(dark).toBe(0);
   });
 
   it.each([
