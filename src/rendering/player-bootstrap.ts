@@ -2,14 +2,14 @@
 // fetches the events from the same origin and mounts rrweb-player; tests observe window.__tapedeck.
 // Kept as plain ES5 text so no compiler or coverage tool rewrites what the browser runs.
 import { FINISH_ANIMATIONS } from './finish-animations';
-import { CANVAS_SIZE_RULES } from './canvas-size';
+import { REPLAY_FIXES } from './replay-fixes';
 import { SKIP_BAD_EVENTS } from './skip-bad-events';
 
 export const PLAYER_BOOTSTRAP = String.raw`(function () {
   'use strict';
   ${FINISH_ANIMATIONS}
   ${SKIP_BAD_EVENTS}
-  ${CANVAS_SIZE_RULES}
+  ${REPLAY_FIXES}
   var state = { ready: false, error: undefined, player: undefined };
   window.__tapedeck = state;
   var cfg = JSON.parse(document.getElementById('tapedeck-config').textContent);
@@ -73,7 +73,7 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
           speedOption: speeds,
           mouseTail: !capture,
           UNSAFE_replayCanvas: false,
-          insertStyleRules: canvasSizeRules(events)
+          insertStyleRules: replayFixes(events)
         }
       });
       state.player = player;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { FINISH_ANIMATIONS } from './finish-animations';
-import { CANVAS_SIZE_RULES } from './canvas-size';
+import { REPLAY_FIXES } from './replay-fixes';
 import { SKIP_BAD_EVENTS } from './skip-bad-events';
 import type { Viewport } from './screenshot-params';
 import { untilAborted } from './until-aborted';
@@ -37,14 +37,14 @@ html,body{margin:0;padding:0;background:#fff;overflow:hidden}
 // that from landing on top of our first seek.
 const SETUP = `async (json) => {
   ${SKIP_BAD_EVENTS}
-  ${CANVAS_SIZE_RULES}
+  ${REPLAY_FIXES}
   const silent = { log() {}, warn() {}, error() {} };
   const events = JSON.parse(json);
   window.__replayer = new rrweb.Replayer(events, {
     root: document.getElementById('root'),
     speed: 1, skipInactive: false, mouseTail: false, triggerFocus: false,
     showWarning: false, showDebug: false, UNSAFE_replayCanvas: false, logger: silent,
-    insertStyleRules: canvasSizeRules(events),
+    insertStyleRules: replayFixes(events),
   });
   skipBadEvents(window.__replayer);
   await new Promise((res) => setTimeout(res, 1));

@@ -57,8 +57,8 @@ describe('screenshot', () => {
     expect(differs.similarPixels).toBeLessThan(MIN_SIMILAR_PIXELS); // the comparison tells states apart
   });
 
-  /** A screenshot of a page whose body holds `children` (rrweb's serialised nodes, ids from 10). */
-  const bodyShot = async (bodyStyle: string, children: unknown[], size = { width: 600, height: 140 }) => {
+  /** A screenshot of a page whose body holds `children` (rrweb's serialised nodes, ids from 10), then `later` events. */
+  const bodyShot = async (bodyStyle: string, children: unknown[], size = { width: 600, height: 140 }, later: { type: number; data: unknown }[] = []) => {
     const id = randomUUID();
     const t = Date.now();
     const body = { type: 2, tagName: 'body', attributes: { style: bodyStyle }, childNodes: children, id: 5 };
@@ -66,9 +66,10 @@ describe('screenshot', () => {
     const events = [
       { type: 4, timestamp: t, data: { href: 'https://example.com/', ...size } },
       { type: 2, timestamp: t + 1, data: { node: { type: 0, childNodes: [{ type: 1, name: 'html', publicId: '', systemId: '', id: 2 }, html], id: 1 }, initialOffset: { left: 0, top: 0 } } },
+      ...later.map((e, i) => ({ ...e, timestamp: t + 2 + i })),
     ];
     expect((await postEvents(id, events)).status).toBe(200);
-    const r = await getBytes(`/recordings/${id}/screenshot.png?width=${size.width}&height=${size.height}`, { key: secret() });
+    const r = await getBytes(`/recordings/${id}/screenshot.png?time=percent:100&width=${size.width}&height=${size.height}`, { key: secret() });
     expect(r.status).toBe(200);
     return r.body;
   };
@@ -101,6 +102,28 @@ describe('screenshot', () => {
     let dark = 0;
     for (let y = 0; y < 120; y++) for (let x = 0; x < 300; x++) if (at(x, y)[0] < 128) dark++;
     expect(dark).toBe(0);
+  });
+
+  it('shows the recorded document of an iframe with srcdoc, on every cold render', async () => {
+    // rrweb records the frame's document separately (attached by a mutation, as the recorder does);
+    // the page's script had turned the srcdoc's blue block red. Rebuilding srcdoc raced with that.
+    const frameDoc = {
+      type: 0, id: 20, childNodes: [{ type: 2, tagName: 'html', attributes: {}, id: 21, rootId: 20, childNodes: [
+        { type: 2, tagName: 'head', attributes: {}, childNodes: [], id: 22, rootId: 20 },
+        { type: 2, tagName: 'body', attributes: { style: 'margin:0' }, id: 23, rootId: 20, childNodes: [{ type: 2, tagName: 'div', attributes: { style: 'height:100px;background:#ff0000' }, childNodes: [], id: 24, rootId: 20 }] },
+      ] }],
+    };
+    const attach = { type: 3, data: { source: 0, adds: [{ parentId: 10, nextId: null, node: frameDoc }], removes: [], texts: [], attributes: [], isAttachIframe: true } };
+    const seen: number[][] = [];
+    for (let i = 0; i < 4; i++) {
+      const png = await bodyShot('margin:0', [
+        { type: 2, tagName: 'iframe', attributes: { style: 'border:0;width:300px;height:100px;display:block', srcdoc: '<body style="margin:0"><div style="height:100px;background:#0000ff"></div></body>' }, childNodes: [], id: 10 },
+      ], { width: 400, height: 200 }, [attach]);
+      const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      const o = (50 * info.width + 50) * 3;
+      seen.push(Array.from(data.subarray(o, o + 3)));
+    }
+    expect(seen).toEqual(Array(4).fill([255, 0, 0]));
   });
 
   it.each([
