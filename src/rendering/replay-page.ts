@@ -134,8 +134,12 @@ export class ReplayPage {
     return this.page.isClosed();
   }
 
-  /** PNG of the replayed viewport at `offsetMs` from the first event. */
-  async shoot(offsetMs: number): Promise<Buffer> {
+  /**
+   * PNG of the replayed viewport at `offsetMs` from the first event. When the image will be larger
+   * than the window (`box`, the output size), the page is rasterised at that scale (up to 4x) rather
+   * than enlarged afterwards, so text and edges stay sharp.
+   */
+  async shoot(offsetMs: number, box?: Viewport): Promise<Buffer> {
     const frame = await this.page.evaluate<{ width: number; height: number }>(`(${SEEK})(${JSON.stringify([offsetMs, this.settleMs])})`);
     const size = frame.width > 0 && frame.height > 0 ? { width: clampSize(frame.width), height: clampSize(frame.height) } : this.viewport;
     if (size.width !== this.viewport.width || size.height !== this.viewport.height) {
@@ -146,7 +150,7 @@ export class ReplayPage {
     // optimizeForSpeed trades PNG size for time; the image is re-encoded by sharp anyway.
     const shot = await this.cdp.send('Page.captureScreenshot', {
       format: 'png',
-      clip: { x: 0, y: 0, ...size, scale: 1 },
+      clip: { x: 0, y: 0, ...size, scale: box ? captureScale(size, box) : 1 },
       optimizeForSpeed: true,
     });
     return Buffer.from(shot.data, 'base64');
@@ -155,6 +159,12 @@ export class ReplayPage {
   async close(): Promise<void> {
     await this.context.close().catch(() => undefined);
   }
+}
+
+/** How much larger than the window the image is shown (fit inside the box), 1 to 4. */
+export function captureScale(window: Viewport, box: Viewport): number {
+  const fit = Math.min(box.width / window.width, box.height / window.height);
+  return fit > 1 ? Math.min(4, fit) : 1;
 }
 
 function clampSize(n: number): number {

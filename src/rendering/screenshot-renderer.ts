@@ -124,7 +124,7 @@ export class ScreenshotRenderer {
     if (!this.warm.peek(contentKey)) await events(); // load before taking a browser slot
     const viewport = summary.viewport ?? { width: out.width, height: out.height };
     const started = performance.now();
-    const png = await this.pool.run((lease) => this.shoot(lease, contentKey, events, viewport, offsetMs));
+    const png = await this.pool.run((lease) => this.shoot(lease, contentKey, events, viewport, offsetMs, out));
     const bytes = await encodeImage(png, out);
     this.options.onRendered?.((performance.now() - started) / 1000);
     const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
@@ -137,6 +137,7 @@ export class ScreenshotRenderer {
     events: () => Promise<readonly RrwebEvent[]>,
     viewport: Viewport,
     offsetMs: number,
+    box: Viewport,
   ): Promise<Buffer> {
     let page = this.warm.get(contentKey);
     if (page && (page.generation !== lease.generation || page.closed)) {
@@ -164,7 +165,7 @@ export class ScreenshotRenderer {
     const onAbort = () => this.drop(contentKey, used);
     lease.signal.addEventListener('abort', onAbort);
     try {
-      return await untilAborted(used.shoot(offsetMs), lease.signal);
+      return await untilAborted(used.shoot(offsetMs, { width: box.width, height: box.height }), lease.signal);
     } catch (err) {
       this.drop(contentKey, used);
       throw err;

@@ -58,8 +58,9 @@ describe('screenshot', () => {
   });
 
   /** A screenshot of a page whose body holds `children` (rrweb's serialised nodes, ids from 10), then `later` events. */
+  let lastShotId = '';
   const bodyShot = async (bodyStyle: string, children: unknown[], size = { width: 600, height: 140 }, later: { type: number; data: unknown }[] = []) => {
-    const id = randomUUID();
+    const id = (lastShotId = randomUUID());
     const t = Date.now();
     const body = { type: 2, tagName: 'body', attributes: { style: bodyStyle }, childNodes: children, id: 5 };
     const html = { type: 2, tagName: 'html', attributes: {}, childNodes: [{ type: 2, tagName: 'head', attributes: {}, childNodes: [{ type: 2, tagName: 'meta', attributes: { charset: 'utf-8' }, childNodes: [], id: 7 }], id: 4 }, body], id: 3 };
@@ -86,6 +87,33 @@ describe('screenshot', () => {
     let coloured = 0;
     for (let i = 0; i < data.length; i += 3) if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 80) coloured++;
     expect(coloured).toBeGreaterThan(500);
+  });
+
+  it('renders an image larger than the recorded window at that scale, not enlarged afterwards', async () => {
+    const style = 'margin:0;padding:4px;font:16px sans-serif';
+    const text = 'Sharp text at three times the size, 0123456789';
+    const png = await bodyShot(style, [{ type: 3, textContent: text, id: 10 }], { width: 400, height: 60 });
+    expect((await sharp(png).metadata()).width).toBe(400);
+    const big = await getBytes(`/recordings/${lastShotId}/screenshot.png?time=percent:100&width=1200&height=180`, { key: secret() });
+    expect(big.status).toBe(200);
+    // The same page in Chromium at device scale 3 is what a sharp image looks like.
+    const ctx = await browser.newContext({ viewport: { width: 400, height: 60 }, deviceScaleFactor: 3 });
+    const live = await ctx.newPage();
+    await live.setContent(`<!doctype html><html><head><meta charset="utf-8"></head><body style="${style}">${text}</body></html>`);
+    const sharpShot = await live.screenshot();
+    await ctx.close();
+    // Sharpness: of the inked pixels, the share that is solid ink (an enlarged image has soft edges).
+    const solid = async (png: Buffer) => {
+      const { data } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
+      let ink = 0;
+      let core = 0;
+      for (const v of data) if (v < 224) (ink++, v < 64 && core++);
+      return core / ink;
+    };
+    const [ours, reference, enlarged] = await Promise.all([solid(big.body), solid(sharpShot), solid(await sharp(png).resize(1200, 180, { kernel: 'lanczos3' }).png().toBuffer())]);
+    console.log(`solid share of ink: 3x screenshot ${ours.toFixed(3)}, Chromium at 3x ${reference.toFixed(3)}, the 1x screenshot enlarged ${enlarged.toFixed(3)}`);
+    expect(Math.abs(ours - reference)).toBeLessThan(0.05);
+    expect(ours - enlarged).toBeGreaterThan(0.1);
   });
 
   it('keeps the box of a canvas (blank), so what follows it stays where it was', async () => {
