@@ -57,6 +57,12 @@ describe('Authenticator', () => {
     expect(failure(() => auth.authenticate(recording, presented({ ...link(), [name]: value }), NOW))).toBe('forbidden');
   });
 
+  it.each(['tenantId', 'expires', 'keyId', 'signature'])('refuses a link that repeats %s, even with the right value first (403)', (name) => {
+    const l = link();
+    expect(failure(() => auth.authenticate(recording, presented({ ...l, [name]: [l[name], l[name]] }), NOW))).toBe('forbidden');
+    expect(failure(() => auth.authenticate(recording, presented({ ...l, [name]: [l[name], '0'] }), NOW))).toBe('forbidden');
+  });
+
   it('refuses expired links and links beyond the maximum lifetime (403)', () => {
     expect(failure(() => auth.authenticate(recording, presented(link(undefined, NOW / 1000 - 1)), NOW))).toBe('forbidden');
     expect(failure(() => auth.authenticate(recording, presented(link(undefined, NOW / 1000 + 3601)), NOW))).toBe('forbidden');

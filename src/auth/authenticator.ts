@@ -78,6 +78,8 @@ export class Authenticator {
 
   private byPresign(req: AuthRequirement, p: Presented, nowMs: number): AuthContext {
     if (!req.presign) throw new AppError('unauthorized', 'Presigned links cannot access this endpoint; use a private key');
+    // One value each: with two, a proxy or cache in front could read another link than this check.
+    if (PRESIGN_PARAMS.some((k) => Array.isArray(p.query[k]))) throw new AppError('forbidden', 'Presigned link repeats a parameter');
     const [tenantId, expiresRaw, keyId, signature] = PRESIGN_PARAMS.map((k) => str(p.query[k]));
     if (!tenantId || !expiresRaw || !keyId || !signature) {
       throw new AppError('forbidden', 'Presigned link is incomplete: tenantId, expires, keyId and signature are all required');

@@ -65,6 +65,12 @@ describe('presigned links', () => {
     expect((await get(events(recY), presign(`/recordings/${recX}`, A))).status).toBe(403);
   });
 
+  it('refuse a link that repeats a parameter with 403, the right value first or not', async () => {
+    const link = presign(`/recordings/${recX}`, A);
+    expect((await api(`${events(recX)}?${qs(link)}&signature=00`)).status).toBe(403);
+    expect((await api(`${events(recX)}?${qs(link)}&expires=${link.expires}`)).status).toBe(403);
+  });
+
   it('refuse an incomplete link with 403', async () => {
     const { signature: _s, ...rest } = presign(`/recordings/${recX}`, A);
     expect((await get(events(recX), rest)).status).toBe(403);
