@@ -124,7 +124,7 @@ describe('screenshot', () => {
       { type: 2, tagName: 'div', attributes: { style: 'background:#ff0000;height:40px' }, childNodes: [], id: 12 },
     ], { width: 400, height: 200 });
     const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-    const at = (x: number, y: number) => Array.from(data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3));
+    const at = (x: number, y: number): number[] => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)];
     expect({ inCanvas: at(10, 60), belowIt: at(10, 150) }).toEqual({ inCanvas: [255, 255, 255], belowIt: [255, 0, 0] });
     // The fallback text stays hidden, as on the live page.
     let dark = 0;
