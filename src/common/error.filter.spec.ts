@@ -19,6 +19,12 @@ describe('describeError', () => {
     expect(describeError(new HttpException('Unsupported Media Type', 415), `a/${'b'.repeat(300)}\u0007`).body).toBe(`Unsupported Content-Type "a/${'b'.repeat(98)}…": ${accepted}`);
   });
 
+  it('names the Bearer scheme on a 401 only', () => {
+    expect(describeError(new AppError('unauthorized', 'Missing credentials')).headers).toEqual({ 'www-authenticate': 'Bearer realm="tapedeck"' });
+    expect(describeError(new AppError('forbidden', 'Presigned link has expired')).headers).toEqual({});
+    expect(describeError(new AppError('rate_limited', 'slow down', { 'Retry-After': '1' })).headers).toEqual({ 'Retry-After': '1' });
+  });
+
   it('keeps the application\'s own 413 messages, which say what was too large', () => {
     expect(describeError(new AppError('payload_too_large', 'Event at index 3 exceeds 100 bytes'))).toMatchObject({ status: 413, body: 'Event at index 3 exceeds 100 bytes' });
   });

@@ -38,7 +38,9 @@ export function describeError(err: unknown, contentType?: string): {
     };
   }
   if (err instanceof AppError) {
-    return { status: statusOf(err.code), contentType: 'text/plain; charset=utf-8', body: err.message, headers: err.headers };
+    // A 401 names the scheme it wants (RFC 9110 11.6.1): keys go in Authorization: Bearer.
+    const headers = err.code === 'unauthorized' ? { 'www-authenticate': 'Bearer realm="tapedeck"', ...err.headers } : err.headers;
+    return { status: statusOf(err.code), contentType: 'text/plain; charset=utf-8', body: err.message, headers };
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();

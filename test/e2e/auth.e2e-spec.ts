@@ -70,6 +70,7 @@ async function expectStatuses(cases: { url: string; key?: string; expect: number
     const r = await api(c.url, { key: c.key });
     if (!c.expect.includes(r.status)) wrong.push(`GET ${c.url}: expected ${c.expect.join('/')}, got ${r.status} ${r.text.slice(0, 120)}`);
     else if (r.status >= 400 && !/text\/plain/.test(r.headers.get('content-type') ?? '')) wrong.push(`GET ${c.url}: ${r.status} is not text/plain`);
+    else if ((r.status === 401) !== (r.headers.get('www-authenticate') === 'Bearer realm="tapedeck"')) wrong.push(`GET ${c.url}: ${r.status} with WWW-Authenticate ${r.headers.get('www-authenticate')}`);
     else if (c.also) {
       const problem = c.also(r.text);
       if (problem) wrong.push(`GET ${c.url}: ${problem}`);
