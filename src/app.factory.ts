@@ -95,7 +95,8 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
   app.enableCors({
     origin: true,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key'],
+    // If-None-Match: a viewer revalidating a screenshot or player it keeps; X-Request-Id: the caller's own id.
+    allowedHeaders: ['Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', 'If-None-Match', 'X-Request-Id'],
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
   });

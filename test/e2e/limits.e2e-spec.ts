@@ -364,6 +364,11 @@ describe('security headers', () => {
     const exposed = (r.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
     // The version header is what a browser client checks the API version by (openapi.json says so).
     expect(exposed).toEqual(expect.arrayContaining(['etag', 'retry-after', 'x-request-id', 'x-tapedeck-api-version']));
+    // What a page may send: its key, a body's type and coding, a retry's key, a revalidation, its request id.
+    const preflight = await api(`/recordings/${id}/screenshot.png`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,if-none-match' } });
+    expect(preflight.status).toBe(204);
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'content-encoding', 'idempotency-key', 'if-none-match', 'x-request-id']));
     // Answers to URLs refused while routing too: else the page sees a network error, not the 400/414.
     for (const [path, status] of [['/replays/k/%ZZ', 400], [`/replays/k/${'v'.repeat(9000)}`, 414]] as const) {
       const refused = await api(path, { key: env().secretKey, headers: { origin: 'https://app.example' } });
