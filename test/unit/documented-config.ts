@@ -21,7 +21,8 @@ export function documentedConfig(): DocumentedRow[] {
     .map((l) => {
       const [name, def] = l.split(' | ');
       const names = [...name.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]);
-      const values = def.split(/,\s*/).map((v) => v.trim().replace(/^`(.*)`$/, '$1'));
+      // A row of one variable keeps its whole default, commas included (`loopback,linklocal,…`).
+      const values = (names.length > 1 ? def.split(/,\s*/) : [def]).map((v) => v.trim().replace(/^`(.*)`$/, '$1'));
       return { names, defaults: names.map((_, i) => (values.length === names.length ? values[i] : values[0])) };
     });
 }
