@@ -175,6 +175,9 @@ describe('fuzzed credentials never cause a server error', () => {
       }),
       { numRuns: 300 },
     );
-    expect([...seen]).toEqual(expect.arrayContaining([200, 403]));
+    // The application answered (a repeated parameter alone is 403, so 200s are too rare to expect
+    // here); the valid link itself opens the recording.
+    expect([...seen]).toContain(403);
+    expect((await api(`${events(recX)}?${qs(valid)}`)).status).toBe(200);
   });
 });
