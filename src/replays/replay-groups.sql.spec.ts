@@ -11,6 +11,9 @@ describe('ReplayGroupsSql', () => {
     expect(text).toContain("FROM recording_metadata_by_key WHERE tenant_id = 't\\'1' AND key = 'sessionId' AND value = 's\\'1'");
     expect(text).toContain('seq > deleted_seq');
     expect(text).toMatch(/ORDER BY recording_id$/);
+    // Only recordings with a visible event batch, as the group listing counts them.
+    expect(text).toContain("FROM recording_batches WHERE tenant_id = 't\\'1' AND recording_id IN (SELECT");
+    expect(text.match(/seq > deleted_seq/g)!.length).toBeGreaterThanOrEqual(2);
   });
 
   it('merges metadata of visible rows only, latest write per key across the group', () => {

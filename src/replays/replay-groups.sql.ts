@@ -9,9 +9,16 @@ import { matchingRecordingsSql } from '../recordings/metadata-filter.sql';
 import { deletionJoin } from '../recordings/recordings-query.visibility';
 
 export const ReplayGroupsSql = {
-  /** Ids of the group's recordings, in id order. `filters` most selective first. */
+  /**
+   * Ids of the group's recordings, in id order: those matching `filters` (most selective first) that
+   * have a visible event batch, as the group listing counts them. Metadata alone (attached before
+   * any event arrived) makes no member, so such a group is not found, as it is not listed.
+   */
   members(tenantId: string, filters: readonly MetadataFilter[]): Sql {
-    return sql`SELECT recording_id FROM (${matchingRecordingsSql(tenantId, filters)}) ORDER BY recording_id`;
+    const withEvents = sql`SELECT DISTINCT recording_id FROM (
+        SELECT recording_id, seq FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})
+      ) ${deletionJoin(tenantId)} WHERE seq > deleted_seq`;
+    return sql`SELECT recording_id FROM (${withEvents}) ORDER BY recording_id`;
   },
 
   /**

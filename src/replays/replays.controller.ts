@@ -55,7 +55,7 @@ export class ReplaysController {
   @ApiReplayGroup()
   @ApiResponse({ status: 200, schema: replaySchema })
   @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
-  @ApiResponse({ status: 404, description: 'No recording in the group' })
+  @ApiResponse({ status: 404, description: 'No recording with events in the group (metadata alone makes no member)' })
   @ApiStoreUnavailable('both')
   get(@Param('groupingProp') p: string, @Param('replayValue') v: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const filters = this.group(p, v);
@@ -68,7 +68,7 @@ export class ReplaysController {
   @ApiReplayGroup()
   @ApiResponse({ status: 200, schema: replayEventsSchema })
   @ApiResponse({ status: 400, description: 'groupingProp or replayValue length out of range' })
-  @ApiResponse({ status: 404, description: 'No recording in the group' })
+  @ApiResponse({ status: 404, description: 'No recording with events in the group (metadata alone makes no member)' })
   @ApiStoreUnavailable('both')
   events(@Param('groupingProp') p: string, @Param('replayValue') v: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const filters = this.group(p, v);

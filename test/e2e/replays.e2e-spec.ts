@@ -251,6 +251,20 @@ describe('GET /replays/{groupingProp}/{replayValue}', () => {
     await bad(secret(`/replays/${'p'.repeat(101)}`));
   });
 
+  it('does not find a group whose recordings have metadata but no events yet, as the group listing does not list it', async () => {
+    const value = `${S}-meta-only`; // under its own key: the listing test below counts the sessionId groups
+    const id = randomUUID();
+    const meta = await api(`/recordings/${id}/metadata`, { method: 'POST', key: T.publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metaOnlyProbe: value }) });
+    expect(meta.status).toBe(200);
+    // Projected (the recording's detail shows it), yet no replay.
+    await pollUntil(() => secret(`/recordings/${id}`), (r) => r.status === 200 && r.json().metadata?.metaOnlyProbe === value, 15_000, 100);
+    for (const suffix of ['', '/events']) expect((await secret(`${replayPath('metaOnlyProbe', value)}${suffix}`)).status).toBe(404);
+    // Its first events make it a replay.
+    expect((await postEvents(id, sampleEvents(3), T.publicKey)).status).toBe(200);
+    const found = await pollUntil(() => secret(replayPath('metaOnlyProbe', value)), (r) => r.status === 200, 15_000, 100);
+    expect(found.json().events).toHaveLength(3);
+  });
+
   it('opens with a presigned replay link and refuses bad credentials', async () => {
     const path = replayPath('sessionId', S);
     const link = presign(`/replays/sessionId/${S}`, T); // signed over the plain values
