@@ -33,7 +33,7 @@ export const recordingSchema: SchemaObject = {
     startedAt: ms('First event time, epoch ms', true),
     endedAt: ms('Last event time, epoch ms', true),
     duration: { type: 'integer', description: 'endedAt - startedAt, ms', example: 61000 },
-    eventCount: { type: 'integer', description: 'Events, as GET /recordings/{id}/events returns them (in-band metadata events excluded)', example: 420 },
+    eventCount: { type: 'integer', description: 'Events, as GET /recordings/{id}/events returns them (in-band metadata events excluded; events resent under the same sequenceId in another batch count again, see docs/reliability.md)', example: 420 },
     bytes: { type: 'integer', description: 'Stored payload bytes of all batches', example: 183422 },
     pageViews: { type: 'integer', description: 'FullSnapshot events', example: 2 },
     viewport: { type: 'object', nullable: true, description: 'Width and height of the first rrweb Meta event; null without one', properties: { width: { type: 'integer' }, height: { type: 'integer' } }, example: { width: 1280, height: 720 } },

@@ -10,7 +10,7 @@ export const statisticsSchema: SchemaObject = {
   required: ['from', 'to', 'interval', 'totals', 'series', 'eventTypes'],
   description:
     'The window holds the recordings whose first event time is in [from, to) and that match every metadata filter — exactly the recordings GET /recordings lists with the same filters and a timestamp in [from, to). ' +
-    'Each counts with all its events, including events after `to`. Counts equal those of the events API (in-band metadata events are not events).',
+    'Each counts with all its events, including events after `to`. Counts equal those of the events API (in-band metadata events are not events), except for events a client resent under the same sequenceId in a differently composed batch: reads drop those, counts include them (docs/reliability.md).',
   properties: {
     from: int('Window start, epoch ms (inclusive)', 1735084800000),
     to: int('Window end, epoch ms (exclusive)', 1735689600000),
