@@ -14,7 +14,13 @@ export class JsonLogger implements LoggerService {
   private write(level: LogLevel | 'info', message: unknown, context?: string, extra?: unknown) {
     if ((ORDER[level] ?? 30) < this.min) return;
     const base = { level: ORDER[level] ?? 30, time: Date.now(), context };
-    const body = message && typeof message === 'object' ? (message as object) : { msg: String(message) };
+    // An Error's message and stack are not own enumerable properties: spread, it logged as {}.
+    const body =
+      message instanceof Error
+        ? { msg: message.message, err: String(message.stack ?? message) }
+        : message && typeof message === 'object'
+          ? (message as object)
+          : { msg: String(message) };
     const line = JSON.stringify({ ...base, ...body, ...(extra ? { detail: String(extra) } : {}) });
     (ORDER[level] >= 40 ? process.stderr : process.stdout).write(line + '\n');
   }
