@@ -6,7 +6,12 @@ import { parseTrustProxy } from '../common/trust-proxy';
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** Decimal numbers only: z.coerce.number took '0x50' for 80 and ' ' for 0. */
+const decimal = (v: unknown) => (typeof v === 'string' ? (/^-?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
+const number = () => z.preprocess(decimal, z.number({ error: 'must be a decimal number' }));
+const int = (min: number, max: number) => z.preprocess(decimal, z.number({ error: 'must be a decimal number' }).int().min(min).max(max));
+/** An http(s) URL: ClickHouse's client and the links the service prints need the scheme. */
+const httpUrl = (what: string) => z.string().regex(/^https?:\/\/[^\s/?#]+/i, { message: `must be an http:// or https:// URL (${what})` });
 const optional = <T extends z.ZodTypeAny>(s: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), s.optional());
 
@@ -19,7 +24,7 @@ export const configSchema = z.object({
   /** api: HTTP/WebSocket only; projector: projection workers only; all: both. */
   TAPEDECK_ROLE: z.enum(['api', 'projector', 'all']).default('all'),
   /** Public base URL used in links that leave the process (player, signed links). Empty: relative links. */
-  PUBLIC_BASE_URL: z.string().default(''),
+  PUBLIC_BASE_URL: z.union([z.literal(''), httpUrl('the address clients reach the service at')]).default(''),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
@@ -30,11 +35,11 @@ export const configSchema = z.object({
   /** Maximum age of stored events, in days (0: keep forever). */
   STREAM_MAX_AGE_DAYS: int(0, 36500).default(0),
   /** Maximum bytes the event stream may hold (-1: unlimited). */
-  STREAM_MAX_BYTES: z.coerce.number().int().min(-1).default(-1),
+  STREAM_MAX_BYTES: z.preprocess(decimal, z.number({ error: 'must be a decimal number' }).int().min(-1)).default(-1),
   /** JetStream de-duplication window for Nats-Msg-Id, in seconds. */
   STREAM_DUPLICATE_WINDOW_SECONDS: int(1, 7 * 24 * 3600).default(24 * 3600),
 
-  CLICKHOUSE_URL: z.string().url().default('http://127.0.0.1:8123'),
+  CLICKHOUSE_URL: httpUrl('the HTTP interface, e.g. http://127.0.0.1:8123').default('http://127.0.0.1:8123'),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('tapedeck'),
@@ -60,7 +65,7 @@ export const configSchema = z.object({
   /** Interval of WebSocket pings; a connection that has not answered the previous one is closed (1001). */
   WS_HEARTBEAT_MS: int(500, 600_000).default(20_000),
   /** Requests per second per API key (token bucket; 0 disables). */
-  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
+  RATE_LIMIT_PER_SECOND: number().pipe(z.number().min(0)).default(0),
   RATE_LIMIT_BURST: int(1, 1_000_000).default(1000),
 
   /** Longest lifetime a presigned link may have, seconds. */
@@ -124,7 +129,11 @@ export class ConfigError extends Error {}
 
 /** Parses the environment once; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
-  const parsed = configSchema.safeParse(env);
+  // An empty variable is an unset one (as Compose and Kubernetes templates write them): its default
+  // applies. Numbers used to read '' as 0 (PORT= bound a random port, RETENTION_SWEEP_SECONDS= turned
+  // retention off).
+  const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const parsed = configSchema.safeParse(set);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);

@@ -1,0 +1,35 @@
+import { ConfigError, loadConfig } from './config';
+
+const refusal = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+    return 'accepted';
+  } catch (e) {
+    return e instanceof ConfigError ? e.message : `crash: ${String(e)}`;
+  }
+};
+
+describe('loadConfig', () => {
+  it('takes an empty variable as unset: the default applies, for numbers and strings alike', () => {
+    const cfg = loadConfig({ PORT: '', RETENTION_SWEEP_SECONDS: ' ', RENDER_QUEUE: '', CLICKHOUSE_USER: '', PROJECTOR_LINGER_MS: '' });
+    const defaults = loadConfig({});
+    expect(cfg.PORT).toBe(3000);
+    expect(cfg.RETENTION_SWEEP_SECONDS).toBe(defaults.RETENTION_SWEEP_SECONDS);
+    expect(cfg.RENDER_QUEUE).toBe(defaults.RENDER_QUEUE);
+    expect(cfg.PROJECTOR_LINGER_MS).toBe(defaults.PROJECTOR_LINGER_MS);
+    expect(cfg.CLICKHOUSE_USER).toBe('default');
+  });
+
+  it('reads numbers in decimal only, and refuses others naming the variable', () => {
+    expect(loadConfig({ PORT: '8080', RATE_LIMIT_PER_SECOND: '2.5', STREAM_MAX_BYTES: '-1' })).toMatchObject({ PORT: 8080, RATE_LIMIT_PER_SECOND: 2.5, STREAM_MAX_BYTES: -1 });
+    for (const [name, value] of [['PORT', '0x50'], ['PORT', '1e3'], ['PORT', '80abc'], ['STREAM_MAX_BYTES', '0x10'], ['RATE_LIMIT_PER_SECOND', 'fast'], ['WS_HEARTBEAT_MS', '1.5']]) {
+      expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration:\\n  ${name}: `));
+    }
+  });
+
+  it('needs http(s) URLs for ClickHouse and the public base URL', () => {
+    expect(refusal({ CLICKHOUSE_URL: 'localhost:8123' })).toMatch(/CLICKHOUSE_URL: must be an http:\/\/ or https:\/\/ URL/);
+    expect(refusal({ PUBLIC_BASE_URL: 'rec.example.com' })).toMatch(/PUBLIC_BASE_URL: /);
+    expect(loadConfig({ CLICKHOUSE_URL: 'https://ch.internal:8443', PUBLIC_BASE_URL: 'https://rec.example.com/tapedeck' })).toMatchObject({ CLICKHOUSE_URL: 'https://ch.internal:8443', PUBLIC_BASE_URL: 'https://rec.example.com/tapedeck' });
+  });
+});
