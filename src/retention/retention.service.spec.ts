@@ -7,7 +7,16 @@ describe('RetentionService.sweep', () => {
     const queries: string[] = [];
     const svc = new RetentionService(
       { listTenants: () => tenants } as never,
-      { rows: async (q: { text: string }) => { queries.push(q.text); const t = /tenant_id = '([^']+)'/.exec(q.text)![1]; return (expired[t] ?? []).map((recording_id) => ({ recording_id })); } } as never,
+      {
+        // As ClickHouse would: ids after the given one, in order, at most LIMIT.
+        rows: async (q: { text: string }) => {
+          queries.push(q.text);
+          const t = /tenant_id = '([^']+)'/.exec(q.text)![1];
+          const after = /recording_id > '([^']*)'/.exec(q.text)?.[1] ?? '';
+          const limit = Number(/LIMIT (\d+)/.exec(q.text)![1]);
+          return [...(expired[t] ?? [])].sort().filter((id) => id > after).slice(0, limit).map((recording_id) => ({ recording_id }));
+        },
+      } as never,
       {
         messageCounts: async (_t: string, id: string) => ({ ev: counts[id] ?? 0, meta: 0, del: 0 }),
         deleteRecording: async (t: string, id: string) => {
@@ -32,6 +41,15 @@ describe('RetentionService.sweep', () => {
     expect(deleted).toEqual(['a/r1']); // r2 was already purged; tenant b keeps everything
     expect(queries).toHaveLength(1);
     expect(queries[0]).toContain(`max(max_ts) < ${now - 30 * DAY}`);
+  });
+
+  it('deletes every expired recording in one sweep, a page of ids at a time', async () => {
+    const ids = Array.from({ length: 1201 }, (_, i) => `r${String(i).padStart(5, '0')}`);
+    const { svc, deleted, queries } = make([{ id: 'a', retentionDays: 1 }], { a: ids }, Object.fromEntries(ids.map((id) => [id, 1])));
+    expect(await svc.sweep(10 * DAY)).toBe(1201);
+    expect(deleted).toEqual(ids.map((id) => `a/${id}`));
+    expect(queries).toHaveLength(3);
+    expect(queries[1]).toContain(`recording_id > '${ids[499]}'`);
   });
 
   it('retries a deletion that failed part way at the next sweep, though ClickHouse no longer lists it as expired', async () => {

@@ -49,10 +49,10 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     await this.running;
   }
 
-  /** Recordings of a tenant whose last event is older than the cutoff (epoch ms). */
-  async expired(tenantId: string, cutoffMs: number): Promise<string[]> {
+  /** Up to BATCH recordings of a tenant, in id order after `after`, whose last event is older than the cutoff (epoch ms). */
+  async expired(tenantId: string, cutoffMs: number, after = ''): Promise<string[]> {
     const rows = await this.ch.rows<{ recording_id: string }>(
-      sql`SELECT recording_id FROM recording_batches WHERE tenant_id = ${tenantId}
+      sql`SELECT recording_id FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id > ${after}
           GROUP BY recording_id HAVING max(max_ts) < ${cutoffMs} ORDER BY recording_id LIMIT ${BATCH}`,
     );
     return rows.map((r) => r.recording_id);
@@ -68,11 +68,16 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     }
     for (const t of this.registry.listTenants()) {
       if (!t.retentionDays || t.retentionDays <= 0) continue;
-      for (const id of await this.expired(t.id, nowMs - t.retentionDays * DAY_MS)) {
-        const c = await this.store.messageCounts(t.id, id);
-        if (c.ev + c.meta === 0) continue; // already deleted; its rows go when the marker is projected
-        await this.delete(t.id, id);
-        count++;
+      // Every expired recording, a page at a time: one page per sweep capped retention at BATCH
+      // recordings per tenant per sweep.
+      const cutoff = nowMs - t.retentionDays * DAY_MS;
+      for (let page = await this.expired(t.id, cutoff); page.length > 0; page = page.length < BATCH ? [] : await this.expired(t.id, cutoff, page[page.length - 1])) {
+        for (const id of page) {
+          const c = await this.store.messageCounts(t.id, id);
+          if (c.ev + c.meta === 0) continue; // already deleted; its rows go when the marker is projected
+          await this.delete(t.id, id);
+          count++;
+        }
       }
     }
     if (count) this.logger.log({ msg: 'retention deleted recordings', count });
