@@ -3,6 +3,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { adminSchemas } from './admin/admin-responses.schemas';
 import { AppModule } from './app.module';
@@ -32,7 +33,9 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
     trustProxy: cfg.TRUST_PROXY,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    disableRequestLogging: cfg.LOG_LEVEL !== 'debug',
+    // Per-request log lines only at debug level. (The top-level disableRequestLogging option printed a
+    // non-JSON deprecation warning on every start.)
+    logController: new LogController({ disableRequestLogging: cfg.LOG_LEVEL !== 'debug' }),
     logger:
       cfg.LOG_LEVEL === 'silent'
         ? false

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 // The documented limits (docs/limits.md), each seen from the client: per-key rate limits (429 with
 // Retry-After, then recovery), WebSocket connection, frame-size and heartbeat limits, request
@@ -426,3 +427,19 @@ function postIgnoringUploadErrors(base: string, body: Buffer): Promise<{ status:
     req.end(body);
   });
 }
+
+describe('logs', () => {
+  it('are one JSON object per line from the start, with no runtime warnings between them', () => {
+    // Fastify's deprecation of its disableRequestLogging option printed two plain lines at every start.
+    const lines = readFileSync(limited.logFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    const notJson = lines.filter((l) => {
+      try {
+        return typeof JSON.parse(l) !== 'object';
+      } catch {
+        return true;
+      }
+    });
+    expect(notJson).toEqual([]);
+  });
+});
