@@ -8,8 +8,9 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 /** Decimal numbers only: z.coerce.number took '0x50' for 80 and ' ' for 0. */
 const decimal = (v: unknown) => (typeof v === 'string' ? (/^-?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
-const number = () => z.preprocess(decimal, z.number({ error: 'must be a decimal number' }));
-const int = (min: number, max: number) => z.preprocess(decimal, z.number({ error: 'must be a decimal number' }).int().min(min).max(max));
+/** A decimal number, with its own bounds: `number((n) => n.int().min(-1))`. */
+const number = (bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) => z.preprocess(decimal, bounds(z.number({ error: 'must be a decimal number' })));
+const int = (min: number, max: number) => number((n) => n.int().min(min).max(max));
 /** An http(s) URL: ClickHouse's client and the links the service prints need the scheme. */
 const httpUrl = (what: string) => z.string().regex(/^https?:\/\/[^\s/?#]+/i, { message: `must be an http:// or https:// URL (${what})` });
 const optional = <T extends z.ZodTypeAny>(s: T) =>
@@ -35,7 +36,7 @@ export const configSchema = z.object({
   /** Maximum age of stored events, in days (0: keep forever). */
   STREAM_MAX_AGE_DAYS: int(0, 36500).default(0),
   /** Maximum bytes the event stream may hold (-1: unlimited). */
-  STREAM_MAX_BYTES: z.preprocess(decimal, z.number({ error: 'must be a decimal number' }).int().min(-1)).default(-1),
+  STREAM_MAX_BYTES: number((n) => n.int().min(-1)).default(-1),
   /** JetStream de-duplication window for Nats-Msg-Id, in seconds. */
   STREAM_DUPLICATE_WINDOW_SECONDS: int(1, 7 * 24 * 3600).default(24 * 3600),
 
@@ -65,7 +66,7 @@ export const configSchema = z.object({
   /** Interval of WebSocket pings; a connection that has not answered the previous one is closed (1001). */
   WS_HEARTBEAT_MS: int(500, 600_000).default(20_000),
   /** Requests per second per API key (token bucket; 0 disables). */
-  RATE_LIMIT_PER_SECOND: number().pipe(z.number().min(0)).default(0),
+  RATE_LIMIT_PER_SECOND: number((n) => n.min(0)).default(0),
   RATE_LIMIT_BURST: int(1, 1_000_000).default(1000),
 
   /** Longest lifetime a presigned link may have, seconds. */

@@ -71,14 +71,18 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
       // Every expired recording, a page at a time: one page per sweep capped retention at BATCH
       // recordings per tenant per sweep.
       const cutoff = nowMs - t.retentionDays * DAY_MS;
-      for (let page = await this.expired(t.id, cutoff); page.length > 0; page = page.length < BATCH ? [] : await this.expired(t.id, cutoff, page[page.length - 1])) {
+      let page: string[];
+      let after = '';
+      do {
+        page = await this.expired(t.id, cutoff, after);
         for (const id of page) {
           const c = await this.store.messageCounts(t.id, id);
           if (c.ev + c.meta === 0) continue; // already deleted; its rows go when the marker is projected
           await this.delete(t.id, id);
           count++;
         }
-      }
+        after = page[page.length - 1];
+      } while (page.length === BATCH);
     }
     if (count) this.logger.log({ msg: 'retention deleted recordings', count });
     this.deleted += count;
