@@ -36,7 +36,7 @@ const IngestEndpoint = (summary: string, more: string) =>
     }),
     // text/plain is read as JSON: what navigator.sendBeacon sends for a string body.
     ApiConsumes('application/json', 'text/plain', 'application/x-ndjson', 'application/ndjson'),
-    ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; same key = same batch' }),
+    ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; same key = same batch (other events under a used key: 422)' }),
     ApiHeader({ name: 'Content-Encoding', required: false, description: 'identity (default), gzip (x-gzip), deflate, br; zstd where the runtime has it (Node.js 22.15 or later)' }),
     ApiBody({
       description: 'JSON (application/json or text/plain): an array of events or {"events":[…]}; NDJSON: one event per line',
@@ -53,6 +53,7 @@ const IngestEndpoint = (summary: string, more: string) =>
     }),
     ApiResponse({ status: 400, description: 'Malformed JSON/NDJSON, invalid event (index or line named), empty batch, bad recordingId' }),
     ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' }),
+    ApiResponse({ status: 422, description: 'The Idempotency-Key was used before in this recording for other events; nothing was stored' }),
     ApiResponse({ status: 415, description: 'Unsupported Content-Type or Content-Encoding' }),
     ApiResponse({ status: 503, description: 'JetStream unreachable or did not confirm in time; nothing was acknowledged, retry' }),
   );
@@ -87,6 +88,7 @@ export class IngestionController {
       'Metadata also arrives in-band as custom events (type 5) tagged recording-meta or pageview-meta.',
   })
   @ApiParam({ name: 'recordingId', format: 'uuid' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; a retry under the same key is stored once (duplicate: true); without one every write is new' })
   @ApiBody({ schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, example: { userId: 'user-123', plan: 'pro' } } })
   @ApiResponse({
     status: 200,
@@ -94,6 +96,7 @@ export class IngestionController {
   })
   @ApiResponse({ status: 400, description: 'Not an object, empty, nested values, too many keys, key too long' })
   @ApiJsonBodyLimits(METADATA_MAX_BYTES)
+  @ApiResponse({ status: 422, description: 'The Idempotency-Key was used before in this recording for other metadata; nothing was stored' })
   @ApiResponse({ status: 503, description: 'JetStream unreachable' })
   async metadata(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');

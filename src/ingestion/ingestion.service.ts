@@ -45,8 +45,33 @@ export class IngestionService {
     const bytes = Buffer.from(payload, 'utf8');
     const summary = summarizeBatch(events, bytes.length, client);
     const r = await this.store.appendBatch(tenantId, recordingId, batchId, bytes, summary);
+    if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'ev', r.seqs, events);
     this.metrics.observe(events.length, bytes.length, Number(process.hrtime.bigint() - started) / 1e9, r.duplicate);
     return { recordingId, batchId, events: events.length, duplicate: r.duplicate };
+  }
+
+  /**
+   * A keyed write JetStream took for a duplicate is only a retry when it carries what the key stored
+   * first: another body under a used key would be acknowledged and never stored (IETF
+   * draft-ietf-httpapi-idempotency-key-header: 422). Compared as parsed JSON, so a retry that was
+   * re-serialised (NDJSON instead of a JSON array, other whitespace, over HTTP after WebSocket) is
+   * still the same. Costs a message get, only on this rare path.
+   */
+  private async assertSameAsStored(tenantId: string, recordingId: string, kind: 'ev' | 'meta', seqs: number[], sent: unknown): Promise<void> {
+    const stored = await this.store.storedPayload(tenantId, recordingId, kind, seqs);
+    if (stored === undefined) return; // gone meanwhile (deleted, expired): nothing to compare with
+    let same: boolean;
+    try {
+      same = JSON.stringify(JSON.parse(Buffer.from(stored).toString('utf8'))) === JSON.stringify(sent);
+    } catch {
+      same = false;
+    }
+    if (!same) {
+      throw new AppError(
+        'unprocessable',
+        `This Idempotency-Key (or WebSocket batch id) was used before in this recording for a different ${kind === 'ev' ? 'batch of events' : 'metadata write'}; nothing was stored. Use a new key for new data`,
+      );
+    }
   }
 
   /** Validates a metadata object (string keys; scalar values stored as strings). */
@@ -72,6 +97,7 @@ export class IngestionService {
     // Without a key every write is new: the same values written again later must win again.
     const writeId = 'm' + this.batchId(tenantId, recordingId, idempotencyKey ?? randomUUID(), '');
     const r = await this.store.appendMetadata(tenantId, recordingId, writeId, metadata);
+    if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'meta', r.seqs, metadata);
     return { recordingId, keys: Object.keys(metadata).length, duplicate: r.duplicate };
   }
 

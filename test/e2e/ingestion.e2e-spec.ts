@@ -29,8 +29,63 @@ describe('HTTP ingestion', () => {
     expect((await postEvents(id, events)).json().duplicate).toBe(false);
     expect((await postEvents(id, events)).json().duplicate).toBe(true);
     const k = { 'idempotency-key': 'batch-1' };
-    expect((await postEvents(id, sampleEvents(5, 1), undefined, k)).json().duplicate).toBe(false);
-    expect((await postEvents(id, sampleEvents(5, 2), undefined, k)).json().duplicate).toBe(true);
+    const keyed = sampleEvents(5, Date.now() + 60_000);
+    expect((await postEvents(id, keyed, undefined, k)).json().duplicate).toBe(false);
+    expect((await postEvents(id, keyed, undefined, k)).json().duplicate).toBe(true);
+    // The same events re-serialised (NDJSON, other whitespace) are the same batch.
+    const nd = await api(`/recordings/${id}/events`, {
+      method: 'POST',
+      key: testEnv().publicKey,
+      headers: { 'content-type': 'application/x-ndjson', ...k },
+      body: keyed.map((e) => JSON.stringify(e, null, 0)).join('\n\n'),
+    });
+    expect(nd.status).toBe(200);
+    expect(nd.json().duplicate).toBe(true);
+    expect(readEventsWithout(await readEvents(id))).toEqual([...events, ...keyed]);
+  });
+
+  it('refuses a used Idempotency-Key with other events (422) and stores nothing of them', async () => {
+    const id = randomUUID();
+    const k = { 'idempotency-key': 'reused-key' };
+    const first = sampleEvents(5, 1);
+    expect((await postEvents(id, first, undefined, k)).status).toBe(200);
+    const other = await postEvents(id, sampleEvents(5, 2), undefined, k);
+    expect(other.status).toBe(422);
+    expect(other.text).toMatch(/Idempotency-Key .*used before .*different batch of events; nothing was stored/);
+    // The key is per recording: another recording may use it for its own data.
+    expect((await postEvents(randomUUID(), sampleEvents(5, 2), undefined, k)).status).toBe(200);
+    // A WebSocket batch frame reusing the key as its batch id gets an error frame with the status.
+    const ws = new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}`);
+    await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+    const reply = new Promise<Record<string, unknown>>((resolve) => ws.once('message', (m) => resolve(JSON.parse(String(m)))));
+    ws.send(JSON.stringify({ type: 'batch', batch: 'reused-key', events: sampleEvents(3, 3) }));
+    expect(await reply).toMatchObject({ type: 'error', status: 422, batch: 'reused-key' });
+    ws.close();
+    expect(readEventsWithout(await readEvents(id))).toEqual(first);
+  });
+
+  it('compares a keyed batch stored in chunks (above max_payload) as a whole', async () => {
+    const id = randomUUID();
+    const k = { 'idempotency-key': 'big-1' };
+    const big = (fill: string) => [{ type: 5, timestamp: 1_700_000_000_000, data: { tag: 'blob', payload: { text: fill.repeat(2_500_000) } } }];
+    expect((await postEvents(id, big('a'), undefined, k)).json().duplicate).toBe(false);
+    expect((await postEvents(id, big('a'), undefined, k)).json().duplicate).toBe(true);
+    expect((await postEvents(id, big('b'), undefined, k)).status).toBe(422);
+  });
+
+  it('refuses a used Idempotency-Key with other metadata (422) and keeps what it stored', async () => {
+    const id = randomUUID();
+    const k = { 'idempotency-key': 'meta-1' };
+    const write = (body: unknown) =>
+      api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json', ...k }, body: JSON.stringify(body) });
+    expect((await postEvents(id, sampleEvents(2))).status).toBe(200);
+    expect((await write({ plan: 'pro', seats: 3 })).json().duplicate).toBe(false);
+    expect((await write({ plan: 'pro', seats: '3' })).json().duplicate).toBe(true); // the same values, as stored
+    const other = await write({ plan: 'free' });
+    expect(other.status).toBe(422);
+    expect(other.text).toMatch(/different metadata write/);
+    await pollUntil(async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(), (d) => d?.metadata?.plan === 'pro');
+    expect((await api(`/recordings/${id}`, { key: testEnv().secretKey })).json().metadata).toMatchObject({ plan: 'pro', seats: '3' });
   });
 
   it('accepts NDJSON and gzip, and the /ingest alias', async () => {

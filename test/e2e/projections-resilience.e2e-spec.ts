@@ -90,7 +90,8 @@ describe('projector resilience', () => {
       process.kill(pid, 'SIGCONT');
     }
     const id = randomUUID();
-    await pollUntil(() => postEvents(id, sampleEvents(5), undefined, { 'idempotency-key': 'after-stall' }), (r) => r.status === 200, 30_000, 250);
+    const events = sampleEvents(5); // a retry resends the same batch under its key
+    await pollUntil(() => postEvents(id, events, undefined, { 'idempotency-key': 'after-stall' }), (r) => r.status === 200, 30_000, 250);
     const c = await pollUntil(() => recordingCounts(ch, testEnv().tenantId, id), (x) => x.batches === 1 && x.minuteEvents === 5, 60_000, 250);
     expect(c).toMatchObject({ batches: 1, events: 5 });
   });

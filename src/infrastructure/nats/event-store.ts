@@ -73,6 +73,11 @@ function heartbeatsOnlyWhenCaughtUp(messages: ConsumerMessages, caughtUp: () => 
 /** How long a read waits on an idle consumer before it asks whether anything is left to deliver. */
 export const READ_IDLE_CHECK_MS = 1000;
 
+/** JetStream's answer to a message get for a sequence or subject it does not hold (API error 10037). */
+function noMessageFound(err: unknown): boolean {
+  return /no message found/i.test(String((err as Error)?.message)) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10037;
+}
+
 /** Whether a read consumer has delivered everything its filter holds (cached: as created). */
 async function nothingLeft(consumer: { info(cached?: boolean): Promise<{ num_pending: number }> }, cached: boolean): Promise<boolean> {
   try {
@@ -113,6 +118,8 @@ export function idleWatch(waiting: () => boolean, idle: () => Promise<boolean>, 
 export interface AppendResult {
   duplicate: boolean;
   seq: number;
+  /** Stream sequence of each message (chunk) of the write: for a duplicate, where the earlier write is. */
+  seqs: number[];
 }
 
 /** Room left for headers and protocol overhead below max_payload. */
@@ -176,7 +183,29 @@ export class JetStreamEventStore {
       this.logger.warn({ msg: 'duplicate ack for a batch that is not stored; republishing', subject, batchId });
       return this.appendBatch(tenantId, recordingId, `${batchId}`, payload, summary, `~${Date.now().toString(36)}`);
     }
-    return { duplicate: results.every((r) => r.duplicate), seq: results[results.length - 1].seq };
+    return { duplicate: results.every((r) => r.duplicate), seq: results[results.length - 1].seq, seqs: results.map((r) => r.seq) };
+  }
+
+  /**
+   * The data an earlier write stored at `seqs` (its chunks joined), undefined when a message is gone
+   * or belongs to another subject. Read only on the rare path where a keyed write was a duplicate.
+   */
+  async storedPayload(tenantId: string, recordingId: string, kind: 'ev' | 'meta', seqs: number[]): Promise<Uint8Array | undefined> {
+    const subject = recordingSubject(tenantId, recordingId, kind);
+    const parts: Uint8Array[] = [];
+    for (const seq of seqs) {
+      let m;
+      try {
+        m = await this.nats.jsm.streams.getMessage(EVENTS_STREAM, { seq });
+      } catch (err) {
+        if (noMessageFound(err)) return undefined;
+        this.logger.warn({ msg: 'stream message get failed', err: String((err as Error).message) });
+        throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
+      }
+      if (m.subject !== subject) return undefined;
+      parts.push(m.data);
+    }
+    return Buffer.concat(parts);
   }
 
   /** Whether every chunk of a batch is in the stream (checked only on the rare duplicate path). */
@@ -197,7 +226,7 @@ export class JetStreamEventStore {
     const h = natsHeaders();
     h.set(H.batch, writeId);
     const ack = await this.publish(recordingSubject(tenantId, recordingId, 'meta'), new TextEncoder().encode(JSON.stringify(metadata)), writeId, h);
-    return { duplicate: ack.duplicate, seq: ack.seq };
+    return { duplicate: ack.duplicate, seq: ack.seq, seqs: [ack.seq] };
   }
 
   /** Number of stored messages per kind for a recording (0 when unknown). */
@@ -230,8 +259,8 @@ export class JetStreamEventStore {
       const m = await this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: recordingSubject(tenantId, recordingId, 'ev') });
       return m.seq;
     } catch (err) {
-      // "no message found" (JetStream API error 10037) is the only expected failure.
-      if (/no message found/i.test(String((err as Error)?.message)) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10037) {
+      // "no message found" is the only expected failure.
+      if (noMessageFound(err)) {
         return undefined;
       }
       throw err;
@@ -397,7 +426,7 @@ export class JetStreamEventStore {
           if (await this.nats.jsm.streams.deleteMessage(EVENTS_STREAM, seq, false)) deleted++;
         } catch (e) {
           // Already gone (a concurrent deletion or retention sweep) is what was wanted.
-          if (!/no message found/i.test(String((e as Error)?.message))) throw e;
+          if (!noMessageFound(e)) throw e;
         }
       }
     };
