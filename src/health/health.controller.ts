@@ -16,7 +16,7 @@ export class HealthController {
   }
 
   @Get('readyz')
-  @ApiOperation({ summary: 'Readiness: NATS, the JetStream stream, ClickHouse (reachable and migrated), tenants loaded; with projection lag details' })
+  @ApiOperation({ summary: 'Readiness: NATS and the JetStream stream; ClickHouse migrated when reachable (unreachable: 200 "degraded"); with projection lag details' })
   @ApiResponse({ status: 200, description: 'Ready; body names each dependency state' })
   @ApiResponse({ status: 503, description: 'Not ready; body names the failing dependency' })
   async readyz(@Res() reply: FastifyReply) {

@@ -28,9 +28,11 @@ export class HealthService {
   }
 
   /**
-   * Ready means ingestion and event reads work: NATS up, stream present, and ClickHouse migrated at
-   * least once. A later ClickHouse outage only degrades the service (listings go stale) and must not
-   * take API pods out of rotation, so it is reported (status "degraded") without failing readiness.
+   * Ready means ingestion and event reads work: NATS up and the stream present. ClickHouse is not on
+   * that path: while it is unreachable the service is "degraded" (listings stale or 503) but stays in
+   * rotation, also when it started during the outage and has not migrated yet (an API pod restarted
+   * then would otherwise stay out until ClickHouse is back, and ingestion with it). A reachable
+   * ClickHouse that is not migrated yet keeps the instance not ready: its migration is under way.
    */
   async readiness(): Promise<{ ready: boolean; status: 'ready' | 'degraded' | 'not_ready'; checks: Record<string, State>; details: Record<string, unknown> }> {
     const checks: Record<string, State> = {};
@@ -49,7 +51,7 @@ export class HealthService {
     const details: Record<string, unknown> = {};
     const answers = await Promise.all(this.contributors.map((c) => within(PROBE_TIMEOUT_MS, c.details()).catch((e) => ({ error: String((e as Error)?.message ?? e) }))));
     this.contributors.forEach((c, i) => (details[c.name] = answers[i]));
-    const ready = checks.nats.ok && checks.stream.ok && checks.migrations.ok;
+    const ready = checks.nats.ok && checks.stream.ok && (checks.migrations.ok || !reachable);
     return { ready, status: !ready ? 'not_ready' : reachable ? 'ready' : 'degraded', checks, details };
   }
 }

@@ -135,4 +135,32 @@ slow('ClickHouse outage during ingestion (frozen, then killed and restarted on t
         `/readyz took max ${Math.max(...readyzMs)} ms; listing while down: ${listedWhileDown!.status}; listing caught up ${catchUpMs} ms after the restart`,
     );
   });
+
+  it('an instance started while ClickHouse is down becomes ready ("degraded"), ingests, and projects once it is back', async () => {
+    await stack.killClickHouse();
+    let late: Awaited<ReturnType<PrivateStack['startService']>> | undefined;
+    try {
+      // startService waits for /readyz 200: before, an instance that had never migrated stayed 503.
+      late = await stack.startService('late');
+      const r = await stack.api('/readyz', { base: late.url });
+      expect({ status: r.status, body: r.json() }).toMatchObject({ status: 200, body: { status: 'degraded', checks: { clickhouse: { ok: false }, migrations: { ok: false } } } });
+      const c = new HttpIngester(() => late!.url, stack.keys.publicKey, randomUUID(), 'late', 5, 0).start();
+      clients.push(c);
+      await pollUntil(async () => c.acked.size, (n) => n >= 5, 30_000);
+      await c.stop();
+      expect(c.failureCount).toBe(0);
+      await expectReadable(c);
+      await stack.restartClickHouse();
+      const events = c.ackedMarkers.length;
+      await pollUntil(
+        async () => (await stack.api('/recordings?limit=100', { base: late!.url })).json<{ recordings: Listed[] }>()?.recordings ?? [],
+        (l) => l.some((x) => x.recordingId === c.recordingId && x.eventCount === events),
+        90_000,
+        250,
+      );
+      await pollUntil(() => stack.api('/readyz', { base: late!.url }), (x) => x.status === 200 && x.json().status === 'ready', 30_000);
+    } finally {
+      if (stack.clickhouse?.child.exitCode !== null || stack.clickhouse?.child.signalCode !== null) await stack.restartClickHouse().catch(() => undefined);
+    }
+  });
 });
