@@ -20,6 +20,8 @@ export interface WsOptions {
   client: ClientInfo;
   /** rrweb Cloud's `debug=true`: each stored flush of compatible frames is echoed as NDJSON first. */
   debug: boolean;
+  /** Told the status of every error frame sent (metrics). */
+  onErrorFrame?: (status: number) => void;
 }
 
 const FLUSH_BYTES = 256 * 1024;
@@ -175,6 +177,7 @@ export class IngestConnection {
     const status = e instanceof AppError ? statusOf(e.code) : 503;
     const message = e instanceof AppError ? e.message : 'Could not store the data; retry';
     if (!(e instanceof AppError)) this.logger.error({ msg: 'ws ingest failed', err: String(e) });
+    this.opts.onErrorFrame?.(status);
     this.send({ type: 'error', status, message, ...(batch ? { batch } : {}) });
   }
 

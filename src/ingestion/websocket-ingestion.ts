@@ -36,6 +36,8 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
   private readonly stopRevocations: () => void;
   private closing = false;
   private readonly trustProxy: TrustFn;
+  /** Refusals HTTP's duration histogram never sees: upgrades answered without Nest, and error frames. */
+  private readonly refused: (labels: { kind: 'upgrade' | 'frame'; status: number }) => void;
 
   constructor(
     private readonly host: HttpAdapterHost,
@@ -46,6 +48,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     metrics: MetricsService,
   ) {
     metrics.gauge('tapedeck_ws_connections', 'Open ingestion WebSockets', () => this.connections.size);
+    this.refused = metrics.labelledCounter('tapedeck_ws_refused_total', 'WebSocket upgrades refused (kind "upgrade") and error frames sent (kind "frame"), by status', ['kind', 'status']);
     this.trustProxy = trustFunction(cfg.TRUST_PROXY);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: cfg.WS_MAX_MESSAGE_BYTES, perMessageDeflate: false });
     this.stopRevocations = registry.onKeyRevoked(({ tenantId, handle }) => {
@@ -69,6 +72,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
         // The same answers as HTTP (error filter): 400 JSON for a bad recordingId, 429 with Retry-After…
         const d = describeError(e);
         if (d.errorId) this.logger.error({ msg: 'upgrade failed', errorId: d.errorId, err: String((e as Error)?.stack ?? e) });
+        this.refused({ kind: 'upgrade', status: d.status });
         refuse(socket, d.status, d.contentType, d.body, d.headers);
       }
     });
@@ -84,7 +88,11 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
       { keys: ['public', 'secret'], queryToken: true },
       { authorization: req.headers.authorization, query, params: { recordingId }, origin: req.headers.origin },
     );
-    const options = { ...wsOptions(query), client: clientInfo(req.headers, clientAddress(req, this.trustProxy)) };
+    const options = {
+      ...wsOptions(query),
+      client: clientInfo(req.headers, clientAddress(req, this.trustProxy)),
+      onErrorFrame: (status: number) => this.refused({ kind: 'frame', status }),
+    };
     if (this.closing) throw new AppError('unavailable', 'The server is shutting down; reconnect');
     if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {

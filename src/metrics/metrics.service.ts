@@ -46,6 +46,12 @@ export class MetricsService {
     return (value) => h.observe(value);
   }
 
+  /** A counter with labels; the feature calls the returned function once per occurrence. */
+  labelledCounter<L extends string>(name: string, help: string, labelNames: readonly L[]): (labels: Record<L, string | number>) => void {
+    const c = new Counter({ name, help, labelNames, registers: [this.registry] });
+    return (labels) => c.inc(labels);
+  }
+
   /** A counter whose value is read from a monotonic source when scraped (exported as TYPE counter). */
   counter(name: string, help: string, read: () => number): void {
     new Counter({ name, help, registers: [this.registry], collect: setCounter(read) });

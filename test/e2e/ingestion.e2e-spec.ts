@@ -218,6 +218,25 @@ describe('HTTP ingestion', () => {
 describe('WebSocket ingestion with compressed frames', () => {
   const open = (id: string, query: string) => new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}&${query}`);
 
+  it('counts refused upgrades and error frames on /metrics by status', async () => {
+    const refused = async (kind: string, status: number) => {
+      const text = (await api('/metrics')).text;
+      return Number(new RegExp(`^tapedeck_ws_refused_total\\{kind="${kind}",status="${status}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    };
+    const before = { upgrade: await refused('upgrade', 401), frame: await refused('frame', 400) };
+    const denied = new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${randomUUID()}/events/ws?token=public_key_svc_nope_nope_nope_nope`);
+    await new Promise((resolve) => denied.once('error', resolve));
+    const ws = open(randomUUID(), '');
+    await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+    const reply = new Promise<Record<string, unknown>>((resolve) => ws.once('message', (m) => resolve(JSON.parse(String(m)))));
+    ws.send(JSON.stringify({ type: 'batch', batch: 'b1', events: [{ type: 'x' }] }));
+    expect(await reply).toMatchObject({ type: 'error', status: 400 });
+    ws.close();
+    expect(await refused('upgrade', 401)).toBeGreaterThanOrEqual(before.upgrade + 1);
+    expect(await refused('frame', 400)).toBeGreaterThanOrEqual(before.frame + 1);
+    expect(typesOf((await api('/metrics')).text).tapedeck_ws_refused_total).toBe('counter');
+  });
+
   it('decodes binary frames of the contentEncoding (brotli, a JSON array) and reports the flush', async () => {
     const id = randomUUID();
     const events = sampleEvents(12);
