@@ -61,8 +61,13 @@ export class TenantRegistry {
 
   constructor(private readonly nats: NatsClient, private readonly replicas = 1) {}
 
-  /** Opens (creating if needed) the bucket and loads it; resolves once the cache is complete. */
-  async start(): Promise<void> {
+  /**
+   * Opens the bucket and loads it; resolves once the cache is complete. The service creates the
+   * bucket if needed; `mustExist` (the CLI) refuses a NATS without it instead: pointed at the wrong
+   * NATS, the CLI would otherwise create an empty registry there and write tenants no service reads.
+   */
+  async start(opts: { mustExist?: boolean } = {}): Promise<void> {
+    if (opts.mustExist) await this.assertBucketExists();
     this.kv = await this.nats.js.views.kv(TENANTS_BUCKET, { history: 1, replicas: this.replicas });
     let initialized!: () => void;
     const ready = new Promise<void>((r) => (initialized = r));
@@ -76,6 +81,18 @@ export class TenantRegistry {
 
   stop(): void {
     this.stopWatch?.();
+  }
+
+  private async assertBucketExists(): Promise<void> {
+    try {
+      await this.nats.jsm.streams.info(`KV_${TENANTS_BUCKET}`);
+    } catch (e) {
+      if (!/stream not found/i.test(String((e as Error)?.message))) throw e;
+      throw new AppError(
+        'not_found',
+        `this NATS has no tenant registry (JetStream bucket ${TENANTS_BUCKET}): is NATS_URL the one the service uses? The service creates the registry when it first starts`,
+      );
+    }
   }
 
   private apply(e: KvEntry) {

@@ -41,7 +41,7 @@ export async function openTenantAdmin(ctx: CliContext): Promise<AdminSession> {
     timer = setTimeout(() => reject(new Error(`the tenant registry did not load from NATS within ${LOAD_TIMEOUT_MS / 1000} s`)), LOAD_TIMEOUT_MS);
   });
   try {
-    await Promise.race([registry.start(), timeout]);
+    await Promise.race([registry.start({ mustExist: true }), timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -2,7 +2,11 @@
 // write is what the running service enforces.
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'nats';
+import { startNats } from '../../src/local/processes';
 import { api, postEvents, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
 import { pollUntil } from '../harness/poll-until';
@@ -15,12 +19,12 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], stdin?: string): Promise<Run> {
+function cli(args: string[], stdin?: string, natsUrl = testEnv().natsUrl): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [join(ROOT, 'dist', 'cli', 'main.js'), ...args],
-      { env: { PATH: process.env.PATH ?? '', NATS_URL: testEnv().natsUrl }, timeout: 30_000 },
+      { env: { PATH: process.env.PATH ?? '', NATS_URL: natsUrl }, timeout: 30_000 },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(stdin ?? '');
@@ -97,5 +101,26 @@ describe('CLI tenant commands', () => {
     expect([ghost.code, ghost.stderr]).toEqual([1, expect.stringMatching(/No tenant ghost_tenant/)]);
     const help = await cli(['signing-keys', 'create', '--help']);
     expect([help.code, help.stdout]).toEqual([0, expect.stringMatching(/^usage: tapedeck signing-keys create/)]);
+  });
+
+  it('refuses a NATS that has no tenant registry, and creates none there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tapedeck-test-bare-nats-'));
+    const bare = await startNats({ dir });
+    try {
+      for (const args of [['tenants', 'list'], ['tenants', 'create', 'lost_tenant']]) {
+        const r = await cli(args, undefined, bare.url);
+        expect([r.code, r.stderr]).toEqual([1, expect.stringMatching(/no tenant registry .*is NATS_URL the one the service uses/)]);
+      }
+      const nc = await connect({ servers: bare.url });
+      try {
+        const streams = await (await nc.jetstreamManager()).streams.names().next();
+        expect(streams).toEqual([]);
+      } finally {
+        await nc.close();
+      }
+    } finally {
+      await bare.stop('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
