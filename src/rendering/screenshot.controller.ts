@@ -26,7 +26,7 @@ function ApiScreenshot(extension: string | undefined) {
           ? 'The format follows the Accept header (q-values respected; image/png, image/jpeg, image/webp, image/*, */*), PNG when nothing acceptable is named. '
           : `Always ${produces[0]}: the extension takes precedence over Accept${extension === 'jpg' ? ' (.jpg is an alias of .jpeg)' : ''}. `) +
         'The page as it stood at `time`, replayed in Chromium from the recording\'s events, resized to fit the requested box (white bars when its ratio differs from the recording\'s). ' +
-        'Strong ETag (If-None-Match answers 304); Cache-Control: private, max-age=60. Query parameters other than those listed are ignored. Private key or a presigned link of the recording.',
+        'Strong ETag (If-None-Match answers 304); Cache-Control: private, max-age=60 (with a presigned link: at most until the link expires). Query parameters other than those listed are ignored. Private key or a presigned link of the recording.',
     }),
     ApiParam({ name: 'recordingId', format: 'uuid' }),
     ApiQuery({ name: 'time', required: false, schema: { type: 'string', maxLength: 64, example: 'offset:1500' }, description: TIME_RULES }),
@@ -104,6 +104,7 @@ export class ScreenshotController {
       accept: headers.accept,
       ifNoneMatch: headers['if-none-match'],
       query,
+      linkExpires: auth.credential === 'presigned' ? auth.expires : undefined,
     });
     void setReplyHeaders(reply.status(res.status), res.headers).send(res.body);
   }

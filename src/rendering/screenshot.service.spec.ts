@@ -1,7 +1,7 @@
 import { AppError } from '../common/app-error';
 import type { RecordingRenderSource } from './recording-render-source';
 import type { ScreenshotRenderer, ScreenshotRequest } from './screenshot-renderer';
-import { etagMatches, ScreenshotService } from './screenshot.service';
+import { etagMatches, ScreenshotService, screenshotMaxAge } from './screenshot.service';
 
 const RID = '0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
 
@@ -39,6 +39,17 @@ describe('ScreenshotService', () => {
     expect(res.status).toBe(200);
     expect(res.headers).toMatchObject({ 'Content-Type': 'image/webp', ETag: '"abc"', 'Cache-Control': 'private, max-age=60', Vary: 'Accept' });
     expect(res.headers['Content-Disposition']).toBe(`inline; filename="${RID}.webp"`);
+  });
+
+  it('lets a viewer cache a screenshot fetched with a presigned link only until the link expires', async () => {
+    const { svc } = service();
+    const now = 1_700_000_000_000;
+    const at = (linkExpires: number) => svc.respond({ tenantId: 't', recordingId: RID, query: {}, linkExpires, now }).then((r) => r.headers['Cache-Control']);
+    expect(await at(now / 1000 + 3600)).toBe('private, max-age=60');
+    expect(await at(now / 1000 + 20.9)).toBe('private, max-age=20');
+    expect(await at(now / 1000 + 0.5)).toBe('private, max-age=0');
+    expect(screenshotMaxAge(undefined, now)).toBe(60);
+    expect(screenshotMaxAge(now / 1000 - 5, now)).toBe(0);
   });
 
   it('lets the extension win and sends no Vary then', async () => {

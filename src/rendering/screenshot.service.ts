@@ -15,6 +15,16 @@ export interface ScreenshotRequestInput {
   accept?: string;
   ifNoneMatch?: string;
   query: unknown;
+  /** When the request came with a presigned link: its expiry (UNIX seconds). */
+  linkExpires?: number;
+  /** Now, in milliseconds (tests). */
+  now?: number;
+}
+
+/** How long a viewer may reuse a screenshot: a minute, but never past the expiry of the link that fetched it. */
+export function screenshotMaxAge(linkExpires: number | undefined, nowMs: number): number {
+  if (linkExpires === undefined) return 60;
+  return Math.max(0, Math.min(60, Math.floor(linkExpires - nowMs / 1000)));
 }
 
 export interface ScreenshotResponse {
@@ -53,7 +63,7 @@ export class ScreenshotService {
   private headers(image: RenderedImage, input: ScreenshotRequestInput): Record<string, string> {
     return {
       ETag: image.etag,
-      'Cache-Control': 'private, max-age=60',
+      'Cache-Control': `private, max-age=${screenshotMaxAge(input.linkExpires, input.now ?? Date.now())}`,
       // Without an extension the format depends on Accept.
       ...(input.extension ? {} : { Vary: 'Accept' }),
     };

@@ -258,6 +258,10 @@ describe('screenshot', () => {
       const r = await shot('screenshot.webp', `width=300&${presignedQuery(fx.recordingId)}`, { key: null });
       expect(r.status).toBe(200);
       expect(magicFormat(r.body)).toBe('webp');
+      // A viewer's cache may keep it a minute, but not past the link's expiry.
+      expect(r.headers.get('cache-control')).toBe('private, max-age=60');
+      const soon = await shot('screenshot.webp', `width=300&${presignedQuery(fx.recordingId, Math.floor(Date.now() / 1000) + 10)}`, { key: null });
+      expect(soon.headers.get('cache-control')).toMatch(/^private, max-age=(9|10)$/);
     });
 
     it('refuses a tampered presigned link (403) and a link of another recording (403)', async () => {
