@@ -1,5 +1,5 @@
 // `projections rebuild [name]` and `projections status [--json]`.
-import { migrateLocked } from '../infrastructure/migration-lock';
+import { LockHeld, migrateLocked, rebuildLocked } from '../infrastructure/migration-lock';
 import { consumerName } from '../projections/consumer-config';
 import { JetStreamProjectionSource } from '../projections/jetstream-projection-source';
 import type { Projection } from '../projections/projection';
@@ -67,20 +67,23 @@ export const projectionCommands: CommandMap = {
     try {
       for (const p of projections) {
         if ((stopped = stop.signal.aborted)) break;
-        for (const l of await findLeftovers(ch, p)) ctx.stderr.write(`note: ${p.name}: ${describeLeftover(l)}\n`);
         const printer = new ProgressPrinter(ctx.stderr);
         try {
-          const report = await rebuildProjection(p, nats, ch, {
-            batch,
-            expiresMs: ctx.cfg.PROJECTOR_FETCH_EXPIRES_MS,
-            signal: stop.signal,
-            onProgress: (progress, final) => {
-              printer.update({ ...progress, phase: `${p.name} ${progress.phase}` }, final);
-              if (final) printer.done();
-            },
+          const report = await rebuildLocked(nats, ctx.cfg.STREAM_REPLICAS, p.name, async () => {
+            for (const l of await findLeftovers(ch, p)) ctx.stderr.write(`note: ${p.name}: ${describeLeftover(l)}\n`);
+            return rebuildProjection(p, nats, ch, {
+              batch,
+              expiresMs: ctx.cfg.PROJECTOR_FETCH_EXPIRES_MS,
+              signal: stop.signal,
+              onProgress: (progress, final) => {
+                printer.update({ ...progress, phase: `${p.name} ${progress.phase}` }, final);
+                if (final) printer.done();
+              },
+            });
           });
           ctx.stdout.write(JSON.stringify(report) + '\n');
         } catch (e) {
+          if (e instanceof LockHeld) throw new Error(`another rebuild of ${p.name} is running (${e.holder}); let it finish, or stop it (Ctrl-C) first`);
           if (!(e instanceof RebuildStopped)) throw e;
           stopped = true;
           ctx.stderr.write(`${e.message}; its fresh tables were dropped, the live ones are unchanged\n`);

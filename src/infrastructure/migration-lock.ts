@@ -21,8 +21,25 @@ export interface LockTiming {
 }
 const DEFAULT_TIMING: LockTiming = { leaseMs: 60_000, renewMs: 15_000, pollMs: 1_000 };
 
-/** Runs `work` while holding `key`; waits (polling) while another process holds it. */
-export async function withLock<T>(nats: NatsClient, replicas: number, key: string, work: () => Promise<T>, timing = DEFAULT_TIMING): Promise<T> {
+/** The lock is held by another process and the caller chose not to wait. */
+export class LockHeld extends Error {
+  constructor(readonly holder: string) {
+    super(`held by ${holder}`);
+  }
+}
+
+/**
+ * Runs `work` while holding `key`; while another process holds it, waits (polling), or with
+ * `wait: false` throws LockHeld naming the holder.
+ */
+export async function withLock<T>(
+  nats: NatsClient,
+  replicas: number,
+  key: string,
+  work: () => Promise<T>,
+  timing = DEFAULT_TIMING,
+  opts: { wait?: boolean } = {},
+): Promise<T> {
   const kv = await nats.js.views.kv(LOCKS_BUCKET, { history: 1, replicas, ttl: timing.leaseMs });
   const owner = new TextEncoder().encode(`${hostname()} pid ${process.pid} ${randomUUID()}`);
   let revision: number;
@@ -33,6 +50,10 @@ export async function withLock<T>(nats: NatsClient, replicas: number, key: strin
     } catch (e) {
       // Held by another process (the key exists): its holder renews it or it expires.
       if (!/wrong last sequence/i.test(String((e as Error)?.message))) throw e;
+      if (opts.wait === false) {
+        const held = await kv.get(key).catch(() => null);
+        throw new LockHeld(held?.string().split(' ').slice(0, 3).join(' ') || 'another process');
+      }
       await sleep(timing.pollMs);
     }
   }
@@ -53,4 +74,12 @@ export async function withLock<T>(nats: NatsClient, replicas: number, key: strin
 /** The ClickHouse migrations under the lock (the service at start-up, the CLI before a rebuild). */
 export function migrateLocked(ch: ClickHouse, nats: NatsClient, replicas: number): Promise<number[]> {
   return withLock(nats, replicas, MIGRATIONS_KEY, () => migrate(ch));
+}
+
+/**
+ * One rebuild of a projection at a time: two at once each copy the stream into fresh tables and swap
+ * them in (the later swap wins, the earlier one's tables are left behind and reported as leftovers).
+ */
+export function rebuildLocked<T>(nats: NatsClient, replicas: number, projection: string, work: () => Promise<T>): Promise<T> {
+  return withLock(nats, replicas, `projection-rebuild.${projection}`, work, DEFAULT_TIMING, { wait: false });
 }

@@ -112,6 +112,10 @@ describe('projections rebuild', () => {
     const before = await snapshot(ch);
     const cli = runCli(['projections', 'rebuild', '--batch', '1'], stack.serviceEnv);
     await pollUntil(async () => cli.stderr(), (e) => /recordings rebuild \[/.test(e), 30_000, 50);
+    // A second rebuild meanwhile is refused at once, naming the one running (which stays unharmed).
+    const second = await runCli(['projections', 'rebuild', 'recordings'], stack.serviceEnv).done;
+    expect(second).toMatchObject({ code: 1, stderr: expect.stringMatching(/another rebuild of recordings is running \(\S+ pid \d+\)/) });
+    expect(second.stderr).not.toMatch(/note: .*leftover/);
     cli.child.kill('SIGINT');
     const r = await cli.done;
     expect(r).toMatchObject({ code: 130, stderr: expect.stringMatching(/stopped before its swap; its fresh tables were dropped/) });

@@ -2,10 +2,10 @@
 // a short lease): holders never overlap, a holder that keeps working past the lease keeps the lock
 // (it renews it), and the lock of a holder that died is taken over once its lease runs out.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
-import { LOCKS_BUCKET, withLock } from '../../src/infrastructure/migration-lock';
+import { LockHeld, LOCKS_BUCKET, withLock } from '../../src/infrastructure/migration-lock';
 import { ManagedProcess, startNats } from '../../src/local/processes';
 import { natsClient } from '../e2e/projections-fixtures';
 
@@ -45,6 +45,21 @@ describe('withLock (NATS KV)', () => {
     spans.sort((a, b) => a[0] - b[0]);
     expect(spans).toHaveLength(3);
     for (let i = 1; i < spans.length; i++) expect(spans[i][0]).toBeGreaterThanOrEqual(spans[i - 1][1]);
+  });
+
+  it('with wait: false refuses at once while the lock is held, naming the holder, and takes it once free', async () => {
+    let release!: () => void;
+    const held = withLock(nats, 1, 'no-wait', () => new Promise<void>((r) => (release = r)), TIMING);
+    try {
+      await sleep(100);
+      const refused = await withLock(nats, 1, 'no-wait', async () => 'second', TIMING, { wait: false }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(LockHeld);
+      expect((refused as LockHeld).holder).toBe(`${hostname()} pid ${process.pid}`);
+    } finally {
+      release();
+      await held;
+    }
+    await expect(withLock(nats, 1, 'no-wait', async () => 'second', TIMING, { wait: false })).resolves.toBe('second');
   });
 
   it('keeps the lock for a holder working longer than the lease (renewed), then releases it at once', async () => {
