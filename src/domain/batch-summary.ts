@@ -35,11 +35,27 @@ export const MAX_META_KEYS = 200;
 export const MAX_META_KEY_LENGTH = 200;
 export const MAX_META_VALUE_LENGTH = 4096;
 
+/** The first `max` UTF-16 units of `s`, one fewer rather than half of a surrogate pair. */
+export function clip(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const high = s.charCodeAt(max - 1);
+  return s.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * `s` with lone surrogates replaced by U+FFFD. Strings that reach ClickHouse pass here: it refuses
+ * a JSON row holding one ("missing second part of surrogate pair"), and that insert carries other
+ * messages, of every tenant, which would then wait on it.
+ */
+export function wellFormed(s: string): string {
+  return s.isWellFormed() ? s : s.toWellFormed();
+}
+
 /** Metadata values are strings: numbers and booleans keep their string form, objects become JSON. */
 export function metadataValue(v: unknown): string | undefined {
   if (v === null || v === undefined) return undefined;
   const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
-  return s.slice(0, MAX_META_VALUE_LENGTH);
+  return clip(s, MAX_META_VALUE_LENGTH);
 }
 
 export function isMetadataEvent(e: RrwebEvent): boolean {
@@ -79,13 +95,13 @@ export function summarizeBatch(events: RrwebEvent[], bytes: number, client: Clie
         if (allowsPii(e.data.tag, payload as Record<string, unknown>)) {
           for (const [from, key] of Object.entries(PII_METADATA_KEYS)) {
             const value = metadataValue(client[from as keyof ClientInfo]);
-            if (value) merged.set(key, value);
+            if (value) merged.set(key, wellFormed(value));
           }
         }
         for (const [k, v] of Object.entries(payload as Record<string, unknown>)) {
           const value = metadataValue(v);
           if (value === undefined || k.length === 0 || k.length > MAX_META_KEY_LENGTH) continue;
-          merged.set(k, value);
+          merged.set(wellFormed(k), wellFormed(value));
         }
         s.meta = Object.fromEntries(merged);
       }
@@ -101,7 +117,7 @@ export function summarizeBatch(events: RrwebEvent[], bytes: number, client: Clie
       s.metaTs = e.timestamp;
       if (typeof d.width === 'number' && d.width > 0) s.vw = Math.round(d.width);
       if (typeof d.height === 'number' && d.height > 0) s.vh = Math.round(d.height);
-      if (typeof d.href === 'string') s.url = d.href.slice(0, 2048);
+      if (typeof d.href === 'string') s.url = wellFormed(clip(d.href, 2048));
     }
     const minute = Math.floor(e.timestamp / 60_000) * 60_000;
     minutes.set(minute, (minutes.get(minute) ?? 0) + 1);

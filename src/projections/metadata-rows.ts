@@ -1,6 +1,6 @@
 // Rows from one `meta` message (a POST /metadata write): one recording_metadata row per key,
 // versioned by the message's stream sequence, so a later write of a key wins.
-import { metadataValue } from '../domain/batch-summary';
+import { metadataValue, wellFormed } from '../domain/batch-summary';
 import type { ProjectionMessage, Row } from './projection';
 
 export type MetadataResult = { rows: Row[] } | { skip: string };
@@ -18,7 +18,7 @@ export function metadataRows(m: ProjectionMessage, tenantId: string, recordingId
   for (const [key, v] of Object.entries(body as Record<string, unknown>)) {
     const value = metadataValue(v);
     if (key.length === 0 || value === undefined) continue;
-    rows.push({ tenant_id: tenantId, recording_id: recordingId, key, value, seq: m.seq, written_at: m.timeMs });
+    rows.push({ tenant_id: tenantId, recording_id: recordingId, key: wellFormed(key), value: wellFormed(value), seq: m.seq, written_at: m.timeMs });
   }
   return { rows };
 }

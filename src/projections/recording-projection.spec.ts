@@ -59,6 +59,17 @@ describe('recording projection', () => {
     expect(out.deletions).toEqual([]);
   });
 
+  it('makes strings of summaries and metadata writes stored with lone surrogates well-formed (ClickHouse refuses them)', () => {
+    // As stored before ingestion cleaned in-band metadata: the header's JSON escapes a lone surrogate.
+    const summary = JSON.stringify({ v: 1, n: 1, bytes: 1, minTs: 1, maxTs: 1, types: { 3: 1 }, pv: 0, url: 'https://e.test/\ud800', meta: { 'k\udc00': 'v\ud800' }, minutes: [] });
+    const out = applyRecordingMessages([ev(1, { summary }), meta(2, { ['m\ud800']: 'x\udfff' })]);
+    expect(out.rows[T.batches][0].url).toBe('https://e.test/\ufffd');
+    expect(out.rows[T.metadata].map((r) => [r.key, r.value])).toEqual([
+      ['k\ufffd', 'v\ufffd'],
+      ['m\ufffd', 'x\ufffd'],
+    ]);
+  });
+
   it('times a recording by its events alone: in-band metadata neither starts nor ends it', () => {
     // The official client's recording-meta often precedes rrweb's first event, and pageview-meta can
     // arrive in a batch of its own; neither may move start, end or duration.

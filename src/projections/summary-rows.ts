@@ -3,7 +3,7 @@
 // from its per-minute counts, and recording_metadata rows from its in-band metadata. A batch of only
 // metadata events gives metadata rows alone. Only chunk 0 of a chunked batch carries the summary;
 // other chunks produce nothing.
-import type { BatchSummary } from '../domain/batch-summary';
+import { BatchSummary, wellFormed } from '../domain/batch-summary';
 import { H } from '../infrastructure/nats/subjects';
 import type { ProjectionMessage, Row } from './projection';
 
@@ -56,7 +56,8 @@ export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId:
     meta_ts: int(s.metaTs),
     viewport_width: uint(s.vw),
     viewport_height: uint(s.vh),
-    url: typeof s.url === 'string' ? s.url : '',
+    // Summaries stored before ingestion made their strings well-formed may hold lone surrogates.
+    url: typeof s.url === 'string' ? wellFormed(s.url) : '',
     ingested_at: m.timeMs,
   };
   const batch: Row = { ...timeline, type_keys: types.map((t) => t[0]), type_counts: types.map((t) => t[1]) };
@@ -67,7 +68,7 @@ export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId:
   // the message's seq as version.
   const metadata = Object.entries(s.meta ?? {})
     .filter(([k, v]) => k.length > 0 && typeof v === 'string')
-    .map(([k, v]) => ({ ...key, key: k, value: v, seq: m.seq, written_at: m.timeMs }));
+    .map(([k, v]) => ({ ...key, key: wellFormed(k), value: wellFormed(v), seq: m.seq, written_at: m.timeMs }));
   if (uint(s.n) === 0) return { rows: { minutes: [], metadata } };
   const recording: Row = { ...key, started_at: int(s.minTs), seq: m.seq };
   return { rows: { batch, timeline, recording, minutes, metadata } };

@@ -64,6 +64,24 @@ describe('HTTP ingestion', () => {
     expect(readEventsWithout(await readEvents(id))).toEqual(first);
   });
 
+  it('projects in-band metadata holding a lone surrogate (as U+FFFD) instead of stalling the projector', async () => {
+    // ClickHouse refuses such a string; the insert that failed also carried every other tenant's rows.
+    const id = randomUUID();
+    const batch = [
+      { type: 4, timestamp: 1_795_000_000_000, data: { href: 'https://e.test/\ud800', width: 800, height: 600 } },
+      { type: 5, timestamp: 1_795_000_000_001, data: { tag: 'recording-meta', payload: { domain: 'e.test', bad: 'x\ud800' } } },
+      { type: 3, timestamp: 1_795_000_000_002, data: {} },
+    ];
+    expect((await postEvents(id, batch)).status).toBe(200);
+    const detail = await pollUntil(async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(), (d) => d?.projected === true && d?.metadata?.bad !== undefined, 30_000);
+    expect(detail.metadata).toMatchObject({ domain: 'e.test', bad: 'x\ufffd' });
+    // A long, valid value is cut before an emoji that straddles the limit, not refused as invalid.
+    const long = 'a'.repeat(4095) + '\u{1F600}' + 'b'.repeat(10);
+    const r = await api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ long }) });
+    expect(r.status).toBe(200);
+    await pollUntil(async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(), (d) => d?.metadata?.long === 'a'.repeat(4095), 30_000);
+  });
+
   it('compares a keyed batch stored in chunks (above max_payload) as a whole', async () => {
     const id = randomUUID();
     const k = { 'idempotency-key': 'big-1' };
