@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { adminSchemas } from './admin/admin-responses.schemas';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
-import { BASE_SECURITY_HEADERS, clientErrorHandler, CORS_EXPOSED_HEADERS, frameworkErrors } from './common/security-headers';
+import { BASE_SECURITY_HEADERS, clientErrorHandler, CORS_EXPOSED_HEADERS, framedErrorCsp, frameworkErrors } from './common/security-headers';
 import { JsonLogger, redactUrl } from './common/json-logger';
 import { lingerAfterEarlyAnswer } from './common/lingering-close';
 import { malformedQueryEncoding } from './common/query-encoding';
@@ -75,7 +75,10 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
     lingerAfterEarlyAnswer(req.raw, Math.min(LINGER_MS, cfg.REQUEST_TIMEOUT_MS));
     reply.header('x-request-id', req.id);
     reply.header('x-tapedeck-api-version', API_VERSION);
-    // Pages meant to be framed (the player) set their own CSP and Referrer-Policy and keep them.
+    // Pages meant to be framed (the player) set their own CSP and Referrer-Policy and keep them; their
+    // errors may be framed as they are.
+    const framedError = reply.hasHeader('content-security-policy') ? undefined : framedErrorCsp(req.routeOptions?.url, cfg.PLAYER_FRAME_ANCESTORS);
+    if (framedError) reply.header('content-security-policy', framedError);
     const ownCsp = reply.hasHeader('content-security-policy');
     for (const [k, v] of Object.entries(BASE_SECURITY_HEADERS)) {
       if (k === 'x-frame-options' ? !ownCsp : !reply.hasHeader(k)) reply.header(k, v);

@@ -9,6 +9,20 @@ import { API_VERSION } from '../version';
 /** For data responses: never rendered as a document, never framed. */
 export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/** Routes answered into a frame: the player page, and so its errors too (an embed must show them). */
+const FRAMED_ROUTE = /^\/recordings\/:recordingId\/(?:player|player\.html|preview)$/;
+
+/**
+ * The CSP of a data answer (an error) on a route whose page may be framed by `frameAncestors`
+ * (PLAYER_FRAME_ANCESTORS): an expired link in an embedded player showed the browser's "refused to
+ * connect" instead of the message. Undefined on other routes, or for a source list the player would
+ * refuse too.
+ */
+export function framedErrorCsp(route: string | undefined, frameAncestors: string): string | undefined {
+  if (!route || !FRAMED_ROUTE.test(route) || !/^[^;,\u0000-\u001f\u007f]+$/.test(frameAncestors)) return undefined;
+  return DATA_CSP.replace("frame-ancestors 'none'", `frame-ancestors ${frameAncestors}`);
+}
+
 export const BASE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

@@ -215,6 +215,30 @@ describe('player HTTP rules', () => {
   const get = (path: string, init: { key?: string; accept?: string; base?: string } = {}): Promise<Res> =>
     api(path, { key: init.key ?? testEnv().secretKey, base: init.base, headers: init.accept ? { accept: init.accept } : {} });
 
+  it("shows its errors inside an embed of the configured origins (an expired link's message, not the browser's refusal)", async () => {
+    const expired = presignedQuery(fx.recordingId, Math.floor(Date.now() / 1000) - 60);
+    const r = await api(playerPath('player.html', `mode=minimal&${expired}`), {});
+    expect(r.status).toBe(403);
+    expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'self'");
+    expect(r.headers.get('x-frame-options')).toBeNull();
+    // Answers of other routes are still never framed.
+    const data = await api(`/recordings/${fx.recordingId}/events?${expired}`, {});
+    expect([data.status, data.headers.get('x-frame-options'), data.headers.get('content-security-policy')]).toEqual([403, 'DENY', expect.stringContaining("frame-ancestors 'none'")]);
+    // A page of the service's origin (as an embedding app behind the same host would be) frames it.
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const embedUrl = `${testEnv().baseUrl}/embed-test-page`;
+      const src = playerPath('player.html', `mode=minimal&${expired}`);
+      await page.route(embedUrl, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: `<!doctype html><iframe src="${src}" width="600" height="300"></iframe>` }));
+      await page.goto(embedUrl);
+      const frame = await pollUntil(async () => page.frames().find((f) => f.url().includes('/player.html')), (f) => f !== undefined, 10_000);
+      await expect(frame!.waitForFunction(() => document.body?.innerText.includes('expired'), undefined, { timeout: 10_000 })).resolves.toBeTruthy();
+    } finally {
+      await context.close();
+    }
+  });
+
   it('sends the CSP with the configured frame-ancestors', async () => {
     const a = await get(playerPath('player.html'));
     const csp = a.headers.get('content-security-policy')!;
