@@ -54,7 +54,9 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
     })
     .then(function (body) {
       var events = Array.isArray(body) ? body : body && Array.isArray(body.events) ? body.events : null;
-      if (!events || events.length < 2) throw new Error('This recording has nothing to replay yet.');
+      // Without a full snapshot rrweb shows an empty frame (the screenshot answers 422 then).
+      var snapshot = events && events.some(function (e) { return e && e.type === 2; });
+      if (!events || events.length < 2 || !snapshot) throw new Error('This recording has nothing to replay yet.');
       events = events.slice().sort(function (a, b) { return a.timestamp - b.timestamp; });
       var speeds = [1, 2, 4, 8];
       if (speeds.indexOf(cfg.speed) < 0) speeds = speeds.concat([cfg.speed]).sort(function (a, b) { return a - b; });

@@ -18,11 +18,32 @@ describe('summarizeRecording', () => {
       viewport: { width: 800, height: 600 },
       viewports: [
         { timestamp: 100, width: 800, height: 600 },
-        { timestamp: 200, width: 400, height: 300 },
+        // A later page view's size from its snapshot on: until then the previous page is shown.
+        { timestamp: 201, width: 400, height: 300 },
         { timestamp: 250, width: 390, height: 844 },
       ],
       firstSnapshotTs: 101,
     });
+  });
+
+  it('sizes a later page view from its snapshot, or from its Meta when no snapshot follows', () => {
+    const s = summarizeRecording([
+      { type: 4, timestamp: 100, data: { width: 800, height: 600 } },
+      { type: 2, timestamp: 130, data: {} },
+      { type: 4, timestamp: 1000, data: { width: 1000, height: 700 } },
+      { type: 2, timestamp: 1050, data: {} },
+      { type: 4, timestamp: 2000, data: { width: 500, height: 500 } },
+      { type: 4, timestamp: 3000, data: { width: 600, height: 600 } },
+      { type: 3, timestamp: 3001, data: {} },
+    ]);
+    expect(s.viewports).toEqual([
+      { timestamp: 100, width: 800, height: 600 },
+      { timestamp: 1050, width: 1000, height: 700 },
+      { timestamp: 2000, width: 500, height: 500 },
+      { timestamp: 3000, width: 600, height: 600 },
+    ]);
+    expect(viewportAt(s, 1020)).toEqual({ width: 800, height: 600 });
+    expect(viewportAt(s, 1050)).toEqual({ width: 1000, height: 700 });
   });
 
   it('names the viewport of a moment: the last change at or before it, else the first Meta event\'s', () => {

@@ -31,21 +31,36 @@ export function summarizeRecording(events: readonly RrwebEvent[]): RecordingSumm
   let firstSnapshotTs: number | undefined;
   const viewports: TimedViewport[] = [];
   let first: TimedViewport | undefined;
-  for (const e of events) {
+  // A later page view's size applies from its FullSnapshot on (replay-fixes.ts: until then the
+  // previous page is shown); a Meta without a snapshot after it applies from its own time.
+  let pending: TimedViewport | undefined;
+  const flush = (at?: number) => {
+    if (pending) viewports.push(at === undefined ? pending : { ...pending, timestamp: Math.max(pending.timestamp, at) });
+    pending = undefined;
+  };
+  // Reads come in time order; anything else is put in it (which Meta a snapshot belongs to is an
+  // order question).
+  const inOrder = events.every((e, i) => i === 0 || events[i - 1].timestamp <= e.timestamp);
+  for (const e of inOrder ? events : [...events].sort((a, b) => a.timestamp - b.timestamp)) {
     if (e.timestamp < firstTs) firstTs = e.timestamp;
     if (e.timestamp > lastTs) lastTs = e.timestamp;
-    if (e.type === EventType.FullSnapshot && (firstSnapshotTs === undefined || e.timestamp < firstSnapshotTs)) {
-      firstSnapshotTs = e.timestamp;
+    if (e.type === EventType.FullSnapshot) {
+      if (firstSnapshotTs === undefined || e.timestamp < firstSnapshotTs) firstSnapshotTs = e.timestamp;
+      flush(e.timestamp);
     }
+    if (e.type === EventType.Meta) flush();
     const resize = e.type === EventType.IncrementalSnapshot && (e.data as { source?: unknown }).source === VIEWPORT_RESIZE;
     if (e.type === EventType.Meta || resize) {
       const { width, height } = e.data as { width?: unknown; height?: unknown };
       if (isSide(width) && isSide(height)) {
-        viewports.push({ timestamp: e.timestamp, width, height });
-        if (e.type === EventType.Meta && (!first || e.timestamp < first.timestamp)) first = { timestamp: e.timestamp, width, height };
+        const named = { timestamp: e.timestamp, width, height };
+        if (e.type === EventType.Meta && first) pending = named;
+        else viewports.push(named);
+        if (e.type === EventType.Meta && (!first || e.timestamp < first.timestamp)) first = named;
       }
     }
   }
+  flush();
   if (!events.length) firstTs = lastTs = 0;
   viewports.sort((a, b) => a.timestamp - b.timestamp);
   const viewport = first && { width: first.width, height: first.height };

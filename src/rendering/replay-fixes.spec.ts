@@ -24,6 +24,20 @@ describe('replayFixes', () => {
     ]);
   });
 
+  it("moves a later page view's Meta event to its snapshot's time; the first, and a Meta without a snapshot, stay", () => {
+    const events = [
+      { type: 4, timestamp: 100, data: {} },
+      { type: 2, timestamp: 130, data: { node: { type: 0, id: 1, childNodes: [] } } },
+      { type: 4, timestamp: 1000, data: {} },
+      { type: 5, timestamp: 1010, data: { tag: 'x', payload: {} } },
+      { type: 2, timestamp: 1050, data: { node: { type: 0, id: 1, childNodes: [] } } },
+      { type: 4, timestamp: 2000, data: {} },
+      { type: 3, timestamp: 2001, data: { source: 1, positions: [] } },
+    ];
+    replayFixes(events);
+    expect(events.map((e) => e.timestamp)).toEqual([100, 130, 1050, 1010, 1050, 2000, 2001]);
+  });
+
   it('drops srcdoc from iframes, in snapshots, added nodes and attribute changes, and nowhere else', () => {
     const frame = el(4, 'iframe', { srcdoc: '<p>x</p>', width: '200' });
     const snapshot = { type: 2, timestamp: 1, data: { node: { type: 0, id: 1, childNodes: [el(2, 'html', {}, [el(3, 'body', {}, [frame])])] } } };

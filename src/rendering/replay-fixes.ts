@@ -13,8 +13,27 @@
 //   shown, so a screenshot of the same moment was sometimes blank (upstream rrweb #1905). The
 //   attribute is dropped (from snapshots, added nodes and attribute changes of iframes): the frame
 //   shows the recorded document, as rrweb does for src.
+// - Page views. rrweb writes a page view's Meta event, serialises the page, then writes its
+//   FullSnapshot (milliseconds to a second later). Seeking between the two, rrweb's Replayer drops
+//   everything before the Meta and has no snapshot to show yet: a wrong page (the previous one as it
+//   was first built, or nothing) exactly where "last frame before the navigation" is asked for. A
+//   later Meta event takes its snapshot's time, so until the new page exists the previous one is
+//   shown as it ended (recording-summary.ts sizes that moment by the same rule). The first Meta
+//   stays: it is the recording's start.
 export const REPLAY_FIXES = String.raw`function replayFixes(events) {
   var widths = {}, heights = {}, canvases = {}, iframes = {};
+  var seenMeta = false, meta = null;
+  for (var m = 0; m < events.length; m++) {
+    var ev = events[m];
+    if (!ev) continue;
+    if (ev.type === 4) {
+      meta = seenMeta ? ev : null;
+      seenMeta = true;
+    } else if (ev.type === 2 && meta) {
+      if (ev.timestamp > meta.timestamp) meta.timestamp = ev.timestamp;
+      meta = null;
+    }
+  }
   function size(v) {
     var s = typeof v === 'number' ? String(v) : v;
     return typeof s === 'string' && /^\d{1,5}$/.test(s) ? s : null;

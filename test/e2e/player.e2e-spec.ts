@@ -13,7 +13,7 @@ import { testEnv } from '../harness/env';
 import { api, postEvents, Res } from '../harness/http';
 import { ServiceProcess, startService } from '../harness/stack';
 import { admin } from './auth-fixtures';
-import { presignedQuery, recordAndIngest, RecordedFixture, tampered, TRACKER_PNG } from './rendering-e2e-fixtures';
+import { presignedQuery, recordAndIngest, RecordedFixture, snapshotData, tampered, TRACKER_PNG } from './rendering-e2e-fixtures';
 import { playerState } from '../integration/rendering-fixtures';
 import { pollUntil } from '../harness/poll-until';
 
@@ -125,6 +125,38 @@ describe('player page in Chromium', () => {
       });
     await pollUntil(shown, (w) => w === 1, 5_000);
     expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("shows the previous page as it ended between a page view's Meta and its snapshot, and says when there is no snapshot", async () => {
+    const id = randomUUID();
+    const t = Date.now();
+    const doc = (text: string) => snapshotData({ childNodes: [{ type: 3, textContent: text, id: 10 }] });
+    expect((await postEvents(id, [
+      { type: 4, timestamp: t, data: { href: 'https://example.com/one', width: 400, height: 200 } },
+      { type: 2, timestamp: t + 1, data: doc('page one') },
+      { type: 3, timestamp: t + 100, data: { source: 0, adds: [], removes: [], texts: [{ id: 10, value: 'page one, ended' }], attributes: [] } },
+      { type: 4, timestamp: t + 1000, data: { href: 'https://example.com/two', width: 500, height: 300 } },
+      { type: 2, timestamp: t + 1050, data: doc('page two') },
+    ])).status).toBe(200);
+    const at = async (offset: number) => {
+      const { page } = await open(`${testEnv().baseUrl}/recordings/${id}/player.html?mode=capture&time=offset:${offset}&${presignedQuery(id)}`);
+      const s = await state(page);
+      await page.context().close();
+      return { offset, ready: s.ready, text: s.replayText };
+    };
+    expect(await at(1030)).toEqual({ offset: 1030, ready: true, text: 'page one, ended' });
+    expect(await at(1000)).toEqual({ offset: 1000, ready: true, text: 'page one, ended' });
+    expect(await at(1050)).toEqual({ offset: 1050, ready: true, text: 'page two' });
+    // Events but no snapshot yet: the player says so (it showed an empty frame and reported ready).
+    const bare = randomUUID();
+    expect((await postEvents(bare, [
+      { type: 4, timestamp: t, data: { href: 'https://example.com/', width: 400, height: 200 } },
+      { type: 3, timestamp: t + 10, data: { source: 1, positions: [{ x: 1, y: 1, id: 1, timeOffset: 0 }] } },
+      { type: 3, timestamp: t + 20, data: { source: 1, positions: [{ x: 2, y: 2, id: 1, timeOffset: 0 }] } },
+    ])).status).toBe(200);
+    const { page } = await open(`${testEnv().baseUrl}/recordings/${bare}/player.html?${presignedQuery(bare)}`);
+    expect(await state(page)).toMatchObject({ ready: false, error: 'This recording has nothing to replay yet.', status: 'This recording has nothing to replay yet.' });
     await page.context().close();
   });
 

@@ -96,3 +96,14 @@ export async function getBytes(path: string, init: { key?: string; headers?: Rec
   const body = Buffer.from(await r.arrayBuffer());
   return { status: r.status, headers: r.headers, body, text: body.toString('utf8') };
 }
+
+/** A FullSnapshot's data: an html document whose body has these attributes and children (ids 1-5 used). */
+export function snapshotData(body: { attributes?: Record<string, string>; childNodes?: unknown[] }) {
+  return {
+    node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'html', attributes: {}, id: 3, childNodes: [
+      { type: 2, tagName: 'head', attributes: {}, childNodes: [], id: 4 },
+      { type: 2, tagName: 'body', attributes: body.attributes ?? {}, childNodes: body.childNodes ?? [], id: 5 },
+    ] }] },
+    initialOffset: { left: 0, top: 0 },
+  };
+}

@@ -13,7 +13,7 @@ import { pollUntil } from '../harness/poll-until';
 import { alive, descendants } from '../harness/proc';
 import { startService } from '../harness/stack';
 import { similarity } from '../integration/rendering-fixtures';
-import { getBytes, magicFormat, presignedQuery, recordAndIngest, RecordedFixture, tampered } from './rendering-e2e-fixtures';
+import { getBytes, magicFormat, presignedQuery, recordAndIngest, RecordedFixture, snapshotData, tampered } from './rendering-e2e-fixtures';
 
 /** Same thresholds as the renderer's integration test: ≥ 97% of pixels within 20/255 per channel. */
 const MIN_SIMILAR_PIXELS = 0.97;
@@ -130,6 +130,36 @@ describe('screenshot', () => {
     let dark = 0;
     for (let y = 0; y < 120; y++) for (let x = 0; x < 300; x++) if (at(x, y)[0] < 128) dark++;
     expect(dark).toBe(0);
+  });
+
+  it("shows the previous page as it ended between a page view's Meta event and its snapshot", async () => {
+    // rrweb writes Meta, serialises the page, then writes the FullSnapshot: between the two the
+    // replayer had dropped the previous page and had nothing new to show.
+    const id = randomUUID();
+    const t = Date.now();
+    const doc = (colour: string) => snapshotData({ attributes: { style: `margin:0;background:${colour}` } });
+    const events = [
+      { type: 4, timestamp: t, data: { href: 'https://example.com/one', width: 400, height: 200 } },
+      { type: 2, timestamp: t + 1, data: doc('#ff0000') },
+      { type: 3, timestamp: t + 100, data: { source: 0, adds: [], removes: [], texts: [], attributes: [{ id: 5, attributes: { style: 'margin:0;background:#00ff00' } }] } },
+      { type: 4, timestamp: t + 1000, data: { href: 'https://example.com/two', width: 500, height: 300 } },
+      { type: 2, timestamp: t + 1050, data: doc('#0000ff') },
+    ];
+    expect((await postEvents(id, events)).status).toBe(200);
+    const look = async (offset: number) => {
+      const r = await getBytes(`/recordings/${id}/screenshot.png?time=offset:${offset}`, { key: secret() });
+      expect(r.status).toBe(200);
+      const { data, info } = await sharp(r.body).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      const o = (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * 3;
+      return { offset, size: `${info.width}x${info.height}`, centre: Array.from(data.subarray(o, o + 3)) };
+    };
+    const green = { size: '1280x640', centre: [0, 255, 0] }; // 400x200, drawn 1280 wide
+    // The moments inside the gap first, on a fresh replay page: what it showed before must not matter.
+    expect(await look(1030)).toEqual({ offset: 1030, ...green });
+    expect(await look(1000)).toEqual({ offset: 1000, ...green });
+    expect(await look(1050)).toEqual({ offset: 1050, size: '1280x768', centre: [0, 0, 255] });
+    expect(await look(999)).toEqual({ offset: 999, ...green });
+    expect(await look(1049)).toEqual({ offset: 1049, ...green });
   });
 
   it('shows the recorded document of an iframe with srcdoc, on every cold render', async () => {
