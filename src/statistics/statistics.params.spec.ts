@@ -41,11 +41,18 @@ describe('parseStatisticsQuery', () => {
     expect(h.bucketStarts).toEqual([0, 3_600_000, 7_200_000]);
   });
 
+  it('takes a leap day and an offset date-time', () => {
+    expect(parseStatisticsQuery({ from: '2024-02-29', to: '2024-03-01T01:00:00+01:00' }, now)).toMatchObject({ from: Date.UTC(2024, 1, 29), to: Date.UTC(2024, 2, 1) });
+  });
+
   it.each([
     [{ from: '0', to: String(Date.parse('2200-01-01')), interval: 'month' }, /month gives more than 2000 buckets/],
     [{ from: 'yesterday' }, /from: must be epoch milliseconds or ISO 8601/],
     [{ from: '2025-01-01T10:00:00' }, /from: must be epoch milliseconds or ISO 8601/],
-    [{ from: '2025-13-45' }, /from: is not a valid time/],
+    [{ from: '2025-13-45' }, /from: is not a date of the calendar/],
+    [{ from: '2026-02-30' }, /from: is not a date of the calendar/],
+    [{ to: '2025-02-29T10:00:00Z' }, /to: is not a date of the calendar/],
+    [{ from: '2026-11-01T25:00:00Z' }, /from: is not a valid time/],
     [{ from: '2000', to: '1000' }, /from: must be before to/],
     [{ from: '1000', to: '1000' }, /from: must be before to/],
     [{ interval: 'year' }, /interval: must be minute, hour, day, week or month/],
