@@ -15,10 +15,13 @@ const BODY_TOO_LARGE = 'Request body is larger than the limit for this endpoint'
 
 /** The 415 of Fastify's content-type check: what was sent (bounded, printable) and what is accepted. */
 function unsupportedType(contentType: string | undefined) {
+  return { status: 415, contentType: 'text/plain; charset=utf-8', body: unsupportedTypeMessage(contentType), headers: {} };
+}
+
+export function unsupportedTypeMessage(contentType: string | undefined): string {
   const sent = (contentType ?? '').replace(/[^\x20-\x7e]/g, '').trim();
   const shown = sent ? `"${sent.length > 100 ? `${sent.slice(0, 100)}…` : sent}"` : '(none sent)';
-  const body = `Unsupported Content-Type ${shown}: send application/json (event ingestion also takes application/x-ndjson, application/ndjson or text/plain)`;
-  return { status: 415, contentType: 'text/plain; charset=utf-8', body, headers: {} };
+  return `Unsupported Content-Type ${shown}: send application/json (event ingestion also takes application/x-ndjson, application/ndjson or text/plain)`;
 }
 
 /** `contentType`: the request's Content-Type header, named in a 415. */

@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './app-error';
 import { contentCoding, decodeBounded } from './content-coding';
+import { unsupportedTypeMessage } from './error.filter';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -30,6 +31,12 @@ export function parseJson(text: string, what = 'Body'): unknown {
   }
 }
 
+/**
+ * The body of a JSON endpoint (metadata, admin). The server takes the ingestion types for every
+ * route (one parser), so these refuse the others here: application/json only.
+ */
 export function jsonBody(req: FastifyRequest, maxBytes: number): unknown {
+  const type = req.headers['content-type'];
+  if ((type ?? '').split(';')[0].trim().toLowerCase() !== 'application/json') throw new AppError('unsupported_media_type', unsupportedTypeMessage(type));
   return parseJson(utf8(bodyBuffer(req, maxBytes)));
 }

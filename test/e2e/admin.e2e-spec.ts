@@ -74,6 +74,16 @@ describe('admin API', () => {
     }
   });
 
+  it('takes JSON bodies only as application/json (415 otherwise), as the metadata endpoint does', async () => {
+    const body = JSON.stringify({ id: `ctype_${randomUUID().slice(0, 8)}` });
+    for (const type of ['text/plain', 'application/x-ndjson']) {
+      const r = await api('/admin/tenants', { method: 'POST', key: testEnv().adminToken, headers: { 'content-type': type }, body });
+      expect([type, r.status, r.text]).toEqual([type, 415, expect.stringMatching(/^Unsupported Content-Type ".+": send application\/json/)]);
+      const m = await api(`/recordings/${randomUUID()}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': type }, body: '{"plan":"pro"}' });
+      expect([type, m.status]).toEqual([type, 415]);
+    }
+  });
+
   it('shows a new API key once, lists handles only, and revokes by handle', async () => {
     const t = await createTenant('keys');
     const created = await admin('POST', `/tenants/${t.tenantId}/keys`, { kind: 'secret' });
