@@ -45,4 +45,14 @@ describe('invalidEvent and parseEventBatch', () => {
     expect(parseEventBatch(JSON.stringify([small, big]), 'json', 1300).events).toHaveLength(2);
     expect(() => assertEventSizes([big], 'x'.repeat(10), 1100, String)).not.toThrow(); // a body that cannot hold one
   });
+
+  it('stores the array of {"events":[…]} as sent when it is the only key, else re-serialised', () => {
+    const inner = '[{"type":3,"timestamp":1,"data":{"n":12345678901234567890123,"f":1.0}} ,\n {"type":3,"timestamp":2,"data":{}}]';
+    expect(parseEventBatch(` { "events" : ${inner} } \n`, 'json', 1 << 20).payload).toBe(inner);
+    const withOther = parseEventBatch(`{"events":${inner},"x":"}"}`, 'json', 1 << 20);
+    expect(withOther.payload).toBe(JSON.stringify(withOther.events));
+    const twice = parseEventBatch(`{"events":[],"events":${inner}}`, 'json', 1 << 20);
+    expect([twice.events.length, twice.payload]).toEqual([2, JSON.stringify(twice.events)]);
+    expect(parseEventBatch(`{"x":1,"events":${inner}}`, 'json', 1 << 20).payload).toBe(JSON.stringify(JSON.parse(inner)));
+  });
 });

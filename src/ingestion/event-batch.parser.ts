@@ -1,5 +1,6 @@
 // Turns an ingestion body into validated events and the payload stored for them (a JSON array).
-// JSON arrays are stored as received (no re-serialisation); NDJSON lines are joined into an array.
+// JSON arrays (and the array of {"events":[…]} when it is the only key) are stored as received (no
+// re-serialisation); NDJSON lines are joined into an array.
 // Any invalid event rejects the whole body, naming the index (JSON) or line (NDJSON).
 import { AppError } from '../common/app-error';
 import { parseJson } from '../common/request-body';
@@ -92,6 +93,24 @@ export function assertEventSizes(list: unknown[], text: string, maxEventBytes: n
   }
 }
 
+/**
+ * The events array of `{"events":[…]}` as sent, when it is the object's only key: stored like a bare
+ * array, byte for byte (re-serialising turned 12345678901234567890123 into 1.2345678901234568e+22 and
+ * 1.0 into 1). Undefined for any other shape, which is then re-serialised.
+ */
+function wrappedArrayText(text: string, length: number): string | undefined {
+  const m = /^\s*\{\s*"events"\s*:/.exec(text);
+  const end = text.lastIndexOf('}');
+  if (!m || end < 0 || text.slice(end + 1).trim() !== '') return undefined;
+  const inner = text.slice(m[0].length, end).trim();
+  try {
+    const again = JSON.parse(inner) as unknown;
+    return Array.isArray(again) && again.length === length ? inner : undefined;
+  } catch {
+    return undefined; // another key follows: `[…],"x":…` is not one JSON value
+  }
+}
+
 export function parseEventBatch(text: string, format: IngestFormat, maxEventBytes: number): ParsedBatch {
   if (format === 'ndjson') {
     const lines: string[] = [];
@@ -119,7 +138,7 @@ export function parseEventBatch(text: string, format: IngestFormat, maxEventByte
     const list = (body as { events: unknown[] }).events;
     const at = (i: number) => `events[${i}]`;
     assertEventSizes(list, text, maxEventBytes, at);
-    return { events: validateEvents(list, at), payload: JSON.stringify(list) };
+    return { events: validateEvents(list, at), payload: wrappedArrayText(text, list.length) ?? JSON.stringify(list) };
   }
   throw new AppError('bad_request', 'Body must be a JSON array of events (or NDJSON with one event per line)');
 }
