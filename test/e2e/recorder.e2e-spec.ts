@@ -64,6 +64,9 @@ describe('browser recorder over a WebSocket that is cut', () => {
     expect(final.resent + final.sent).toBeGreaterThan(0);
 
     const recordingId: string = await p.evaluate(() => (window as any).Tapedeck.getRecordingId());
+    // Stopped before the page closes: closing blurs the focused button, and that last event (sent on
+    // pagehide) would reach the service after the copy below was taken.
+    await p.evaluate(() => (window as any).Tapedeck.stop());
     const recorded: Ev[] = await p.evaluate(() => (window as any).__recorded);
     await ctx.close();
 
