@@ -2,6 +2,7 @@
 // fetches the events from the same origin and mounts rrweb-player; tests observe window.__tapedeck.
 // Kept as plain ES5 text so no compiler or coverage tool rewrites what the browser runs.
 import { FINISH_ANIMATIONS } from './finish-animations';
+import { ACCESSIBLE_CONTROLS } from './player-a11y';
 import { REPLAY_FIXES } from './replay-fixes';
 import { SKIP_BAD_EVENTS } from './skip-bad-events';
 
@@ -10,6 +11,7 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
   ${FINISH_ANIMATIONS}
   ${SKIP_BAD_EVENTS}
   ${REPLAY_FIXES}
+  ${ACCESSIBLE_CONTROLS}
   var state = { ready: false, error: undefined, player: undefined };
   window.__tapedeck = state;
   var cfg = JSON.parse(document.getElementById('tapedeck-config').textContent);
@@ -80,6 +82,7 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
       });
       state.player = player;
       skipBadEvents(player.getReplayer());
+      accessibleControls(player, player.getMetaData().totalTime);
       // The speed prop reaches the replayer only; the control bar highlights speedOption[0] until told.
       player.setSpeed(cfg.speed);
       window.addEventListener('resize', function () {

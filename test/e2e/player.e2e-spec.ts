@@ -160,6 +160,36 @@ describe('player page in Chromium', () => {
     await page.context().close();
   });
 
+  it('can be used with the keyboard and a screen reader: named controls, a slider, Space to play', async () => {
+    const { page } = await open(testEnv().baseUrl + playerPath('player.html', signed()));
+    const names = await page.evaluate(() => {
+      const buttons = Array.from(document.querySelectorAll('.rr-controller__btns > button'));
+      return {
+        frame: document.querySelector('.replayer-wrapper iframe')?.getAttribute('title'),
+        play: buttons[0]?.getAttribute('aria-label'),
+        full: buttons[buttons.length - 1]?.getAttribute('aria-label'),
+        skip: document.querySelector('.switch input')?.getAttribute('aria-label'),
+        slider: ['role', 'tabindex', 'aria-label', 'aria-valuemin'].map((a) => document.querySelector('.rr-progress')?.getAttribute(a)),
+      };
+    });
+    expect(names).toEqual({ frame: 'Recorded page', play: 'Play', full: 'Full screen', skip: 'skip inactive', slider: ['slider', '0', 'Position in the recording', '0'] });
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => document.querySelector('.rr-controller__btns > button')?.getAttribute('aria-label') === 'Pause');
+    expect((await state(page)).playing).toBe(true);
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => document.querySelector('.rr-controller__btns > button')?.getAttribute('aria-label') === 'Play');
+    await page.focus('.rr-progress');
+    await page.keyboard.press('End');
+    const end = await page.evaluate(() => ['aria-valuenow', 'aria-valuemax'].map((a) => Number(document.querySelector('.rr-progress')!.getAttribute(a))));
+    expect(end[0]).toBe(end[1]);
+    expect((await state(page)).time).toBeGreaterThan(end[1] - 50);
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => Number(document.querySelector('.rr-progress')!.getAttribute('aria-valuenow')))).toBe(Math.min(5000, end[1]));
+    expect(Math.abs((await state(page)).time - Math.min(5000, end[1]))).toBeLessThan(50);
+    await page.context().close();
+  });
+
   it('shows the same player at /preview, the replay URL rrweb Cloud tools link to', async () => {
     const { page, problems, status } = await open(testEnv().baseUrl + playerPath('preview', signed()));
     expect(status).toBe(200);
