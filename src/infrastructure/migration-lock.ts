@@ -3,7 +3,7 @@
 // starting two instances on a fresh stack: one renamed `recordings` away while the other dropped its
 // copy, and every later attempt failed on the missing table). The lock is a key in a NATS KV bucket,
 // created only if absent (atomic on the server), renewed while held, and gone LEASE_MS after a holder
-// that died without releasing it.
+// that died without releasing it. Projection rebuilds take one per projection (without waiting).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
