@@ -82,6 +82,23 @@ describe('HTTP ingestion', () => {
     await pollUntil(async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(), (d) => d?.metadata?.long === 'a'.repeat(4095), 30_000);
   });
 
+  it('stores a batch above max_payload whose summary is large (events over 3000 minutes) and reads it back', async () => {
+    // The summary header rides on the first message: it used to push that message over max_payload,
+    // and the batch was answered 503 at every retry.
+    const id = randomUUID();
+    const events = Array.from({ length: 3000 }, (_, i) => ({ type: 3, timestamp: 1_700_000_000_000 + i * 60_000, data: { source: 1, pad: 'x'.repeat(500) } }));
+    const r = await postEvents(id, events);
+    expect([r.status, r.text.slice(0, 200)]).toEqual([200, expect.stringContaining('"duplicate":false')]);
+    expect(readEventsWithout(await readEvents(id))).toEqual(events);
+  });
+
+  it('refuses a batch whose in-band metadata cannot be stored with it (413, not a 503 forever)', async () => {
+    const payload: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) payload[`k${i}`] = 'é'.repeat(4000);
+    const r = await postEvents(randomUUID(), [{ type: 5, timestamp: 1, data: { tag: 'recording-meta', payload } }, { type: 3, timestamp: 2, data: {} }]);
+    expect([r.status, r.text]).toEqual([413, expect.stringMatching(/summary is \d+ bytes, above the \d+ .*in-band metadata.*POST \/recordings\/\{recordingId\}\/metadata/)]);
+  });
+
   it('compares a keyed batch stored in chunks (above max_payload) as a whole', async () => {
     const id = randomUUID();
     const k = { 'idempotency-key': 'big-1' };

@@ -122,8 +122,24 @@ export interface AppendResult {
   seqs: number[];
 }
 
-/** Room left for headers and protocol overhead below max_payload. */
+/** Room left below max_payload for the headers other than the summary, and protocol overhead. */
 const CHUNK_HEADROOM = 8 * 1024;
+
+/**
+ * Largest Td-Summary header. It grows with a batch's in-band metadata and with the distinct minutes
+ * its events span (~25 bytes each), and rides on the batch's first message, whose data is cut shorter
+ * to make room; above this (or half of what a message can carry) the batch is refused with 413.
+ */
+export const MAX_SUMMARY_HEADER_BYTES = 256 * 1024;
+
+/** Where each message of a batch starts and ends: the first makes room for the summary header. */
+export function chunkBounds(payloadBytes: number, maxPayload: number, summaryHeaderBytes: number): [number, number][] {
+  const size = Math.max(64 * 1024, maxPayload - CHUNK_HEADROOM);
+  const first = size - summaryHeaderBytes;
+  const bounds: [number, number][] = [[0, Math.min(payloadBytes, first)]];
+  for (let start = first; start < payloadBytes; start += size) bounds.push([start, Math.min(payloadBytes, start + size)]);
+  return bounds;
+}
 
 /** Message deletions in flight while a recording is deleted. */
 const DELETES_IN_FLIGHT = 32;
@@ -162,18 +178,28 @@ export class JetStreamEventStore {
     /** Suffix making message ids fresh when a batch must be stored again (see below). */
     retrySuffix = '',
   ): Promise<AppendResult> {
+    const summaryHeader = headerJson(summary);
+    const maxSummary = Math.min(MAX_SUMMARY_HEADER_BYTES, Math.floor((this.nats.maxPayload - CHUNK_HEADROOM) / 2));
+    if (summaryHeader.length > maxSummary) {
+      throw new AppError(
+        'payload_too_large',
+        `The batch's summary is ${summaryHeader.length} bytes, above the ${maxSummary} this server stores with a batch: ` +
+          'its in-band metadata (recording-meta/pageview-meta payloads) or the number of distinct minutes its events span is too large. ' +
+          'Send the events in smaller batches, and large metadata with POST /recordings/{recordingId}/metadata',
+      );
+    }
     this.assertConnected();
     const subject = recordingSubject(tenantId, recordingId, 'ev');
-    const chunkSize = Math.max(64 * 1024, this.nats.maxPayload - CHUNK_HEADROOM);
-    const count = Math.max(1, Math.ceil(payload.length / chunkSize));
+    const bounds = chunkBounds(payload.length, this.nats.maxPayload, summaryHeader.length);
+    const count = bounds.length;
     const acks = [];
     for (let i = 0; i < count; i++) {
       const h = natsHeaders();
       h.set(H.batch, batchId);
       if (count > 1) h.set(H.chunk, `${i}/${count}`);
-      if (i === 0) h.set(H.summary, headerJson(summary));
+      if (i === 0) h.set(H.summary, summaryHeader);
       const msgId = (count > 1 ? `${batchId}.${i}/${count}` : batchId) + retrySuffix;
-      acks.push(this.publish(subject, payload.subarray(i * chunkSize, (i + 1) * chunkSize), msgId, h));
+      acks.push(this.publish(subject, payload.subarray(bounds[i][0], bounds[i][1]), msgId, h));
     }
     const results = await Promise.all(acks);
     if (results.some((r) => r.duplicate) && !(await this.batchComplete(tenantId, recordingId, batchId, count))) {

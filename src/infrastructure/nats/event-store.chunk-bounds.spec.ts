@@ -1,0 +1,27 @@
+import { chunkBounds } from './event-store';
+
+describe('chunkBounds', () => {
+  const MB = 1024 * 1024;
+  const size = MB - 8 * 1024;
+
+  it('keeps a batch that fits, with its summary, in one message', () => {
+    expect(chunkBounds(1000, MB, 200)).toEqual([[0, 1000]]);
+    expect(chunkBounds(0, MB, 200)).toEqual([[0, 0]]);
+    expect(chunkBounds(size - 200, MB, 200)).toEqual([[0, size - 200]]);
+  });
+
+  it('cuts the first message shorter by the summary header, the others full, covering every byte once', () => {
+    const total = 3 * MB;
+    const bounds = chunkBounds(total, MB, 60_000);
+    expect(bounds[0]).toEqual([0, size - 60_000]);
+    for (let i = 1; i < bounds.length; i++) expect(bounds[i][0]).toBe(bounds[i - 1][1]);
+    expect(bounds[bounds.length - 1][1]).toBe(total);
+    expect(bounds.slice(1, -1).every(([a, b]) => b - a === size)).toBe(true);
+    // Every message, with the summary on the first, stays within max_payload less the headroom.
+    expect(Math.max(...bounds.map(([a, b], i) => b - a + (i === 0 ? 60_000 : 0)))).toBeLessThanOrEqual(size);
+  });
+
+  it('moves to a second message exactly when the summary no longer fits beside the data', () => {
+    expect(chunkBounds(size - 199, MB, 200)).toEqual([[0, size - 200], [size - 200, size - 199]]);
+  });
+});
