@@ -1,4 +1,4 @@
-import { RetentionService } from './retention.service';
+import { FIRST_SWEEP_DELAY_MS, RetentionService } from './retention.service';
 
 describe('RetentionService.sweep', () => {
   const DAY = 86_400_000;
@@ -63,5 +63,37 @@ describe('RetentionService.sweep', () => {
     expect(await svc.sweep(10 * DAY)).toBe(1);
     expect(deleted).toEqual(['a/r1']);
     expect(await svc.sweep(10 * DAY)).toBe(0);
+  });
+});
+
+describe('RetentionService schedule', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('sweeps a minute after start, then every interval, and stops at shutdown', async () => {
+    jest.useFakeTimers();
+    const svc = new RetentionService({} as never, {} as never, {} as never, { migrated: true } as never, { RETENTION_SWEEP_SECONDS: 3600 } as never);
+    const sweeps: number[] = [];
+    jest.spyOn(svc, 'sweep').mockImplementation(async () => (sweeps.push(Date.now()), 0));
+    const start = Date.now();
+    svc.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(FIRST_SWEEP_DELAY_MS - 1);
+    expect(sweeps).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(sweeps).toEqual([start + FIRST_SWEEP_DELAY_MS]);
+    await jest.advanceTimersByTimeAsync(3600_000);
+    expect(sweeps).toEqual([start + FIRST_SWEEP_DELAY_MS, start + FIRST_SWEEP_DELAY_MS + 3600_000]);
+    await svc.onApplicationShutdown();
+    await jest.advanceTimersByTimeAsync(10 * 3600_000);
+    expect(sweeps).toHaveLength(2);
+  });
+
+  it('sweeps after one interval when the interval is shorter than a minute', async () => {
+    jest.useFakeTimers();
+    const svc = new RetentionService({} as never, {} as never, {} as never, { migrated: true } as never, { RETENTION_SWEEP_SECONDS: 5 } as never);
+    const sweep = jest.spyOn(svc, 'sweep').mockResolvedValue(0);
+    svc.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(sweep).toHaveBeenCalledTimes(1);
+    await svc.onApplicationShutdown();
   });
 });

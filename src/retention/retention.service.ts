@@ -12,11 +12,18 @@ import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 
 const DAY_MS = 86_400_000;
 const BATCH = 500;
+/**
+ * The first sweep runs this long after start (or after one interval, if shorter), then every
+ * interval: waiting a whole interval first meant a projector restarted more often than hourly (a
+ * rollout a day, a crash loop) never swept at all.
+ */
+export const FIRST_SWEEP_DELAY_MS = 60_000;
 
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('retention');
   private timer?: NodeJS.Timeout;
+  private first?: NodeJS.Timeout;
   private running?: Promise<unknown>;
   /**
    * Deletions that failed part way (the marker stored, some messages not deleted). Once the marker
@@ -36,15 +43,22 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationBootstrap() {
     if (this.cfg.RETENTION_SWEEP_SECONDS <= 0) return;
-    this.timer = setInterval(() => {
+    const intervalMs = this.cfg.RETENTION_SWEEP_SECONDS * 1000;
+    const tick = () => {
       this.running ??= this.sweep()
         .catch((e) => this.logger.warn({ msg: 'retention sweep failed', err: String((e as Error).message) }))
         .finally(() => (this.running = undefined));
-    }, this.cfg.RETENTION_SWEEP_SECONDS * 1000);
-    this.timer.unref();
+    };
+    this.first = setTimeout(() => {
+      tick();
+      this.timer = setInterval(tick, intervalMs);
+      this.timer.unref();
+    }, Math.min(intervalMs, FIRST_SWEEP_DELAY_MS));
+    this.first.unref();
   }
 
   async onApplicationShutdown() {
+    clearTimeout(this.first);
     clearInterval(this.timer);
     await this.running;
   }
