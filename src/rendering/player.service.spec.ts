@@ -3,7 +3,7 @@ import type { LinkSigner } from '../auth/link-signer';
 import { AppError } from '../common/app-error';
 import { loadConfig } from '../config/config';
 import type { PlayerAssets } from './player-assets';
-import { acceptsHtml, PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
+import { acceptsHtml, PLAYER_EVENTS_TTL_SECONDS, PlayerService, playerTitle } from './player.service';
 import type { RecordingRenderSource } from './recording-render-source';
 
 const RID = '0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
@@ -101,5 +101,19 @@ describe('acceptsHtml', () => {
     ['text/plain', false],
   ])('%p → %p', (accept, expected) => {
     expect(acceptsHtml(accept)).toBe(expected);
+  });
+});
+
+describe('playerTitle', () => {
+  const id = '0b5e8a2c-1111-4222-8333-444455556666';
+  it.each([
+    [undefined, `Recording ${id}`],
+    ['events?tenantId=t&expires=1&keyId=k&signature=ab', `Recording ${id}`],
+    ['/replays/sessionId/abc%20def/events?signature=ab', 'Replay of sessionId = abc def'],
+    ['../../replays/user/u%2F1?x=1', 'Replay of user = u/1'],
+    ['/replay?meta[a]=b', 'Replay'],
+    ['/recordings/0b5e8a2c-9999-4222-8333-444455556666/events', 'Recording 0b5e8a2c-9999-4222-8333-444455556666'],
+  ])('titles eventsUrl %s as %s', (eventsUrl, title) => {
+    expect(playerTitle(id, eventsUrl)).toBe(title);
   });
 });

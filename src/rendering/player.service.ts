@@ -29,6 +29,26 @@ export interface PlayerRequestInput {
 
 const API_KEY = /(?:secret|public)_key_svc_/;
 
+/**
+ * What the page is titled: the recording, or what eventsUrl plays instead (a group replay played
+ * through one member's page said "Recording <that member>").
+ */
+export function playerTitle(recordingId: string, eventsUrl?: string): string {
+  if (eventsUrl === undefined) return `Recording ${recordingId}`;
+  let path: string;
+  try {
+    path = new URL(eventsUrl, `http://service/recordings/${recordingId}/player`).pathname;
+  } catch {
+    return `Recording ${recordingId}`;
+  }
+  const part = (s: string) => decodeSafely(s).slice(0, 200);
+  const group = /\/replays\/([^/]+)\/([^/]+)(?:\/events)?$/.exec(path);
+  if (group) return `Replay of ${part(group[1])} = ${part(group[2])}`;
+  if (/\/replays?$/.test(path)) return 'Replay';
+  const other = /\/recordings\/([^/]+)\/events$/.exec(path);
+  return `Recording ${other ? part(other[1]) : recordingId}`;
+}
+
 @Injectable()
 export class PlayerService {
   constructor(
@@ -52,7 +72,7 @@ export class PlayerService {
       eventsUrl: query.eventsUrl ?? this.eventsUrl(input),
       frameAncestors: this.cfg.PLAYER_FRAME_ANCESTORS,
       assetSources: this.cfg.PLAYER_ASSET_SOURCES,
-      title: `Recording ${input.recordingId}`,
+      title: playerTitle(input.recordingId, query.eventsUrl),
       // Relative to /recordings/{id}/player(.html), so a path prefix in front of the service works.
       assetsBase: '../../assets',
       assetVersion: this.assets.version,
