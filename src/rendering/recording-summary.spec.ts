@@ -44,6 +44,14 @@ describe('summarizeRecording', () => {
     ]);
     expect(viewportAt(s, 1020)).toEqual({ width: 800, height: 600 });
     expect(viewportAt(s, 1050)).toEqual({ width: 1000, height: 700 });
+    // "Later" counts from the first Meta event, sized or not, as the replay's fix does.
+    const unsized = summarizeRecording([
+      { type: 4, timestamp: 100, data: {} },
+      { type: 2, timestamp: 130, data: {} },
+      { type: 4, timestamp: 1000, data: { width: 1000, height: 700 } },
+      { type: 2, timestamp: 1050, data: {} },
+    ]);
+    expect(unsized.viewports).toEqual([{ timestamp: 1050, width: 1000, height: 700 }]);
   });
 
   it('names the viewport of a moment: the last change at or before it, else the first Meta event\'s', () => {

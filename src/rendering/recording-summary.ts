@@ -34,6 +34,7 @@ export function summarizeRecording(events: readonly RrwebEvent[]): RecordingSumm
   // A later page view's size applies from its FullSnapshot on (replay-fixes.ts: until then the
   // previous page is shown); a Meta without a snapshot after it applies from its own time.
   let pending: TimedViewport | undefined;
+  let metaSeen = false;
   const flush = (at?: number) => {
     if (pending) viewports.push(at === undefined ? pending : { ...pending, timestamp: Math.max(pending.timestamp, at) });
     pending = undefined;
@@ -48,13 +49,17 @@ export function summarizeRecording(events: readonly RrwebEvent[]): RecordingSumm
       if (firstSnapshotTs === undefined || e.timestamp < firstSnapshotTs) firstSnapshotTs = e.timestamp;
       flush(e.timestamp);
     }
-    if (e.type === EventType.Meta) flush();
+    const laterMeta = e.type === EventType.Meta && metaSeen; // as replay-fixes.ts counts them
+    if (e.type === EventType.Meta) {
+      flush();
+      metaSeen = true;
+    }
     const resize = e.type === EventType.IncrementalSnapshot && (e.data as { source?: unknown }).source === VIEWPORT_RESIZE;
     if (e.type === EventType.Meta || resize) {
       const { width, height } = e.data as { width?: unknown; height?: unknown };
       if (isSide(width) && isSide(height)) {
         const named = { timestamp: e.timestamp, width, height };
-        if (e.type === EventType.Meta && first) pending = named;
+        if (laterMeta) pending = named;
         else viewports.push(named);
         if (e.type === EventType.Meta && (!first || e.timestamp < first.timestamp)) first = named;
       }
