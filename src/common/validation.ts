@@ -14,7 +14,14 @@ export class ValidationError extends Error {
 export function parseWith<T extends z.ZodTypeAny>(schema: T, value: unknown, where: string): z.infer<T> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issues = r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+  // A query parameter given twice arrives as an array: say that, not zod's "expected string, received
+  // array" (a JSON body's array is a type error like any other).
+  const query = where.endsWith('query');
+  const at = (path: PropertyKey[]) => path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), value);
+  const issues = r.error.issues.map((i) => ({
+    path: i.path.join('.'),
+    message: query && i.code === 'invalid_type' && i.path.length > 0 && Array.isArray(at(i.path)) ? 'must be given once' : i.message,
+  }));
   const first = issues[0];
   throw new ValidationError(
     `Invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}`,

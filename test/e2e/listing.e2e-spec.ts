@@ -121,6 +121,7 @@ describe('GET /recordings', () => {
     ['limit=0', /limit: must be at least 1/, 'json'],
     ['limit=101', /limit: must be at most 100/, 'json'],
     ['limit=ten', /limit: must be an integer/, 'json'],
+    ['limit=1&limit=2', /limit: must be given once/, 'json'],
     ['offset=-1', /offset: must be at least 0/, 'json'],
     ['offset=1.5', /offset: must be an integer/, 'json'],
     ['includeSignedUrls=maybe', /includeSignedUrls: must be true or false/, 'json'],
