@@ -39,6 +39,12 @@ function failure(f: () => unknown): string {
 }
 
 describe('Authenticator', () => {
+  it('says a key in ?token= is taken by ingestion only, and names what to send', () => {
+    expect(() => auth.authenticate(recording, presented({ token: keys.sec }), NOW)).toThrow(/token query parameter is taken by ingestion only: send Authorization: Bearer/);
+    expect(() => auth.authenticate(recording, presented({}), NOW)).toThrow(/^Missing credentials/);
+    expect(auth.authenticate({ keys: ['public', 'secret'], queryToken: true }, presented({ token: keys.pub }), NOW)).toMatchObject({ credential: 'public' });
+  });
+
   it('accepts a valid link for its recording only, upper- or lowercase id', () => {
     expect(auth.authenticate(recording, presented(link()), NOW)).toMatchObject({ tenantId: 'acme', credential: 'presigned' });
     expect(failure(() => auth.authenticate(recording, presented(link(), RID.toUpperCase()), NOW))).toBe('accepted');

@@ -50,6 +50,10 @@ export class Authenticator {
       return this.byKey(req, rec, p.origin);
     }
     if (linked) return this.byPresign(req, p, nowMs);
+    if (p.query.token !== undefined) {
+      // Keys in URLs end up in logs and browser history: only ingestion (sendBeacon, WebSockets) takes one.
+      throw new AppError('unauthorized', 'The token query parameter is taken by ingestion only: send Authorization: Bearer <key> (or use a presigned link)');
+    }
     throw new AppError('unauthorized', 'Missing credentials: send Authorization: Bearer <key>');
   }
 
