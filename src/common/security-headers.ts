@@ -9,6 +9,11 @@ import { API_VERSION } from '../version';
 /** For data responses: never rendered as a document, never framed. */
 export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/** Whether a CSP source list (PLAYER_FRAME_ANCESTORS) can be put in a directive as it is. */
+export function isSourceList(s: string): boolean {
+  return /^[^;,\u0000-\u001f\u007f]+$/.test(s);
+}
+
 /** Routes answered into a frame: the player page, and so its errors too (an embed must show them). */
 const FRAMED_ROUTE = /^\/recordings\/:recordingId\/(?:player|player\.html|preview)$/;
 
@@ -19,7 +24,7 @@ const FRAMED_ROUTE = /^\/recordings\/:recordingId\/(?:player|player\.html|previe
  * refuse too.
  */
 export function framedErrorCsp(route: string | undefined, frameAncestors: string): string | undefined {
-  if (!route || !FRAMED_ROUTE.test(route) || !/^[^;,\u0000-\u001f\u007f]+$/.test(frameAncestors)) return undefined;
+  if (!route || !FRAMED_ROUTE.test(route) || !isSourceList(frameAncestors)) return undefined;
   return DATA_CSP.replace("frame-ancestors 'none'", `frame-ancestors ${frameAncestors}`);
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { pipeline, type Readable } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
+import { qualityList } from './quality-list';
 import { setReplyHeaders } from './reply-headers';
 
 /** Aborts when the response closes before it finished: the client went away, stop reading JetStream. */
@@ -17,16 +18,9 @@ export function abortWhenClientGone(reply: FastifyReply): AbortSignal {
  * are repetitive JSON (about a tenth compressed), and a browser asks for gzip with every fetch.
  */
 export function acceptsGzip(header: string | string[] | undefined): boolean {
-  const text = Array.isArray(header) ? header.join(',') : header ?? '';
-  let star: boolean | undefined;
-  for (const part of text.split(',')) {
-    const [coding, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    const accepted = q === undefined || Number(q) > 0;
-    if (coding.trim() === 'gzip' || coding.trim() === 'x-gzip') return accepted;
-    if (coding.trim() === '*') star = accepted;
-  }
-  return star === true;
+  const items = qualityList(header);
+  const named = items.find((i) => i.value === 'gzip' || i.value === 'x-gzip') ?? items.find((i) => i.value === '*');
+  return named !== undefined && named.q > 0;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Output format negotiation for screenshots: a path extension wins, then the Accept header
 // (q-values respected, most specific range first), then PNG.
 import { AppError } from '../common/app-error';
+import { qualityList } from '../common/quality-list';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
 
@@ -41,18 +42,12 @@ interface MediaRange {
 
 function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
-  for (const part of header.split(',')) {
-    const [range, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const slash = range.indexOf('/');
+  for (const { value, q } of qualityList(header)) {
+    const slash = value.indexOf('/');
     if (slash <= 0) continue;
-    let q = 1;
-    for (const p of params) {
-      const m = /^q\s*=\s*([0-9.]+)$/.exec(p);
-      if (m) q = Math.min(1, Math.max(0, Number(m[1]) || 0));
-    }
-    let subtype = range.slice(slash + 1);
+    let subtype = value.slice(slash + 1);
     if (subtype === 'jpg') subtype = 'jpeg';
-    ranges.push({ type: range.slice(0, slash), subtype, q });
+    ranges.push({ type: value.slice(0, slash), subtype, q });
   }
   return ranges;
 }

@@ -2,6 +2,7 @@
 // admits only our inline bootstrap. The page carries no credential of its own: it fetches the
 // events from the (already signed) same-origin eventsUrl.
 import { randomBytes } from 'node:crypto';
+import { isSourceList } from '../common/security-headers';
 import { PLAYER_BOOTSTRAP } from './player-bootstrap';
 import type { PlayerMode } from './player-params';
 import type { TimeSelector } from './time-selector';
@@ -38,7 +39,7 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
   if (API_KEY.test(input.eventsUrl) || API_KEY.test(input.title ?? '')) {
     throw new Error('refusing to build a player page that contains an API key');
   }
-  if (!/^[^;,\u0000-\u001f\u007f]+$/.test(input.frameAncestors)) {
+  if (!isSourceList(input.frameAncestors)) {
     throw new Error('PLAYER_FRAME_ANCESTORS must be a space-separated source list');
   }
   const nonce = input.nonce ?? randomBytes(18).toString('base64');

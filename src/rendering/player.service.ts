@@ -7,6 +7,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { LinkSigner } from '../auth/link-signer';
 import { presignQuery } from '../auth/presign';
 import { AppError, badRequest, notFound } from '../common/app-error';
+import { qualityList } from '../common/quality-list';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { PlayerAssets } from './player-assets';
 import { buildPlayerPage, PlayerPage } from './player-page';
@@ -107,13 +108,9 @@ export class PlayerService {
  */
 export function acceptsHtml(accept: string | undefined): boolean {
   if (accept === undefined || accept.trim() === '') return true;
-  const ranges = accept.split(',').map((part) => {
-    const [range, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const q = params.map((p) => /^q\s*=\s*([0-9.]+)$/.exec(p)).find(Boolean);
-    return { range, q: q ? Number(q[1]) || 0 : 1 };
-  });
+  const ranges = qualityList(accept);
   for (const candidate of ['text/html', 'text/*', '*/*']) {
-    const hits = ranges.filter((r) => r.range === candidate);
+    const hits = ranges.filter((r) => r.value === candidate);
     if (hits.length) return Math.max(...hits.map((r) => r.q)) > 0;
   }
   return false;
