@@ -6,11 +6,15 @@ import { notFound } from '../common/app-error';
 import { parseWith, uuidParam } from '../common/validation';
 import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 import { ApiInvalidRecordingId } from './recordings-query.openapi';
+import { RecordingsQueryService } from './recordings-query.service';
 
 @ApiTags('recordings')
 @Controller('recordings/:recordingId')
 export class RecordingDeletionController {
-  constructor(private readonly store: JetStreamEventStore) {}
+  constructor(
+    private readonly store: JetStreamEventStore,
+    private readonly recordings: RecordingsQueryService,
+  ) {}
 
   @Delete()
   @HttpCode(204)
@@ -18,7 +22,8 @@ export class RecordingDeletionController {
   @ApiOperation({
     summary: 'Delete a recording',
     description:
-      'Removes the recording\'s events and metadata from the event store at once, and its rows from every projection shortly after (a deletion marker is projected). ' +
+      'Removes the recording\'s events and metadata from the event store, and answers once every projection hides it (listing, detail, statistics, replays), ' +
+      'waiting at most 3 s for the projector; if it lags longer, the listing and statistics follow shortly after (a deletion marker is projected) while detail, events, player and screenshots are 404 at once. ' +
       'A rebuild cannot bring it back: the data is gone from the stream. Events ingested for the same id afterwards start a new recording.',
   })
   @ApiParam({ name: 'recordingId', format: 'uuid' })
@@ -30,6 +35,7 @@ export class RecordingDeletionController {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');
     const c = await this.store.messageCounts(auth.tenantId, recordingId);
     if (c.ev + c.meta === 0) throw notFound('Recording not found');
-    await this.store.deleteRecording(auth.tenantId, recordingId);
+    const { markerSeq } = await this.store.deleteRecording(auth.tenantId, recordingId);
+    await this.recordings.awaitDeletionProjected(auth.tenantId, recordingId, markerSeq);
   }
 }

@@ -19,6 +19,11 @@ export class RecordingEventsService {
     return c.ev + c.meta > 0;
   }
 
+  /** Stream sequence of the recording's latest deletion marker in the event store, if any. */
+  lastDeletionSeq(tenantId: string, recordingId: string): Promise<number | undefined> {
+    return this.store.lastDeletionSeq(tenantId, recordingId);
+  }
+
   async streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal): Promise<Readable> {
     if (!(await this.exists(tenantId, recordingId))) throw notFound('Recording not found');
     return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, signal));

@@ -8,10 +8,10 @@ import { RecordingsQueryService } from './recordings-query.service';
 const id = '550e8400-e29b-41d4-a716-446655440000';
 const summary = { recording_id: id, started_at: '100', ended_at: '250', event_count: '7', bytes: '900', page_views: '1', has_viewport: 1, viewport: [800, 600], first_url: 'https://e.test', last_activity_at: '300' };
 
-function service(rows: (q: string) => unknown[] | Error, exists = false) {
+function service(rows: (q: string) => unknown[] | Error, exists = false, deletionMarker?: number) {
   const read = async (q: Sql) => { const r = rows(q.text); if (r instanceof Error) throw r; return r; };
   const ch = { rows: read, rowsBeforeLimit: async (q: Sql) => { const r = await read(q); return { rows: r, beforeLimit: r.length }; } } as unknown as ClickHouse;
-  const events = { exists: async () => exists } as unknown as RecordingEventsService;
+  const events = { exists: async () => exists, lastDeletionSeq: async () => deletionMarker } as unknown as RecordingEventsService;
   const signer = { base: '', forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }) } as unknown as LinkSigner;
   return new RecordingsQueryService(ch, events, signer);
 }
@@ -36,6 +36,33 @@ describe('RecordingsQueryService', () => {
     const detail = await service(() => [], true).get('t', id, false);
     expect(detail).toMatchObject({ recordingId: id, projected: false, timestamp: null, eventCount: 0, metadata: {} });
     await expect(service(() => [], false).get('t', id, false)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('shows no projected rows older than a deletion marker the projector has not applied yet', async () => {
+    const rows = (deletedThrough: number) => (q: string) => {
+      if (q.includes('max(seq) AS seq FROM deleted_recordings')) return [{ seq: String(deletedThrough) }];
+      if (q.includes('sum(event_count)')) return [summary];
+      return [{ recording_id: id, key: 'plan', value: 'pro' }];
+    };
+    // Marker at 40 not projected (deleted_recordings says 0): nothing in JetStream after it → 404.
+    await expect(service(rows(0), false, 40).get('t', id, false)).rejects.toMatchObject({ code: 'not_found' });
+    // … events written again after the marker: the new recording, not yet projected.
+    await expect(service(rows(0), true, 40).get('t', id, false)).resolves.toMatchObject({ projected: false, eventCount: 0, metadata: {} });
+    // Marker projected: the rows are newer than it (the read model's deletion rule hides older ones).
+    await expect(service(rows(40), true, 40).get('t', id, false)).resolves.toMatchObject({ projected: true, eventCount: 7, metadata: { plan: 'pro' } });
+    await expect(service(rows(0), true, undefined).get('t', id, false)).resolves.toMatchObject({ projected: true, eventCount: 7 });
+  });
+
+  it('DELETE waits until deleted_recordings holds the marker, at most the given time', async () => {
+    let polls = 0;
+    const s = service((q) => (q.includes('max(seq) AS seq FROM deleted_recordings') ? [{ seq: ++polls >= 3 ? '41' : '0' }] : []));
+    await expect(s.awaitDeletionProjected('t', id, 41, 2_000)).resolves.toBe(true);
+    expect(polls).toBe(3);
+    const started = Date.now();
+    await expect(service(() => [{ seq: '0' }]).awaitDeletionProjected('t', id, 41, 200)).resolves.toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    const down = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    await expect(service(down).awaitDeletionProjected('t', id, 41, 5_000)).resolves.toBe(false);
   });
 
   it('falls back to JetStream when ClickHouse is unreachable, and says 503 on listings', async () => {

@@ -3,6 +3,9 @@
 // Read-your-writes: the projections lag JetStream by about a second, so a detail request for a
 // recording that JetStream holds but ClickHouse does not (yet) answers `projected: false` with an
 // empty summary instead of 404; the listing shows a recording once its first batch is projected.
+// Read-your-deletes: DELETE answers once the projections hide the recording (bounded wait, see
+// awaitDeletionProjected), and a detail request never shows rows that predate the event store's
+// latest deletion marker of the recording, even while the projector lags.
 import { Injectable } from '@nestjs/common';
 import { AppError, notFound } from '../common/app-error';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
@@ -27,6 +30,12 @@ export interface RecordingList {
 }
 
 export type RecordingDetail = RecordingView & { projected: boolean; signedUrlsExpireAt?: number };
+
+/** How long DELETE waits for the projections to hide the recording (the projector's linger plus an insert, when healthy). */
+const DELETION_WAIT_MS = 3000;
+const DELETION_POLL_MS = 50;
+
+const hasRows = (d: PageDetails) => d.summaries.length > 0 || d.metadata.length > 0;
 
 @Injectable()
 export class RecordingsQueryService {
@@ -54,17 +63,48 @@ export class RecordingsQueryService {
     let details: PageDetails;
     try {
       details = await fromReadModel(fetchDetails(this.ch, tenantId, [recordingId], undefined, true));
+      if (hasRows(details) && !(await this.latestDeletionProjected(tenantId, recordingId))) details = { summaries: [], metadata: [] };
     } catch (e) {
       // ClickHouse unreachable: JetStream, the source of truth, still tells whether the recording exists.
       if (!(e instanceof AppError && e.code === 'unavailable')) throw e;
       details = { summaries: [], metadata: [] };
     }
     const { summaries, metadata } = details;
-    const projected = summaries.length > 0 || metadata.length > 0;
+    const projected = hasRows(details);
     if (!projected && !(await this.events.exists(tenantId, recordingId))) throw notFound('Recording not found');
     const summary = toSummary(summaries[0]);
     const view = toRecordingView(recordingId, summary.startedAt, this.links(recordingId, signing), metadataById(metadata).get(recordingId), summary);
     return { ...view, projected, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
+  }
+
+  /**
+   * Waits until the projections hide what the deletion marker at stream sequence `markerSeq` deleted
+   * (its row in deleted_recordings), at most `timeoutMs`: then listing, detail, statistics and replays
+   * agree with the event store. False when the wait ran out or ClickHouse did not answer (the
+   * projector applies the marker later; detail requests check the marker themselves meanwhile).
+   */
+  async awaitDeletionProjected(tenantId: string, recordingId: string, markerSeq: number, timeoutMs = DELETION_WAIT_MS): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        if (await this.deletionProjected(tenantId, recordingId, markerSeq)) return true;
+      } catch {
+        return false;
+      }
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, DELETION_POLL_MS));
+    }
+  }
+
+  private async deletionProjected(tenantId: string, recordingId: string, markerSeq: number): Promise<boolean> {
+    const [row] = await fromReadModel(this.ch.rows<{ seq: string | number }>(RecordingsSql.deletedThrough(tenantId, recordingId)));
+    return Number(row?.seq ?? 0) >= markerSeq;
+  }
+
+  /** True unless the event store holds a deletion marker of the recording that the projections have not applied yet. */
+  private async latestDeletionProjected(tenantId: string, recordingId: string): Promise<boolean> {
+    const markerSeq = await this.events.lastDeletionSeq(tenantId, recordingId);
+    return markerSeq === undefined || this.deletionProjected(tenantId, recordingId, markerSeq);
   }
 
   /**

@@ -279,17 +279,25 @@ export class JetStreamEventStore {
    * events (sequences are never reused, so an append, a deletion or a re-ingestion after one all
    * change it), found with one direct lookup.
    */
-  async lastEventSeq(tenantId: string, recordingId: string): Promise<number | undefined> {
+  lastEventSeq(tenantId: string, recordingId: string): Promise<number | undefined> {
+    return this.lastSeq(recordingSubject(tenantId, recordingId, 'ev'));
+  }
+
+  /** Stream sequence of the recording's latest deletion marker, undefined when it was never deleted (or the marker aged out). */
+  lastDeletionSeq(tenantId: string, recordingId: string): Promise<number | undefined> {
+    return this.lastSeq(recordingSubject(tenantId, recordingId, 'del'));
+  }
+
+  private async lastSeq(subject: string): Promise<number | undefined> {
     this.assertConnected();
     try {
-      const m = await this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: recordingSubject(tenantId, recordingId, 'ev') });
+      const m = await this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: subject });
       return m.seq;
     } catch (err) {
-      // "no message found" is the only expected failure.
-      if (noMessageFound(err)) {
-        return undefined;
-      }
-      throw err;
+      if (noMessageFound(err)) return undefined;
+      // Connected, yet no answer (a stalled server, a leader election): retryable, like a lost connection.
+      this.logger.warn({ msg: 'stream message get failed', err: String((err as Error).message) });
+      throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
     }
   }
 
@@ -420,14 +428,15 @@ export class JetStreamEventStore {
    * was between two pulls, and concurrent reads of other recordings came up short. Deleting single
    * messages moves no consumer.
    */
-  async deleteRecording(tenantId: string, recordingId: string): Promise<{ deleted: number }> {
+  /** Stores a deletion marker, then deletes every message of the recording below it; `markerSeq` is the marker's stream sequence. */
+  async deleteRecording(tenantId: string, recordingId: string): Promise<{ deleted: number; markerSeq: number }> {
     this.assertConnected();
     const h = natsHeaders();
     const id = `del.${randomUUID()}`;
     h.set(H.batch, id);
     const marker = await this.publish(recordingSubject(tenantId, recordingId, 'del'), new TextEncoder().encode(JSON.stringify({ deletedAt: Date.now() })), id, h);
     try {
-      return { deleted: await this.deleteMessagesBelow(tenantId, recordingId, marker.seq) };
+      return { deleted: await this.deleteMessagesBelow(tenantId, recordingId, marker.seq), markerSeq: marker.seq };
     } catch (e) {
       if (e instanceof AppError) throw e;
       this.logger.warn({ msg: 'deleting a recording\'s messages failed', err: String((e as Error).message) });
