@@ -31,7 +31,7 @@ const tenant = object<Tenant>({
   id: req(tenantId),
   name: req(like(createTenantSchema.shape.name, { description: 'Display name (the id unless one was given)', example: 'Acme Inc.' })),
   createdAt: req(createdAt),
-  retentionDays: opt(like(createTenantSchema.shape.retentionDays, { description: 'Days recordings are kept after their last event; absent: kept until deleted', example: 30 })),
+  retentionDays: opt(like(createTenantSchema.shape.retentionDays, { description: 'Days recordings are kept after the service last stored events or metadata for them; absent: kept until deleted', example: 30 })),
 });
 
 const keyFields: Fields<KeyView> = {

@@ -31,7 +31,7 @@ export class AdminTenantsController {
   @ApiOperation({
     summary: "Change a tenant's retention",
     description:
-      'retentionDays (1-36500) sets how long recordings are kept after their last event; 0 or null removes the period (recordings are kept until deleted). ' +
+      'retentionDays (1-36500) sets how long recordings are kept after the service last stored events or metadata for them (server time, not event timestamps); 0 or null removes the period (recordings are kept until deleted). ' +
       'The retention sweep of every projector sees the change within moments, without a restart.',
   })
   @ApiParam({ name: 'tenantId', description: 'Tenant id' })

@@ -45,7 +45,7 @@ describe('tenant commands', () => {
     const { run, registry } = await cli();
     await run('tenants create gamma');
     expect(await run('tenants create gamma --retention-days 5')).toMatchObject({ code: 0, out: ['tenant gamma already exists; unchanged'], err: [expect.stringContaining('tenants update gamma --retention-days 5')] });
-    expect(await run('tenants update gamma --retention-days 5')).toMatchObject({ code: 0, out: ['tenant gamma: recordings are deleted 5 days after their last event'] });
+    expect(await run('tenants update gamma --retention-days 5')).toMatchObject({ code: 0, out: ['tenant gamma: recordings are deleted 5 days after their last write'] });
     expect(registry.tenant('gamma')?.retentionDays).toBe(5);
     expect(JSON.parse((await run('tenants update gamma --retention-days 30 --json')).out[0])).toMatchObject({ id: 'gamma', retentionDays: 30 });
     for (const none of ['none', '0']) {

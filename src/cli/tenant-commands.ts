@@ -56,7 +56,7 @@ const specs: Record<string, Spec> = {
       const input = parseWith(updateTenantSchema, { retentionDays: days === 'none' ? null : /^\d{1,9}$/.test(days) ? Number(days) : days }, 'arguments: --retention-days');
       const t = await admin.updateTenant(parseWith(tenantIdSchema, id, 'arguments: <id>'), input);
       if (v.json) return io.out(JSON.stringify(t));
-      io.out(t.retentionDays ? `tenant ${t.id}: recordings are deleted ${t.retentionDays} days after their last event` : `tenant ${t.id}: no retention period; recordings are kept until deleted`);
+      io.out(t.retentionDays ? `tenant ${t.id}: recordings are deleted ${t.retentionDays} days after their last write` : `tenant ${t.id}: no retention period; recordings are kept until deleted`);
     },
   },
   'tenants list': {

@@ -40,7 +40,7 @@ describe('RetentionService.sweep', () => {
     expect(await svc.sweep(now)).toBe(1);
     expect(deleted).toEqual(['a/r1']); // r2 was already purged; tenant b keeps everything
     expect(queries).toHaveLength(1);
-    expect(queries[0]).toContain(`max(max_ts) < ${now - 30 * DAY}`);
+    expect(queries[0]).toContain(`HAVING max(written) < ${now - 30 * DAY}`);
   });
 
   it('deletes every expired recording in one sweep, a page of ids at a time', async () => {

@@ -1,7 +1,11 @@
-// Per-tenant retention: every sweep, recordings of a tenant with `retentionDays` whose last event is
-// older than that are deleted exactly as DELETE /recordings/{id} deletes them (a marker the
-// projectors apply, then the recording's messages below it). Runs in the projector role; several
-// workers sweeping at once only repeat idempotent deletions.
+// Per-tenant retention: every sweep, recordings of a tenant with `retentionDays` that the service
+// last stored anything for (an event batch or metadata, by JetStream's time of storing it) longer
+// ago than that are deleted exactly as DELETE /recordings/{id} deletes them (a marker the
+// projectors apply, then the recording's messages below it). Server time, not the events' own
+// timestamps: a browser whose clock is days behind must not lose its recording at the next sweep,
+// one days ahead must not keep it past the period, and a recording holding only metadata (which
+// has no event time) is swept too. It is also the clock of the stream's own age limit.
+// Runs in the projector role; several workers sweeping at once only repeat idempotent deletions.
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -63,11 +67,14 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     await this.running;
   }
 
-  /** Up to BATCH recordings of a tenant, in id order after `after`, whose last event is older than the cutoff (epoch ms). */
+  /** Up to BATCH recordings of a tenant, in id order after `after`, last written (events or metadata) before the cutoff (epoch ms). */
   async expired(tenantId: string, cutoffMs: number, after = ''): Promise<string[]> {
     const rows = await this.ch.rows<{ recording_id: string }>(
-      sql`SELECT recording_id FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id > ${after}
-          GROUP BY recording_id HAVING max(max_ts) < ${cutoffMs} ORDER BY recording_id LIMIT ${BATCH}`,
+      sql`SELECT recording_id FROM (
+            SELECT recording_id, max(ingested_at) AS written FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id > ${after} GROUP BY recording_id
+            UNION ALL
+            SELECT recording_id, max(written_at) AS written FROM recording_metadata WHERE tenant_id = ${tenantId} AND recording_id > ${after} GROUP BY recording_id
+          ) GROUP BY recording_id HAVING max(written) < ${cutoffMs} ORDER BY recording_id LIMIT ${BATCH}`,
     );
     return rows.map((r) => r.recording_id);
   }
@@ -76,12 +83,14 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   async sweep(nowMs = Date.now()): Promise<number> {
     if (!this.boot.migrated) return 0;
     let count = 0;
+    let tenants = 0;
     for (const { tenantId, recordingId } of [...this.unfinished.values()]) {
       await this.delete(tenantId, recordingId);
       count++;
     }
     for (const t of this.registry.listTenants()) {
       if (!t.retentionDays || t.retentionDays <= 0) continue;
+      tenants++;
       // Every expired recording, a page at a time: one page per sweep capped retention at BATCH
       // recordings per tenant per sweep.
       const cutoff = nowMs - t.retentionDays * DAY_MS;
@@ -98,7 +107,8 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
         after = page[page.length - 1];
       } while (page.length === BATCH);
     }
-    if (count) this.logger.log({ msg: 'retention deleted recordings', count });
+    // One line per sweep (hourly by default): operators see that retention runs, not only when it deletes.
+    this.logger.log({ msg: 'retention sweep', tenants, deleted: count });
     this.deleted += count;
     return count;
   }

@@ -43,7 +43,7 @@ describe('CLI tenant commands', () => {
   it('creates a tenant and keys the service accepts, lists handles only, and revokes', async () => {
     expect((await ok(['tenants', 'create', tenant, '--name', 'CLI tenant', '--retention-days', '14'])).stdout).toBe(`created tenant ${tenant}\n`);
     expect((await ok(['tenants', 'list'])).stdout).toMatch(new RegExp(`^${tenant}\\s+CLI tenant\\s+14\\s`, 'm'));
-    expect((await ok(['tenants', 'update', tenant, '--retention-days', '5'])).stdout).toBe(`tenant ${tenant}: recordings are deleted 5 days after their last event\n`);
+    expect((await ok(['tenants', 'update', tenant, '--retention-days', '5'])).stdout).toBe(`tenant ${tenant}: recordings are deleted 5 days after their last write\n`);
     // The service's own registry copy (what its retention sweep reads) follows the CLI's change.
     const retention = async () => ((await admin('GET', '/tenants')).json().tenants as { id: string; retentionDays?: number }[]).find((t) => t.id === tenant)?.retentionDays;
     await pollUntil(retention, (d) => d === 5, 5000, 50);
