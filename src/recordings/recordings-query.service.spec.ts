@@ -40,7 +40,7 @@ describe('RecordingsQueryService', () => {
 
   it('shows no projected rows older than a deletion marker the projector has not applied yet', async () => {
     const rows = (deletedThrough: number) => (q: string) => {
-      if (q.includes('max(seq) AS seq FROM deleted_recordings')) return [{ seq: String(deletedThrough) }];
+      if (q.startsWith('SELECT max(seq) AS deleted_seq FROM deleted_recordings')) return [{ deleted_seq: String(deletedThrough) }];
       if (q.includes('sum(event_count)')) return [summary];
       return [{ recording_id: id, key: 'plan', value: 'pro' }];
     };
@@ -55,11 +55,11 @@ describe('RecordingsQueryService', () => {
 
   it('DELETE waits until deleted_recordings holds the marker, at most the given time', async () => {
     let polls = 0;
-    const s = service((q) => (q.includes('max(seq) AS seq FROM deleted_recordings') ? [{ seq: ++polls >= 3 ? '41' : '0' }] : []));
+    const s = service((q) => (q.startsWith('SELECT max(seq) AS deleted_seq FROM deleted_recordings') ? [{ deleted_seq: ++polls >= 3 ? '41' : '0' }] : []));
     await expect(s.awaitDeletionProjected('t', id, 41, 2_000)).resolves.toBe(true);
     expect(polls).toBe(3);
     const started = Date.now();
-    await expect(service(() => [{ seq: '0' }]).awaitDeletionProjected('t', id, 41, 200)).resolves.toBe(false);
+    await expect(service(() => [{ deleted_seq: '0' }]).awaitDeletionProjected('t', id, 41, 200)).resolves.toBe(false);
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
     const down = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     await expect(service(down).awaitDeletionProjected('t', id, 41, 5_000)).resolves.toBe(false);

@@ -97,8 +97,8 @@ export class RecordingsQueryService {
   }
 
   private async deletionProjected(tenantId: string, recordingId: string, markerSeq: number): Promise<boolean> {
-    const [row] = await fromReadModel(this.ch.rows<{ seq: string | number }>(RecordingsSql.deletedThrough(tenantId, recordingId)));
-    return Number(row?.seq ?? 0) >= markerSeq;
+    const [row] = await fromReadModel(this.ch.rows<{ deleted_seq: string | number }>(RecordingsSql.deletedThrough(tenantId, recordingId)));
+    return Number(row?.deleted_seq ?? 0) >= markerSeq;
   }
 
   /** True unless the event store holds a deletion marker of the recording that the projections have not applied yet. */

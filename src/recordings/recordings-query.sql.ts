@@ -30,7 +30,7 @@ export interface StartsScope {
 export const RecordingsSql = {
   /** The recording's latest projected deletion marker: seq 0 when it has none. */
   deletedThrough(tenantId: string, recordingId: string): Sql {
-    return sql`SELECT max(seq) AS seq FROM deleted_recordings WHERE tenant_id = ${tenantId} AND recording_id = ${recordingId}`;
+    return sql`SELECT max(seq) AS deleted_seq FROM deleted_recordings WHERE tenant_id = ${tenantId} AND recording_id = ${recordingId}`;
   },
   /**
    * Visible recordings, one row each: recording_id, started_at. WHERE runs after FINAL (18.16 and
