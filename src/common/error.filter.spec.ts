@@ -1,6 +1,6 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
 import { AppError } from './app-error';
-import { describeError } from './error.filter';
+import { describeError, isClientAbort } from './error.filter';
 
 describe('describeError', () => {
   it('answers Fastify\'s body limit, as Nest hands it over (an HttpException of its message), with the documented text', () => {
@@ -43,5 +43,22 @@ describe('describeError', () => {
     expect(r.status).toBe(500);
     expect(r.body).not.toMatch(/secret|app\.js/);
     expect(r.errorId).toBeDefined();
+  });
+});
+
+describe('isClientAbort', () => {
+  const aborted = () => Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+  const premature = () => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  it('recognises a body cut short by the client, directly or through a decompression pipeline', () => {
+    expect(isClientAbort(aborted())).toBe(true);
+    expect(isClientAbort(premature(), { raw: { destroyed: true } })).toBe(true);
+    expect(isClientAbort(premature(), { raw: { destroyed: false, socket: { destroyed: true } } })).toBe(true);
+  });
+  it('leaves every other failure a server error', () => {
+    expect(isClientAbort(premature(), { raw: { destroyed: false, socket: { destroyed: false } } })).toBe(false);
+    expect(isClientAbort(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(false); // an upstream connection
+    expect(isClientAbort(new Error('aborted'))).toBe(false);
+    expect(isClientAbort(undefined)).toBe(false);
+    expect(isClientAbort('aborted')).toBe(false);
   });
 });

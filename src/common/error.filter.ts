@@ -75,6 +75,19 @@ export function describeError(err: unknown, contentType?: string): {
   };
 }
 
+/**
+ * The request body stream failed because the client went away mid-body: it closed the connection
+ * (a phone losing its network mid-upload) or Node cut a slow body off with 408. Nothing is stored and
+ * no answer can reach the client; it is not a server fault, so it is not logged as one.
+ */
+export function isClientAbort(err: unknown, req?: { raw?: { destroyed?: boolean; socket?: { destroyed?: boolean } | null } }): boolean {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (!e || typeof e !== 'object') return false;
+  if (e.code === 'ECONNRESET' && e.message === 'aborted') return true;
+  // Seen through a pipeline (decompression): the stream closed early because its source was destroyed.
+  return e.code === 'ERR_STREAM_PREMATURE_CLOSE' && Boolean(req?.raw?.destroyed || req?.raw?.socket?.destroyed);
+}
+
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
@@ -82,7 +95,13 @@ export class ErrorFilter implements ExceptionFilter {
   catch(err: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
-    const d = describeError(err, http.getRequest<FastifyRequest>()?.headers?.['content-type']);
+    const req = http.getRequest<FastifyRequest>();
+    if (isClientAbort(err, req)) {
+      this.logger.debug({ msg: 'client went away mid-request', method: req?.method, url: redactUrl(req?.url ?? '') });
+      if (!reply.sent && !reply.raw.destroyed) reply.status(400).header('content-type', 'text/plain; charset=utf-8').send('Request body incomplete: the connection closed');
+      return;
+    }
+    const d = describeError(err, req?.headers?.['content-type']);
     if (d.errorId) {
       this.logger.error({ msg: 'unhandled error', errorId: d.errorId, err: String((err as Error)?.stack ?? err) });
     }

@@ -428,7 +428,34 @@ function postIgnoringUploadErrors(base: string, body: Buffer): Promise<{ status:
   });
 }
 
+/** Sends a request head and part of its body, then drops the connection. */
+function dropMidBody(base: string, head: string, part: Buffer): Promise<void> {
+  const url = new URL(base);
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(head);
+      socket.write(part);
+      setTimeout(() => socket.destroy(), 300);
+    });
+    socket.on('close', () => resolve());
+    socket.on('error', () => undefined);
+  });
+}
+
 describe('logs', () => {
+  it('hold no error for clients that went away mid-body or were cut off with 408 (above)', async () => {
+    const host = new URL(limited.url).host;
+    const head = (encoding: string) =>
+      `POST /recordings/${randomUUID()}/events HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${env().publicKey}\r\nContent-Type: application/json\r\n${encoding}Content-Length: 100000\r\n\r\n`;
+    const gz = gzipSync(Buffer.from(JSON.stringify(sampleEvents(200, Date.now()))));
+    await dropMidBody(limited.url, head(''), Buffer.from('[{"type":3,'));
+    await dropMidBody(limited.url, head('Content-Encoding: gzip\r\n'), gz.subarray(0, Math.floor(gz.length / 2)));
+    expect((await api('/healthz', { base: limited.url })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    const errors = readFileSync(limited.logFile, 'utf8').split('\n').filter((l) => /"level":(50|60)/.test(l));
+    expect(errors).toEqual([]);
+  });
+
   it('are one JSON object per line from the start, with no runtime warnings between them', () => {
     // Fastify's deprecation of its disableRequestLogging option printed two plain lines at every start.
     const lines = readFileSync(limited.logFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
