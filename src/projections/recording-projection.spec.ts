@@ -87,10 +87,17 @@ describe('recording projection', () => {
     expect(summarizeBatch([late], 10)).toMatchObject({ n: 0, minTs: 200_000, maxTs: 200_000 });
   });
 
-  it('takes rows from chunk 0 only and the batch id from Td-Batch (else seq-N)', () => {
-    const chunked = applyRecordingMessages([ev(1, { batch: 'big', chunk: '0/3' }), ev(2, { batch: 'big', chunk: '1/3', summary: null }), ev(3, { batch: 'big', chunk: '2/3', summary: null })]);
-    expect(chunked.rows[T.batches].map((r) => [r.batch_id, r.seq])).toEqual([['big', 1]]);
+  it('takes a chunked batch\'s rows from the chunk with the summary (the last; chunk 0 when stored before), and the batch id from Td-Batch (else seq-N)', () => {
+    const chunked = applyRecordingMessages([ev(1, { batch: 'big', chunk: '0/3', summary: null }), ev(2, { batch: 'big', chunk: '1/3', summary: null }), ev(3, { batch: 'big', chunk: '2/3' })]);
+    expect(chunked.rows[T.batches].map((r) => [r.batch_id, r.seq])).toEqual([['big', 3]]);
     expect(chunked.skipped).toEqual([]);
+    // Cut short before its last chunk: nothing counted, nothing reported as unprojectable.
+    const cut = applyRecordingMessages([ev(1, { batch: 'cut', chunk: '0/3', summary: null }), ev(2, { batch: 'cut', chunk: '1/3', summary: null })]);
+    expect(cut.rows[T.batches]).toEqual([]);
+    expect(cut.skipped).toEqual([]);
+    const legacy = applyRecordingMessages([ev(1, { batch: 'old', chunk: '0/3' }), ev(2, { batch: 'old', chunk: '1/3', summary: null }), ev(3, { batch: 'old', chunk: '2/3', summary: null })]);
+    expect(legacy.rows[T.batches].map((r) => [r.batch_id, r.seq])).toEqual([['old', 1]]);
+    expect(legacy.skipped).toEqual([]);
     const noBatch = ev(9);
     noBatch.headers = { [H.summary]: noBatch.headers[H.summary] };
     expect(applyRecordingMessages([noBatch]).rows[T.batches][0].batch_id).toBe('seq-9');

@@ -22,15 +22,19 @@ export type SummaryResult = { rows: SummaryRows } | { none: true } | { skip: str
 const int = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : fallback);
 const uint = (v: unknown): number => Math.max(0, int(v));
 
-function chunkIndex(chunk: string | undefined): number {
+/** A chunk header "i/n" of a batch stored in more than one message. */
+function isChunked(chunk: string | undefined): boolean {
   const m = chunk ? /^(\d+)\/(\d+)$/.exec(chunk) : null;
-  return m ? Number(m[1]) : 0;
+  return m !== null && Number(m[2]) > 1;
 }
 
+/**
+ * The batch's rows, from the message that carries its Td-Summary: the last chunk (stored only after
+ * every other chunk), or the first in batches stored before that rule. Other chunks give none.
+ */
 export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId: string): SummaryResult {
-  if (chunkIndex(m.headers[H.chunk]) !== 0) return { none: true };
   const raw = m.headers[H.summary];
-  if (!raw) return { skip: 'no Td-Summary header' };
+  if (!raw) return isChunked(m.headers[H.chunk]) ? { none: true } : { skip: 'no Td-Summary header' };
   let s: BatchSummary;
   try {
     s = JSON.parse(raw) as BatchSummary;

@@ -8,7 +8,7 @@ export interface MessageHead {
   batch: string;
   /** "i/n" for chunked batches. */
   chunk?: string;
-  /** Td-Summary header (JSON), present on chunk 0. */
+  /** Td-Summary header (JSON), on the last chunk (chunk 0 in batches stored before that rule). */
   summary?: string;
 }
 

@@ -127,17 +127,26 @@ const CHUNK_HEADROOM = 8 * 1024;
 
 /**
  * Largest Td-Summary header. It grows with a batch's in-band metadata and with the distinct minutes
- * its events span (~25 bytes each), and rides on the batch's first message, whose data is cut shorter
+ * its events span (~25 bytes each), and rides on the batch's last message, whose data is cut shorter
  * to make room; above this (or half of what a message can carry) the batch is refused with 413.
  */
 export const MAX_SUMMARY_HEADER_BYTES = 256 * 1024;
 
-/** Where each message of a batch starts and ends: the first makes room for the summary header. */
+/**
+ * Where each message of a batch starts and ends: full messages, then a last one short enough to
+ * carry the summary header beside its data (never empty unless the whole payload is).
+ */
 export function chunkBounds(payloadBytes: number, maxPayload: number, summaryHeaderBytes: number): [number, number][] {
   const size = Math.max(64 * 1024, maxPayload - CHUNK_HEADROOM);
-  const first = size - summaryHeaderBytes;
-  const bounds: [number, number][] = [[0, Math.min(payloadBytes, first)]];
-  for (let start = first; start < payloadBytes; start += size) bounds.push([start, Math.min(payloadBytes, start + size)]);
+  const last = size - summaryHeaderBytes;
+  const bounds: [number, number][] = [];
+  let start = 0;
+  while (payloadBytes - start > last) {
+    const end = start + Math.min(size, payloadBytes - start - 1);
+    bounds.push([start, end]);
+    start = end;
+  }
+  bounds.push([start, payloadBytes]);
   return bounds;
 }
 
@@ -163,7 +172,12 @@ export class JetStreamEventStore {
     try {
       return await this.nats.js.publish(subject, data, { msgID, headers: h, timeout: this.publishTimeoutMs });
     } catch (e) {
-      this.logger.warn({ msg: 'publish failed', subject, err: String((e as Error).message) });
+      const refusal = (e as { api_error?: { description?: string } }).api_error?.description;
+      this.logger.warn({ msg: 'publish failed', subject, err: String((e as Error).message), ...(refusal ? { refusal } : {}) });
+      if (refusal && /^maximum (bytes|messages) exceeded/i.test(refusal)) {
+        // discard: new at STREAM_MAX_BYTES: nothing clears this until an operator makes room.
+        throw new AppError('unavailable', `Event store is full (JetStream: ${refusal}): the write was refused; retry later`, { 'Retry-After': '30' });
+      }
       throw new AppError('unavailable', 'Event store (NATS JetStream) did not confirm the write; retry later', { 'Retry-After': '1' });
     }
   }
@@ -192,16 +206,19 @@ export class JetStreamEventStore {
     const subject = recordingSubject(tenantId, recordingId, 'ev');
     const bounds = chunkBounds(payload.length, this.nats.maxPayload, summaryHeader.length);
     const count = bounds.length;
-    const acks = [];
-    for (let i = 0; i < count; i++) {
+    const chunk = (i: number) => {
       const h = natsHeaders();
       h.set(H.batch, batchId);
       if (count > 1) h.set(H.chunk, `${i}/${count}`);
-      if (i === 0) h.set(H.summary, summaryHeader);
+      if (i === count - 1) h.set(H.summary, summaryHeader);
       const msgId = (count > 1 ? `${batchId}.${i}/${count}` : batchId) + retrySuffix;
-      acks.push(this.publish(subject, payload.subarray(bounds[i][0], bounds[i][1]), msgId, h));
-    }
-    const results = await Promise.all(acks);
+      return this.publish(subject, payload.subarray(bounds[i][0], bounds[i][1]), msgId, h);
+    };
+    // The summary (what the projections count) is stored only once every other chunk is: a batch
+    // cut short (a stream full for its later chunks, a crash between them) is neither read, which
+    // skips incomplete batches, nor counted in listings and statistics.
+    const results = await Promise.all(bounds.slice(0, -1).map((_, i) => chunk(i)));
+    results.push(await chunk(count - 1));
     if (results.some((r) => r.duplicate) && !(await this.batchComplete(tenantId, recordingId, batchId, count))) {
       // JetStream answered "duplicate" for data it does not hold (seen around stream leader changes:
       // the id was in the de-duplication map, the message was not committed). Store it again under
