@@ -70,12 +70,15 @@ export class JetStreamProjectionSource implements ProjectionSource {
    * has arrived (up to `max - 1`). A no-wait pull ends on the server's answer and has no client-side
    * timer that could drop a message still in flight (which would then wait out ack_wait).
    * nats.js refuses `fetch` expiries under 1000 ms, which is why the short wait is not an expiry.
+   * Without a timer, though, a no-wait pull whose request or answer was lost (nats-server killed
+   * while it was outstanding) never ended, and the projector stopped for good with /readyz still
+   * "ready": both pulls are stopped by a guard well beyond their normal length (see `drain`).
    */
   async fetch(max: number, wait: FetchWait): Promise<Delivery[]> {
     if (!this.consumer) await this.ensure();
     let first: JsMsg[];
     try {
-      first = await drain(await this.consumer!.fetch({ max_messages: 1, expires: wait.expiresMs }));
+      first = await drain(await this.consumer!.fetch({ max_messages: 1, expires: wait.expiresMs }), wait.expiresMs + PULL_GUARD_MS, this.stuck('long-poll'));
       // A pull on a consumer deleted before it was sent just expires: an idle consumer may be gone.
       if (first.length === 0) await this.nats.jsm.consumers.info(EVENTS_STREAM, this.name);
     } catch (e) {
@@ -86,12 +89,16 @@ export class JetStreamProjectionSource implements ProjectionSource {
     if (first[0].info.pending < max - 1 && wait.lingerMs > 0) await sleep(wait.lingerMs);
     let rest: JsMsg[] = [];
     try {
-      rest = await drain(this.nats.js.fetch(EVENTS_STREAM, this.name, { batch: max - 1, no_wait: true }));
+      rest = await drain(this.nats.js.fetch(EVENTS_STREAM, this.name, { batch: max - 1, no_wait: true }), PULL_GUARD_MS, this.stuck('no-wait'));
     } catch (e) {
       // The first message is in hand: project it; the next pull meets the failure again.
       this.logger.warn({ msg: 'no-wait pull failed; projecting the first message alone', consumer: this.name, err: String((e as Error)?.message ?? e) });
     }
     return [...first, ...rest].map(delivery);
+  }
+
+  private stuck(pull: string) {
+    return () => this.logger.warn({ msg: 'pull got no answer; stopped it (what it delivered is projected, the rest is redelivered after ack_wait)', pull, consumer: this.name, guardMs: PULL_GUARD_MS });
   }
 
   loadBodies(messages: ProjectionMessage[]): Promise<void> {
@@ -121,9 +128,24 @@ export class JetStreamProjectionSource implements ProjectionSource {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function drain(it: AsyncIterable<JsMsg>): Promise<JsMsg[]> {
+/** How long past its normal end a pull may go unanswered before it is stopped. */
+export const PULL_GUARD_MS = 5_000;
+
+/**
+ * A pull's messages. One still running after `guardMs` is stopped (its request or answer was lost):
+ * what it delivered is kept; a message arriving later is dropped here and redelivered after ack_wait.
+ */
+export async function drain(it: AsyncIterable<JsMsg> & { stop?: (err?: Error) => void }, guardMs: number, onStuck: () => void): Promise<JsMsg[]> {
   const out: JsMsg[] = [];
-  for await (const m of it) out.push(m);
+  const guard = setTimeout(() => {
+    onStuck();
+    it.stop?.();
+  }, guardMs);
+  try {
+    for await (const m of it) out.push(m);
+  } finally {
+    clearTimeout(guard);
+  }
   return out;
 }
 
