@@ -3,7 +3,7 @@
 // so the runner retries the batch.
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { parseSubject, SubjectKind } from '../infrastructure/nats/subjects';
-import { directGet } from './direct-get';
+import { directGet } from '../infrastructure/nats/direct-get';
 import { isNoMessage } from './nats-errors';
 import type { ProjectionMessage } from './projection';
 

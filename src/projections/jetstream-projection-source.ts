@@ -9,7 +9,7 @@ import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { provisionStreams } from '../infrastructure/nats/stream-provisioner';
 import { EVENTS_STREAM } from '../infrastructure/nats/subjects';
 import { loadBodies } from './body-loader';
-import { directGet } from './direct-get';
+import { directGet } from '../infrastructure/nats/direct-get';
 import { consumerName, projectorConsumerConfig } from './consumer-config';
 import { toProjectionMessage } from './js-message';
 import { isConsumerNotFound, isNoMessage, isStreamNotFound } from './nats-errors';

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AckPolicy, DeliverPolicy } from 'nats';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
-import { EVENTS_STREAM, parseSubject } from '../../src/infrastructure/nats/subjects';
+import { EVENTS_STREAM, parseSubject, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { appendBatch, natsClient } from '../e2e/projections-fixtures';
 
 jest.setTimeout(60_000);
@@ -76,5 +76,25 @@ describe('JetStreamEventStore.deleteRecording', () => {
 
     expect((await store.deleteRecording(tenantId, id)).deleted).toBe(2); // the batch and the first marker
     expect(await store.messageCounts(tenantId, id)).toEqual({ ev: 0, meta: 0, del: 1 });
+  });
+
+  it('finishes a deletion interrupted after its marker before anything reads what it deleted', async () => {
+    // As left by a process killed right after storing the marker: every message still below it.
+    const id = randomUUID();
+    await appendBatch(store, tenantId, id, batch(1_000), 'i1');
+    await appendBatch(store, tenantId, id, batch(1_001), 'i2');
+    await store.appendMetadata(tenantId, id, 'im1', { user: 'u-1' });
+    await nats.js.publish(recordingSubject(tenantId, id, 'del'), new TextEncoder().encode('{}'), { msgID: `del.${randomUUID()}` });
+
+    const read: number[] = [];
+    for await (const e of store.read(tenantId, id)) read.push(e.timestamp);
+    expect(read).toEqual([]);
+    expect(await store.messageCounts(tenantId, id)).toEqual({ ev: 0, meta: 0, del: 1 });
+
+    // Written again afterwards: the new recording only.
+    await appendBatch(store, tenantId, id, batch(9_000), 'i3');
+    const again: number[] = [];
+    for await (const e of store.read(tenantId, id)) again.push(e.timestamp);
+    expect(again).toEqual([9_000]);
   });
 });

@@ -11,6 +11,7 @@ import type { BatchSummary } from '../../domain/batch-summary';
 import { headerJson } from '../../domain/batch-summary';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { NatsClient } from './nats-connection';
+import { directGet } from './direct-get';
 import { EVENTS_STREAM, H, recordingSubject, recordingWildcard } from './subjects';
 import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
 import { leaderConsumer } from './leader-consumer';
@@ -73,9 +74,9 @@ function heartbeatsOnlyWhenCaughtUp(messages: ConsumerMessages, caughtUp: () => 
 /** How long a read waits on an idle consumer before it asks whether anything is left to deliver. */
 export const READ_IDLE_CHECK_MS = 1000;
 
-/** JetStream's answer to a message get for a sequence or subject it does not hold (API error 10037). */
+/** JetStream's answer to a message get (or a direct get) for a sequence or subject it does not hold (API error 10037). */
 function noMessageFound(err: unknown): boolean {
-  return /no message found/i.test(String((err as Error)?.message)) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10037;
+  return /(no message|message not) found/i.test(String((err as Error)?.message)) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10037;
 }
 
 /** Whether a read consumer has delivered everything its filter holds (cached: as created). */
@@ -152,6 +153,8 @@ export function chunkBounds(payloadBytes: number, maxPayload: number, summaryHea
 
 /** Message deletions in flight while a recording is deleted. */
 const DELETES_IN_FLIGHT = 32;
+
+export type MessageCounts = { ev: number; meta: number; del: number };
 
 export class JetStreamEventStore {
   private readonly logger = new Logger('event-store');
@@ -272,8 +275,34 @@ export class JetStreamEventStore {
     return { duplicate: ack.duplicate, seq: ack.seq, seqs: [ack.seq] };
   }
 
-  /** Number of stored messages per kind for a recording (0 when unknown). */
-  async messageCounts(tenantId: string, recordingId: string): Promise<{ ev: number; meta: number; del: number }> {
+  /**
+   * Number of stored messages per kind for a recording (0 when unknown). Every read starts here, so
+   * this is also where a deletion interrupted part way (the process died between storing its marker
+   * and deleting the last message below it) is finished before anything could read what it deleted.
+   * Costs two direct gets more only for a recording that has a deletion marker.
+   */
+  async messageCounts(tenantId: string, recordingId: string): Promise<MessageCounts> {
+    const counts = await this.subjectCounts(tenantId, recordingId);
+    if (counts.del === 0) return counts;
+    const marker = await this.lastDeletionSeq(tenantId, recordingId);
+    if (marker === undefined || !(await this.holdsBelow(tenantId, recordingId, marker))) return counts;
+    this.logger.warn({ msg: 'finishing a deletion that was interrupted part way', tenantId, recordingId, markerSeq: marker });
+    await this.deleteMessagesBelow(tenantId, recordingId, marker, counts);
+    return this.subjectCounts(tenantId, recordingId);
+  }
+
+  /** Whether the recording has any message (of any kind) stored below `seq`. */
+  private async holdsBelow(tenantId: string, recordingId: string, seq: number): Promise<boolean> {
+    try {
+      return (await directGet(this.nats, { seq: 1, next_by_subj: recordingWildcard(tenantId, recordingId) })).seq < seq;
+    } catch (err) {
+      if (noMessageFound(err)) return false;
+      this.logger.warn({ msg: 'stream message get failed', err: String((err as Error).message) });
+      throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
+    }
+  }
+
+  private async subjectCounts(tenantId: string, recordingId: string): Promise<MessageCounts> {
     this.assertConnected();
     let info;
     try {
@@ -462,8 +491,8 @@ export class JetStreamEventStore {
   }
 
   /** Deletes the recording's messages (every kind) with a stream sequence below `belowSeq`. */
-  private async deleteMessagesBelow(tenantId: string, recordingId: string, belowSeq: number): Promise<number> {
-    const c = await this.messageCounts(tenantId, recordingId);
+  private async deleteMessagesBelow(tenantId: string, recordingId: string, belowSeq: number, counts?: MessageCounts): Promise<number> {
+    const c = counts ?? (await this.subjectCounts(tenantId, recordingId));
     const seqs: number[] = [];
     for await (const m of this.scan(recordingWildcard(tenantId, recordingId), true, 0, c.ev + c.meta + c.del)) {
       if (m.seq >= belowSeq) break;

@@ -4,7 +4,7 @@
 // deleted at the end. An empty fetch ends the range only once the stream holds nothing more in it.
 import type { NatsClient } from '../../infrastructure/nats/nats-connection';
 import { leaderConsumer } from '../../infrastructure/nats/leader-consumer';
-import { directGet } from '../direct-get';
+import { directGet } from '../../infrastructure/nats/direct-get';
 import { toProjectionMessage } from '../js-message';
 import { isNoMessage } from '../nats-errors';
 import type { ProjectionMessage } from '../projection';

@@ -1,6 +1,6 @@
 import type { StoredMsg } from 'nats';
-import type { NatsClient } from '../infrastructure/nats/nats-connection';
-import { EVENTS_STREAM } from '../infrastructure/nats/subjects';
+import type { NatsClient } from './nats-connection';
+import { EVENTS_STREAM } from './subjects';
 
 type DirectQuery = { seq: number; next_by_subj?: string };
 type WithDirect = { direct: { getMessage(stream: string, q: DirectQuery): Promise<StoredMsg> } };
