@@ -179,6 +179,8 @@ describe('ScreenshotRenderer', () => {
     await expect(
       renderer.render(req({ contentKey: 'no-snapshot', events: [events[0], events[3]] })),
     ).rejects.toMatchObject({ code: 'unprocessable', message: expect.stringMatching(/full snapshot/) });
+    const snapshot = events.find((e) => e.type === 2)!;
+    await expect(renderer.render(req({ contentKey: 'lone-snapshot', events: [snapshot] }))).rejects.toMatchObject({ code: 'unprocessable', message: expect.stringMatching(/too few events/) });
     expect(runs()).toBe(0);
   });
 
