@@ -466,7 +466,8 @@ export class JetStreamEventStore {
    * recording below D, one by one. The projectors remove the recording's rows below D when they
    * apply the marker, so the stream and the projections agree on the same cut: events written for
    * the same id after D are a new recording in both. A failure part way answers 503 and a retry
-   * (a new marker) deletes what is left.
+   * (a new marker) deletes what is left; so does the next read after a crash (see messageCounts).
+   * Returns the messages deleted and the marker's stream sequence.
    *
    * Not a filtered stream purge: on nats-server before 2.10.11 a purge filtered on one recording
    * moves every consumer with a wider filter past the stream's last message (nats-io/nats-server
@@ -474,7 +475,6 @@ export class JetStreamEventStore {
    * was between two pulls, and concurrent reads of other recordings came up short. Deleting single
    * messages moves no consumer.
    */
-  /** Stores a deletion marker, then deletes every message of the recording below it; `markerSeq` is the marker's stream sequence. */
   async deleteRecording(tenantId: string, recordingId: string): Promise<{ deleted: number; markerSeq: number }> {
     this.assertConnected();
     const h = natsHeaders();
