@@ -63,6 +63,14 @@ describe('RecordingsQueryService', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
     const down = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     await expect(service(down).awaitDeletionProjected('t', id, 41, 5_000)).resolves.toBe(false);
+    // A frozen ClickHouse answers nothing: the query is given up at the deadline.
+    const frozen = {
+      rows: (_q: Sql, signal?: AbortSignal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+    } as unknown as ClickHouse;
+    const stuck = new RecordingsQueryService(frozen, {} as RecordingEventsService, {} as LinkSigner);
+    const t0 = Date.now();
+    await expect(stuck.awaitDeletionProjected('t', id, 41, 300)).resolves.toBe(false);
+    expect(Date.now() - t0).toBeLessThan(2_000);
   });
 
   it('falls back to JetStream when ClickHouse is unreachable, and says 503 on listings', async () => {

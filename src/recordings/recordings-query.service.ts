@@ -87,7 +87,8 @@ export class RecordingsQueryService {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       try {
-        if (await this.deletionProjected(tenantId, recordingId, markerSeq)) return true;
+        // A frozen ClickHouse never answers: the wait is bounded by the deadline, not by the client's 30 s.
+        if (await this.deletionProjected(tenantId, recordingId, markerSeq, AbortSignal.timeout(Math.max(1, deadline - Date.now())))) return true;
       } catch {
         return false;
       }
@@ -96,8 +97,8 @@ export class RecordingsQueryService {
     }
   }
 
-  private async deletionProjected(tenantId: string, recordingId: string, markerSeq: number): Promise<boolean> {
-    const [row] = await fromReadModel(this.ch.rows<{ deleted_seq: string | number }>(RecordingsSql.deletedThrough(tenantId, recordingId)));
+  private async deletionProjected(tenantId: string, recordingId: string, markerSeq: number, signal?: AbortSignal): Promise<boolean> {
+    const [row] = await fromReadModel(this.ch.rows<{ deleted_seq: string | number }>(RecordingsSql.deletedThrough(tenantId, recordingId), signal));
     return Number(row?.deleted_seq ?? 0) >= markerSeq;
   }
 
