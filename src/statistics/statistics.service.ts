@@ -3,7 +3,7 @@
 // ids are read first: none gives the zero answer at once, a few thousand at most are passed as a
 // literal list (faster than the subquery); then one bucket query (series and totals) and, with
 // groupBy, the breakdown.
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { bySelectivity } from '../recordings/metadata-filter.counts';
 import { fromReadModel } from '../recordings/recordings-query.read-model';
@@ -49,8 +49,15 @@ export class StatisticsService {
   }
 }
 
+const logger = new Logger('statistics');
+
 function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: BucketRow }, breakdown: BreakdownRow[]): StatisticsResult {
   const t = buckets.totals;
+  // Every row's bucket is one of the window's bucket starts; one that is not would vanish from the
+  // series while the totals keep it (as when 18.16 computed minute buckets in Int16): say so.
+  const starts = new Set(p.bucketStarts);
+  const stray = buckets.data.filter((r) => !starts.has(Number(r.t)));
+  if (stray.length) logger.error({ msg: 'statistics rows outside every bucket: the series misses them', interval: p.interval, buckets: stray.slice(0, 5).map((r) => Number(r.t)), recordings: stray.reduce((n, r) => n + Number(r.recordings), 0) });
   const recordings = Number(t?.recordings ?? 0);
   const durationTotal = Number(t?.duration_total ?? 0);
   const [p50 = 0, p90 = 0, p99 = 0] = recordings ? (t?.duration_quantiles ?? []).map(Number) : [];

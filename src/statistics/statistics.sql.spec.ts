@@ -5,7 +5,7 @@ const scope = { tenantId: "t'", filters: [{ key: 'plan', value: 'pro' }], window
 describe('StatisticsSql', () => {
   it('buckets the window\'s recordings by first event time, with totals, over de-duplicated batches', () => {
     const text = StatisticsSql.buckets(scope, { size: 604800000, offset: 345600000 }).text;
-    expect(text).toContain('started_at - ((started_at - 345600000) % 604800000 + 604800000) % 604800000 AS t');
+    expect(text).toContain('started_at - ((started_at - toInt64(345600000)) % toInt64(604800000) + toInt64(604800000)) % toInt64(604800000) AS t');
     expect(text).toContain('started_at >= 1000 AND started_at < 2000');
     expect(text).toContain('LIMIT 1 BY recording_id, batch_id');
     expect(text).toContain("tenant_id = 't\\''");

@@ -24,7 +24,10 @@ export interface Bucketing {
 function bucketOf(b: Bucketing): Sql {
   // Months through Date, whose number is days since 1970-01-01; toDateTime(…, 'UTC') pins the zone.
   if (b.calendar === 'month') return sql`toUInt16(toStartOfMonth(toDate(toDateTime(intDiv(started_at, 1000), 'UTC')))) * 86400000`;
-  return sql`started_at - ((started_at - ${b.offset}) % ${b.size} + ${b.size}) % ${b.size}`;
+  // Int64 on both sides: ClickHouse 18.16 gives `Int64 % 60000` the divisor's type (Int16), so a
+  // remainder of 32 768 ms or more wrapped and the bucket was not a minute start.
+  const size = sql`toInt64(${b.size})`;
+  return sql`started_at - ((started_at - toInt64(${b.offset})) % ${size} + ${size}) % ${size}`;
 }
 
 function ids(scope: WindowScope): readonly string[] | Sql {
