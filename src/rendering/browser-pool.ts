@@ -40,6 +40,14 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  // No network at all. Replayed documents are untrusted, and the request interception of
+  // replay-page.ts does not see what Chromium fetches on its own: <link rel=prefetch> requests and
+  // rel=preconnect connections reached any address the service can reach (ClickHouse's HTTP port
+  // answers queries on GET). Every host name and IP literal resolves to nothing, and every
+  // connection, loopback included, goes to a proxy that is not there.
+  '--host-resolver-rules=MAP * ~NOTFOUND',
+  '--proxy-server=http://127.0.0.1:1',
+  '--proxy-bypass-list=<-loopback>',
 ];
 
 interface Instance {

@@ -1,7 +1,8 @@
 // A Chromium page (in its own context) holding rrweb's Replayer loaded with one recording, ready to
 // seek and shoot. rrweb is injected from the installed package, never fetched, and every request
-// the page or the replayed document makes is aborted except data: URLs, so a replay cannot reach
-// the network. The caller owns the page: close() it in finally, or keep it warm.
+// the page or the replayed document makes is aborted except data: URLs; what Chromium fetches
+// outside that interception (prefetch, preconnect) finds no network (CHROMIUM_ARGS), so a replay
+// cannot reach the network. The caller owns the page: close() it in finally, or keep it warm.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';

@@ -4,6 +4,7 @@
 // derivation, presigned access, authentication and conditional requests are checked.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
 import sharp from 'sharp';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
@@ -74,6 +75,38 @@ describe('screenshot', () => {
     expect(r.status).toBe(200);
     return r.body;
   };
+
+  it('reaches no network from a replayed page: prefetch, preconnect and dns-prefetch links go nowhere', async () => {
+    // Request interception does not see what Chromium fetches by itself: a recorded
+    // <link rel=prefetch href=http://127.0.0.1:…> made the renderer send GETs to internal services
+    // (ClickHouse answers queries on GET: another tenant's data could be read, one guess at a time).
+    const contacts: string[] = [];
+    const listener = createServer((socket) => {
+      contacts.push('connection');
+      socket.on('data', (d) => contacts.push(String(d).split('\r\n')[0]));
+      socket.on('error', () => undefined);
+      socket.end('HTTP/1.1 204 No Content\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      const link = (rel: string, href: string, id: number) => ({ type: 2, tagName: 'link', attributes: { rel, href }, childNodes: [], id });
+      const children = [
+        link('prefetch', `http://127.0.0.1:${port}/prefetch`, 10),
+        link('preconnect', `http://127.0.0.1:${port}`, 11),
+        link('dns-prefetch', `http://localhost:${port}`, 12),
+        link('prefetch', `http://localhost:${port}/by-name`, 13),
+        { type: 3, textContent: 'nothing to see', id: 14 },
+      ];
+      // …and one added later to the head by a mutation.
+      const added = { type: 3, data: { source: 0, texts: [], attributes: [], removes: [], adds: [{ parentId: 4, nextId: null, node: link('prefetch', `http://127.0.0.1:${port}/mutation`, 20) }] } };
+      await bodyShot('margin:0', children, { width: 300, height: 100 }, [added, { type: 3, data: { source: 1, positions: [{ x: 1, y: 1, id: 5, timeOffset: 0 }] } }]);
+      await new Promise((r) => setTimeout(r, 1500)); // prefetches run after load, on their own
+      expect(contacts).toEqual([]);
+    } finally {
+      listener.close();
+    }
+  });
 
   it('draws Chinese, Japanese and Korean text and colour emoji, not empty boxes', async () => {
     const textPage = (text: string) => bodyShot('margin:0;padding:20px;font-size:96px;line-height:1', [{ type: 3, textContent: text, id: 10 }]);

@@ -7,7 +7,8 @@ import sharp from 'sharp';
 import { Browser, chromium, ConsoleMessage, Page } from 'playwright-core';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import type { AppError } from '../../src/common/app-error';
-import { BrowserPool, CHROMIUM_ARGS } from '../../src/rendering/browser-pool';
+import { BrowserPool } from '../../src/rendering/browser-pool';
+import { CHROMIUM_ARGS as NETWORKED_ARGS } from '../harness/browser';
 import { PlayerAssets } from '../../src/rendering/player-assets';
 import { buildPlayerPage } from '../../src/rendering/player-page';
 import { parsePlayerQuery } from '../../src/rendering/player-params';
@@ -50,7 +51,9 @@ describe('rendering with Chromium', () => {
   const TRACKER_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    // Records the fixture pages and runs the player from a local server: a browser with network (the
+    // renderer's own, launched by BrowserPool with the service's arguments, has none).
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: NETWORKED_ARGS });
     ({ server, origin } = await startServer((req, res, url) => {
       const send = (status: number, headers: Record<string, string>, body?: string | Buffer) => {
         res.writeHead(status, headers);
