@@ -84,6 +84,10 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
       if (k === 'x-frame-options' ? !ownCsp : !reply.hasHeader(k)) reply.header(k, v);
     }
     if (cfg.HSTS_MAX_AGE_SECONDS > 0 && req.protocol === 'https') reply.header('strict-transport-security', `max-age=${cfg.HSTS_MAX_AGE_SECONDS}`);
+    // Answers that may be cached say so themselves (assets, the SDK, screenshots); no other may be
+    // stored: a presigned read carries no Authorization header, so a shared cache would keep it
+    // past the link's expiry or the recording's deletion.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg), adapter, {

@@ -355,6 +355,24 @@ describe('security headers', () => {
     expect(responses.find(([w]) => w === 'bad percent-encoding 400')![1].headers.get('content-type')).toMatch(/^text\/plain/);
   });
 
+  it('lets no shared cache keep an answer that needed credentials (a presigned one has no Authorization header)', async () => {
+    const e = env();
+    const id = randomUUID();
+    expect((await postEvents(id, sampleEvents(3))).status).toBe(200);
+    const signed = await pollUntil(() => api(`/recordings/${id}?includeSignedUrls=true`, { key: e.secretKey }), (r) => r.status === 200, 10_000);
+    const selfSigned = String(signed.json().links.selfSigned).replace(/^https?:\/\/[^/]+/, '');
+    const answers: [string, Res][] = [
+      ['detail', signed],
+      ['presigned detail', await api(selfSigned)],
+      ['listing', await api('/recordings?limit=1', { key: e.secretKey })],
+      ['statistics', await api('/statistics', { key: e.secretKey })],
+      ['replay listing', await api('/replays/k?limit=1', { key: e.secretKey })],
+      ['events', await api(`/recordings/${id}/events`, { key: e.secretKey })],
+      ['401', await api('/recordings')],
+    ];
+    for (const [what, r] of answers) expect({ what, cacheControl: r.headers.get('cache-control') }).toEqual({ what, cacheControl: expect.stringMatching(/no-store/) });
+  });
+
   it('lets a page of another origin read the answers and the headers a client needs, never with cookies', async () => {
     const id = randomUUID();
     expect((await postEvents(id, sampleEvents(3))).status).toBe(200);
