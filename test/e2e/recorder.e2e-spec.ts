@@ -124,11 +124,16 @@ const fullSnapshots = (events: Ev[]) => events.filter((e) => e.type === 2).lengt
 describe('browser recorder across tabs and page lifecycles', () => {
   let browser: Browser;
   let pages: PageServer;
+  let cuttable: TcpProxy;
 
   beforeAll(async () => {
     browser = await launchChromium();
     const { baseUrl, publicKey } = testEnv();
+    cuttable = await TcpProxy.start(Number(new URL(baseUrl).port));
     pages = await PageServer.start({
+      // Pages that reach the service through a proxy the test can cut.
+      '/pa': () => tagPage(cuttable.url, publicKey, { transport: 'http', links: ['/pb'] }),
+      '/pb': () => tagPage(cuttable.url, publicKey, { transport: 'http', links: ['/pa'] }),
       '/tab': () => tagPage(baseUrl, publicKey),
       '/tab-next': () => tagPage(baseUrl, publicKey),
       '/a': () => tagPage(baseUrl, publicKey, { transport: 'http', links: ['/b'] }),
@@ -141,6 +146,8 @@ describe('browser recorder across tabs and page lifecycles', () => {
       '/csp-http-only': () => tagPage(baseUrl, publicKey, { csp: `connect-src ${baseUrl}` }),
       // A site template that puts the tag on every page, a page shown in a same-origin frame included.
       '/framed-top': () => tagPage(baseUrl, publicKey).replace('<p id="out"></p>', '<p id="out"></p><iframe id="frame" src="/framed-inner"></iframe>'),
+      // The same, with the page's tag below a slow script: the frame loads and runs its tag first.
+      '/framed-slow-top': () => tagPage(baseUrl, publicKey).replace('<p id="out"></p>', '<p id="out"></p><iframe id="frame" src="/framed-inner"></iframe><script src="/slow.js"></script>'),
       '/framed-inner': () =>
         tagPage(baseUrl, publicKey).replace('<h1>Tag</h1>', '<h1 id="inner">Inner frame</h1><script>setTimeout(function () { document.getElementById(\'inner\').textContent = \'Inner changed\'; }, 300);</script>'),
     });
@@ -148,6 +155,7 @@ describe('browser recorder across tabs and page lifecycles', () => {
   afterAll(async () => {
     await browser?.close();
     await pages?.close();
+    await cuttable?.cut();
   });
 
   it('gives a tab opened with window.open its own recording, and keeps one recording per tab across navigations', async () => {
@@ -200,6 +208,31 @@ describe('browser recorder across tabs and page lifecycles', () => {
     // One page view: the top page's Meta and full snapshot only; the frame's content is recorded within it.
     expect([events.filter((e) => e.type === 4).length, fullSnapshots(events)]).toEqual([1, 1]);
     expect(JSON.stringify(events)).toContain('Inner changed');
+    expectIncreasingSequenceIds(events);
+  });
+
+  it('records such a frame once even when the tag of the page around it comes after a slow script', async () => {
+    const ctx = await browser.newContext();
+    // The page's parser waits on this script while the frame loads and runs its own tag.
+    await ctx.route('**/slow.js', async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.fulfill({ contentType: 'application/javascript', body: '' });
+    });
+    const top = await ctx.newPage();
+    await top.goto(`${pages.url}/framed-slow-top`);
+    const frame = top.frame({ url: /framed-inner/ })!;
+    await frame.waitForFunction(() => document.getElementById('inner')?.textContent === 'Inner changed');
+    await pollUntil(recorder(top).stats, (s) => s?.acked > 0, 15_000);
+    expect(await frame.evaluate(() => (window as any).Tapedeck.stats())).toBeNull();
+    await act(top, 'top');
+    await recorder(top).flush();
+    const id = await recorder(top).id();
+    await ctx.close();
+
+    const events = await storedEvents(id);
+    // Before: the frame's own recorder wrote its snapshot and changes into the page's recording too.
+    expect([events.filter((e) => e.type === 4).length, fullSnapshots(events)]).toEqual([1, 1]);
+    expect(JSON.stringify(events).split('Inner changed').length - 1).toBe(1);
     expectIncreasingSequenceIds(events);
   });
 
@@ -259,6 +292,39 @@ describe('browser recorder across tabs and page lifecycles', () => {
       expectIncreasingSequenceIds(events);
       expect(events.filter((e) => e.type === 2 && e.timestamp >= restoredAt - 5000).length).toBeGreaterThan(0);
       expect(fullSnapshots(events)).toBe(3);
+    } finally {
+      await bfcacheBrowser.close();
+    }
+  });
+
+  it('delivers what the page left behind saved when the service was unreachable as it went back to a cached page', async () => {
+    // Chromium shows the restored page before it hides the one it leaves: the restored page took the
+    // saved batches, then the leaving page saved its own, and the restored page overwrote them.
+    const bfcacheBrowser = await launchChromium({ ignoreDefaultArgs: ['--disable-back-forward-cache'] });
+    try {
+      const ctx = await bfcacheBrowser.newContext();
+      const p = await ctx.newPage();
+      await p.goto(`${pages.url}/pa`);
+      await act(p, 'a');
+      await recorder(p).flush();
+      const id = await recorder(p).id();
+      await Promise.all([p.waitForURL(`${pages.url}/pb`), p.click('#to-pb')]);
+      await recorder(p).flush();
+
+      await cuttable.cut(); // the service unreachable: nothing B records can be sent
+      await p.type('#name', 'left-behind-on-b');
+      await p.goBack({ waitUntil: 'commit' });
+      const shows = await pollUntil(() => p.evaluate<boolean[]>(() => (window as any).__shows), (s) => s?.length > 0, 10_000);
+      expect(shows).toEqual([false, true]);
+      await new Promise((r) => setTimeout(r, 1500));
+      await cuttable.restore();
+      // On to another page: the restored page saves what it holds as it goes, and the next one sends it.
+      await Promise.all([p.waitForURL(`${pages.url}/pb`), p.click('#to-pb')]);
+      await pollUntil(recorder(p).stats, (s) => s?.pending === 0, 20_000);
+      await recorder(p).flush();
+
+      const typed = (await storedEvents(id)).filter((e) => e.type === 3 && (e.data as { source?: number }).source === 5).map((e) => (e.data as { text?: string }).text);
+      expect(typed).toContain('*'.repeat('left-behind-on-b'.length)); // inputs are masked
     } finally {
       await bfcacheBrowser.close();
     }

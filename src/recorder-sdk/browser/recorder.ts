@@ -124,6 +124,24 @@ function recordedByOuterPage(): boolean {
   return false;
 }
 
+/**
+ * A same-origin page around this frame that is still being parsed: whether it will record this
+ * frame (its tag may come after the frame, below a slow script) is not known until it is parsed.
+ */
+function outerPageStillLoading(): Document | undefined {
+  let w: Window = window;
+  while (w.parent && w.parent !== w) {
+    const outer = w.parent;
+    try {
+      if (outer.document.readyState === 'loading') return outer.document;
+    } catch {
+      return undefined; // another origin: it cannot record this frame
+    }
+    w = outer;
+  }
+  return undefined;
+}
+
 /** Starts recording (once per page). Returns the recording id. */
 export function start(options: StartOptions): string {
   const s = shared();
@@ -220,15 +238,24 @@ function autostart(): void {
   }
   const publicKey = script.getAttribute('data-public-key');
   if (!publicKey || s.session) return;
-  try {
-    start({
-      publicKey,
-      serverUrl: script.getAttribute('data-server-url') || undefined,
-      transport: script.getAttribute('data-transport') === 'http' ? 'http' : 'websocket',
-    });
-  } catch (err) {
-    console.error('[tapedeck] could not start recording', err);
-  }
+  const options: StartOptions = {
+    publicKey,
+    serverUrl: script.getAttribute('data-server-url') || undefined,
+    transport: script.getAttribute('data-transport') === 'http' ? 'http' : 'websocket',
+  };
+  const begin = () => {
+    if (shared().session) return;
+    try {
+      start(options);
+    } catch (err) {
+      console.error('[tapedeck] could not start recording', err);
+    }
+  };
+  // In a frame whose page is still being parsed, decide once that page is: starting now, before its
+  // own tag ran, wrote this frame's snapshot and changes into the page's recording as well.
+  const outer = outerPageStillLoading();
+  if (outer) outer.addEventListener('DOMContentLoaded', begin, { once: true });
+  else begin();
 }
 
 autostart();

@@ -65,6 +65,8 @@ const SILENCE_LIMIT_MS = 45_000;
 const ACK_LIMIT_MS = 60_000;
 const KEEPALIVE_LIMIT = 60_000;
 const STOP_DRAIN_MS = 5000;
+/** After a back/forward-cache restore, when to look again for what the page left behind saved. */
+const ADOPT_AGAIN_MS = 1000;
 
 export class RecorderSession {
   private id: string;
@@ -91,6 +93,9 @@ export class RecorderSession {
   private wsBackoff = new Backoff(250, 10_000);
   private reconnectTimer: Timer | null = null;
   private connectTimer: Timer | null = null;
+  private adoptTimer: Timer | null = null;
+  /** Batch ids this page saved to sessionStorage itself (the rest there are other pages'). */
+  private readonly savedIds = new Set<string>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   private lastFrameAt = 0;
   private lastPingAt = 0;
@@ -633,28 +638,54 @@ export class RecorderSession {
     // Until begin() the saved batches belong to the previous page of this tab, and begin() re-queues
     // them: removing them here (pageshow comes before the tab check answers) lost them.
     if (this.state === 'stopped' || this.held) return;
-    const key = pendingKey(this.recordingId);
     if (restored) {
       // Later pages of this tab used the counter, and the replay last saw their DOM, not ours. What
       // they left unacknowledged is ours to deliver now (the server de-duplicates by batch id).
       this.seq.resync();
-      this.queue.restore(decodePending(this.config.store.getItem(key)));
+      this.adoptPending();
       this.takeFullSnapshot();
+      // Chromium shows the restored page before it hides the page it replaces, whose pagehide saves
+      // its batches only then: take those too, a moment later.
+      this.clearTimer('adoptTimer');
+      this.adoptTimer = setTimeout(() => {
+        this.adoptTimer = null;
+        if (this.state !== 'stopped') this.adoptPending();
+      }, ADOPT_AGAIN_MS);
+    } else {
+      this.adoptPending();
     }
-    this.config.store.removeItem(key);
     this.reconnectNow();
     this.pump();
   }
 
+  /** Re-queues the batches saved in this tab for this recording (ours, or another page's), then clears them. */
+  private adoptPending(): void {
+    const key = pendingKey(this.recordingId);
+    const saved = decodePending(this.config.store.getItem(key));
+    if (saved.length > 0) this.queue.restore(saved);
+    this.config.store.removeItem(key);
+    this.savedIds.clear();
+    if (saved.length > 0) this.pump();
+  }
+
   private persist(): void {
     const key = pendingKey(this.recordingId);
-    const text = encodePending(this.queue.unacked(), PERSIST_MAX_CHARS);
-    if (text === null) return this.config.store.removeItem(key);
-    if (!this.config.store.setItem(key, text)) {
+    // Keep what another page of this tab saved since we last took it (see onShow): overwriting it,
+    // or removing it when we had nothing to save, lost that page's last batches.
+    const ours = this.queue.unacked();
+    const ourIds = new Set(ours.map((b) => b.id));
+    const others = decodePending(this.config.store.getItem(key)).filter((b) => !ourIds.has(b.id) && !this.savedIds.has(b.id));
+    const all = [...others, ...ours];
+    const text = encodePending(all, PERSIST_MAX_CHARS);
+    let saved = text !== null && this.config.store.setItem(key, text) ? text : null;
+    if (text !== null && saved === null) {
       // Over the storage quota: keep what fits in a quarter of the budget.
-      const smaller = encodePending(this.queue.unacked(), PERSIST_MAX_CHARS / 4);
-      if (smaller === null || !this.config.store.setItem(key, smaller)) this.config.store.removeItem(key);
+      const smaller = encodePending(all, PERSIST_MAX_CHARS / 4);
+      saved = smaller !== null && this.config.store.setItem(key, smaller) ? smaller : null;
     }
+    if (saved === null) this.config.store.removeItem(key);
+    this.savedIds.clear();
+    for (const b of decodePending(saved)) if (ourIds.has(b.id)) this.savedIds.add(b.id);
   }
 
   // ---- plumbing ----
@@ -668,6 +699,7 @@ export class RecorderSession {
     this.clearTimer('pumpTimer');
     this.clearTimer('reconnectTimer');
     this.clearTimer('connectTimer');
+    this.clearTimer('adoptTimer');
     if (this.heartbeat !== null) clearInterval(this.heartbeat);
     this.heartbeat = null;
     const ws = this.ws;
@@ -690,7 +722,7 @@ export class RecorderSession {
     this.listeners.push([target, type, fn]);
   }
 
-  private clearTimer(name: 'cutTimer' | 'pumpTimer' | 'reconnectTimer' | 'connectTimer'): void {
+  private clearTimer(name: 'cutTimer' | 'pumpTimer' | 'reconnectTimer' | 'connectTimer' | 'adoptTimer'): void {
     const t = this[name];
     if (t !== null) clearTimeout(t);
     this[name] = null;
