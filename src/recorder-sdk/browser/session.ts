@@ -658,10 +658,14 @@ export class RecorderSession {
     this.pump();
   }
 
-  /** Re-queues the batches saved in this tab for this recording (ours, or another page's), then clears them. */
+  /**
+   * Re-queues the batches another page of this tab saved for this recording, then clears the store.
+   * Those this page saved itself are still queued here or were acknowledged since (while hidden):
+   * taking them again would only send them twice.
+   */
   private adoptPending(): void {
     const key = pendingKey(this.recordingId);
-    const saved = decodePending(this.config.store.getItem(key));
+    const saved = decodePending(this.config.store.getItem(key)).filter((b) => !this.savedIds.has(b.id));
     if (saved.length > 0) this.queue.restore(saved);
     this.config.store.removeItem(key);
     this.savedIds.clear();
