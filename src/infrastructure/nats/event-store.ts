@@ -240,15 +240,8 @@ export class JetStreamEventStore {
     const subject = recordingSubject(tenantId, recordingId, kind);
     const parts: Uint8Array[] = [];
     for (const seq of seqs) {
-      let m;
-      try {
-        m = await this.nats.jsm.streams.getMessage(EVENTS_STREAM, { seq });
-      } catch (err) {
-        if (noMessageFound(err)) return undefined;
-        this.logger.warn({ msg: 'stream message get failed', err: String((err as Error).message) });
-        throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
-      }
-      if (m.subject !== subject) return undefined;
+      const m = await this.stored(this.nats.jsm.streams.getMessage(EVENTS_STREAM, { seq }));
+      if (m?.subject !== subject) return undefined;
       parts.push(m.data);
     }
     return Buffer.concat(parts);
@@ -293,10 +286,17 @@ export class JetStreamEventStore {
 
   /** Whether the recording has any message (of any kind) stored below `seq`. */
   private async holdsBelow(tenantId: string, recordingId: string, seq: number): Promise<boolean> {
+    const first = await this.stored(directGet(this.nats, { seq: 1, next_by_subj: recordingWildcard(tenantId, recordingId) }));
+    return first !== undefined && first.seq < seq;
+  }
+
+  /** One message lookup: undefined when the stream holds no such message, 503 when JetStream does not answer. */
+  private async stored<M>(lookup: Promise<M>): Promise<M | undefined> {
     try {
-      return (await directGet(this.nats, { seq: 1, next_by_subj: recordingWildcard(tenantId, recordingId) })).seq < seq;
+      return await lookup;
     } catch (err) {
-      if (noMessageFound(err)) return false;
+      if (noMessageFound(err)) return undefined;
+      // Connected, yet no answer (a stalled server, a leader election): retryable, like a lost connection.
       this.logger.warn({ msg: 'stream message get failed', err: String((err as Error).message) });
       throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
     }
@@ -336,15 +336,7 @@ export class JetStreamEventStore {
 
   private async lastSeq(subject: string): Promise<number | undefined> {
     this.assertConnected();
-    try {
-      const m = await this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: subject });
-      return m.seq;
-    } catch (err) {
-      if (noMessageFound(err)) return undefined;
-      // Connected, yet no answer (a stalled server, a leader election): retryable, like a lost connection.
-      this.logger.warn({ msg: 'stream message get failed', err: String((err as Error).message) });
-      throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
-    }
+    return (await this.stored(this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: subject })))?.seq;
   }
 
   /**

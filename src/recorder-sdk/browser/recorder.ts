@@ -111,17 +111,7 @@ function normaliseServerUrl(raw: string | undefined): string {
  * replay would apply its changes to the outer page's nodes.
  */
 function recordedByOuterPage(): boolean {
-  let w: Window = window;
-  while (w.parent && w.parent !== w) {
-    const outer = w.parent;
-    try {
-      if ((outer as unknown as Record<symbol, unknown>)[SHARED_KEY] || outer.document.querySelector('script[data-public-key][src*="/sdk/recorder.js"]')) return true;
-    } catch {
-      return false; // another origin: rrweb there cannot see into this frame, so this frame records itself
-    }
-    w = outer;
-  }
-  return false;
+  return sameOriginOuterPages().some((outer) => (outer as unknown as Record<symbol, unknown>)[SHARED_KEY] || outer.document.querySelector('script[data-public-key][src*="/sdk/recorder.js"]'));
 }
 
 /**
@@ -129,17 +119,24 @@ function recordedByOuterPage(): boolean {
  * frame (its tag may come after the frame, below a slow script) is not known until it is parsed.
  */
 function outerPageStillLoading(): Document | undefined {
-  let w: Window = window;
-  while (w.parent && w.parent !== w) {
-    const outer = w.parent;
+  return sameOriginOuterPages().find((outer) => outer.document.readyState === 'loading')?.document;
+}
+
+/**
+ * The pages around this frame, innermost first, up to the first of another origin: rrweb there
+ * cannot see into this frame (nor can its page be read), so it and those above it are left out.
+ */
+function sameOriginOuterPages(): Window[] {
+  const pages: Window[] = [];
+  for (let w: Window = window; w.parent && w.parent !== w; w = w.parent) {
     try {
-      if (outer.document.readyState === 'loading') return outer.document;
+      void w.parent.document.readyState; // throws for another origin
     } catch {
-      return undefined; // another origin: it cannot record this frame
+      break;
     }
-    w = outer;
+    pages.push(w.parent);
   }
-  return undefined;
+  return pages;
 }
 
 /** Starts recording (once per page). Returns the recording id. */
