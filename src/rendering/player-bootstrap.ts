@@ -60,7 +60,8 @@ export const PLAYER_BOOTSTRAP = String.raw`(function () {
       var snapshot = events && events.some(function (e) { return e && e.type === 2; });
       if (!events || events.length < 2 || !snapshot) throw new Error('This recording has nothing to replay yet.');
       events = events.slice().sort(function (a, b) { return a.timestamp - b.timestamp; });
-      var speeds = [1, 2, 4, 8];
+      // The control bar offers only speeds the player's speed parameter accepts (0.25 to 4).
+      var speeds = [1, 2, 4];
       if (speeds.indexOf(cfg.speed) < 0) speeds = speeds.concat([cfg.speed]).sort(function (a, b) { return a - b; });
       var size = frameSize();
       var capture = cfg.mode === 'capture';

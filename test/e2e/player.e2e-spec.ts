@@ -238,6 +238,9 @@ describe('player page in Chromium', () => {
     expect(s).toMatchObject({ ready: true, playing: false, speed: 2, activeSpeed: '2x', controller: true });
     await page.locator('.rr-controller__btns button.active').waitFor();
     expect(await page.locator('.rr-controller__btns button.active').count()).toBe(1);
+    // Only speeds the `speed` parameter accepts (0.25 to 4) are offered.
+    const labels = await page.locator('.rr-controller__btns button').allTextContents();
+    expect(labels.filter((t) => /x$/.test(t.trim()))).toEqual(['1x', '2x', '4x']);
     expect(problems).toEqual([]);
     await page.context().close();
   });
