@@ -86,14 +86,19 @@ export class IngestConnection {
       const raw = isBinary ? decodeBounded(data, this.opts.coding, this.cfg.WS_MAX_MESSAGE_BYTES) : data;
       const text = utf8(raw).trim();
       if (text === '') return;
-      if (text.startsWith('{') && /^\{\s*"type"\s*:\s*"/.test(text)) return this.onControl(parseJson(text, 'Frame') as Record<string, unknown>, text);
+      if (text.startsWith('{') && /^\{\s*"type"\s*:\s*"/.test(text)) {
+        const canonical = canonicalBatch(text);
+        if (canonical) return this.onControl(canonical.frame, text, canonical.payload);
+        return this.onControl(parseJson(text, 'Frame') as Record<string, unknown>, text);
+      }
       this.onEvents(text);
     } catch (e) {
       this.sendError(e);
     }
   }
 
-  private onControl(frame: Record<string, unknown>, text: string) {
+  /** `payload`: the events array as the client wrote it, when canonicalBatch parsed exactly that. */
+  private onControl(frame: Record<string, unknown>, text: string, payload?: string) {
     if (frame.type === 'ping') return this.send({ type: 'pong' });
     if (frame.type !== 'batch') throw new AppError('bad_request', `Unknown frame type ${JSON.stringify(String(frame.type).slice(0, 40))}`);
     const batch = frame.batch;
@@ -109,9 +114,9 @@ export class IngestConnection {
     } catch (e) {
       return this.sendError(e, batch);
     }
-    const payload = rawEvents(frame, text) ?? JSON.stringify(events);
-    this.track(payload.length, async () => {
-      const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events as RrwebEvent[], payload, this.opts.client, batch);
+    const stored = payload ?? JSON.stringify(events);
+    this.track(stored.length, async () => {
+      const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events as RrwebEvent[], stored, this.opts.client, batch);
       this.send({ type: 'ack', batch, events: r.events, duplicate: r.duplicate });
     }, (e) => this.sendError(e, batch));
   }
@@ -206,15 +211,22 @@ export class IngestConnection {
   }
 }
 
-const BATCH_PREFIX = /^\{"type":"batch","batch":"[A-Za-z0-9_.:-]{1,128}","events":/;
+const BATCH_PREFIX = /^\{"type":"batch","batch":"([A-Za-z0-9_.:-]{1,128})","events":/;
 
 /**
- * The events array exactly as the client wrote it, when the frame has the canonical key order
- * {"type","batch","events"} and no other key (what our recorder sends): it saves re-serialising
- * every batch. The frame already parsed as a whole, so the slice is valid JSON.
+ * A batch frame in the canonical key order {"type","batch","events"} (what our recorder sends), read
+ * by parsing only its events array, which is then stored exactly as the client wrote it: one parse,
+ * no re-serialising. The stored text is the very text that was parsed and validated; a frame that
+ * repeats a key (`…"events":[…],"events":[…]}`) or has another one is not a single array there and
+ * takes the general path (parse the whole frame, store the re-serialised array that was validated).
  */
-export function rawEvents(frame: Record<string, unknown>, text: string): string | null {
+export function canonicalBatch(text: string): { frame: Record<string, unknown>; payload: string } | null {
   const m = BATCH_PREFIX.exec(text);
-  if (!m || Object.keys(frame).length !== 3 || !text.endsWith('}')) return null;
-  return text.slice(m[0].length, -1);
+  if (!m || !text.endsWith('}')) return null;
+  const payload = text.slice(m[0].length, -1).trim();
+  try {
+    return { frame: { type: 'batch', batch: m[1], events: JSON.parse(payload) as unknown }, payload };
+  } catch {
+    return null;
+  }
 }

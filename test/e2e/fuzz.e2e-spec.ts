@@ -466,6 +466,8 @@ describe('fuzzed WebSocket ingestion', () => {
       fc.array(eventText, { minLength: 0, maxLength: 3 }).map((e) => ({ text: `{"type":"batch","batch":"b${++seq}","events":[${e.join(',')}]}` })),
       fc.tuple(weirdString, fc.json({ maxDepth: 2 })).map(([b, e]) => ({ text: `{"type":"batch","batch":${JSON.stringify(b)},"events":${e}}` })),
       fc.nat({ max: 200 }).map((n) => ({ text: JSON.stringify({ type: 'batch', batch: `t${++seq}`, events: sampleEvents(3, 1_700_000_000_000 + seq * 10) }).slice(0, n) })),
+      // A repeated key: JSON.parse keeps its last value, which is what must be validated and stored.
+      fc.tuple(fc.array(eventText, { minLength: 1, maxLength: 2 }), fc.constantFrom('events', 'batch', 'type'), fc.json({ maxDepth: 2 })).map(([e, key, v]) => ({ text: `{"type":"batch","batch":"r${++seq}","events":[${e.join(',')}],"${key}":${v}}` })),
       fc.array(eventText, { minLength: 1, maxLength: 3 }).map((e) => ({ text: e.join('\n') })),
       fc.json({ maxDepth: 3 }).map((text) => ({ text })),
       fc.constantFrom('{"type":"ping"}', '{"type":"pong"}', '{"type":"__proto__"}', '{"type":"batch"}', '{"type":', '', ' ', '\u0000').map((text) => ({ text })),

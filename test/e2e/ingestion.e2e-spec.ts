@@ -367,6 +367,33 @@ describe('WebSocket ingestion with compressed frames', () => {
   });
 });
 
+describe('WebSocket batch frames', () => {
+  it('stores what a frame with a repeated key means (its last value, as validated), and the recording stays readable', async () => {
+    const id = randomUUID();
+    const ws = new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}`);
+    const replies: Record<string, unknown>[] = [];
+    ws.on('message', (m) => replies.push(JSON.parse(String(m))));
+    await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+    const start = Date.now();
+    const [a, b, c] = [sampleEvents(3, start), sampleEvents(3, start + 1000).slice(2), sampleEvents(3, start + 2000).slice(2)];
+    const bad = '[{"type":"not-an-int","timestamp":"x","data":null}]';
+    // JSON.parse keeps a repeated key's last value; the first "events" array was never validated.
+    ws.send(`{"type":"batch","batch":"dup-events","events":${bad},"events":${JSON.stringify(a)}}`);
+    ws.send(`{"type":"batch","batch":"dup-batch","events":${JSON.stringify(b)},"batch":"dup-batch-2"}`);
+    ws.send(`{"type":"batch","batch":"dup-type","events":${JSON.stringify(c)},"type":"batch"}`);
+    await pollUntil(async () => replies.length, (n) => n >= 3, 10_000);
+    ws.close();
+    expect(replies).toEqual([
+      { type: 'ack', batch: 'dup-events', events: 3, duplicate: false },
+      { type: 'ack', batch: 'dup-batch-2', events: 1, duplicate: false },
+      { type: 'ack', batch: 'dup-type', events: 1, duplicate: false },
+    ]);
+    const r = await readEvents(id);
+    expect(r.status).toBe(200);
+    expect(readEventsWithout(r)).toEqual([...a, ...b, ...c]);
+  });
+});
+
 describe('the client address of includePii', () => {
   // The test's requests come from loopback, a trusted proxy by default (TRUST_PROXY): the address is
   // the rightmost X-Forwarded-For entry not on a trusted network; what a client wrote further left
