@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { pipeline, type Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
 import { qualityList } from './quality-list';
 import { setReplyHeaders } from './reply-headers';
@@ -28,7 +28,8 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
  * client takes it. Level 1: on the 2-core reference machine the stream is CPU-bound, and level 1
  * already compresses rrweb JSON to about a tenth at a fraction of the default level's cost.
  */
-export function sendJsonStream(reply: FastifyReply, body: Readable) {
+export async function sendJsonStream(reply: FastifyReply, source: Readable) {
+  const body = await withFirstChunk(source);
   setReplyHeaders(reply, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'private, no-store', vary: 'Accept-Encoding' });
   if (!acceptsGzip(reply.request.headers['accept-encoding'])) return reply.send(body);
   const gzip = createGzip({ level: 1, flush: constants.Z_NO_FLUSH });
@@ -36,4 +37,25 @@ export function sendJsonStream(reply: FastifyReply, body: Readable) {
   // sees a truncated body, as it did uncompressed.
   pipeline(body, gzip, () => undefined);
   return reply.header('content-encoding', 'gzip').send(gzip);
+}
+
+/**
+ * The stream with its first chunk already read. A read that fails before its first byte (the
+ * recording deleted meanwhile, JetStream failing at the start) rejects here, before any header is
+ * set, and is answered with its own status and a plain body; one failing later can only cut the
+ * body short. A small recording's body is its first chunk, so its read either succeeds or fails whole.
+ */
+async function withFirstChunk(source: Readable): Promise<Readable> {
+  const it = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await it.next();
+  async function* all() {
+    try {
+      if (first.done) return;
+      yield first.value;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    } finally {
+      await it.return?.();
+    }
+  }
+  return Readable.from(all(), { objectMode: false, highWaterMark: source.readableHighWaterMark });
 }

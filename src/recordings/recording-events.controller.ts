@@ -29,6 +29,6 @@ export class RecordingEventsController {
   @ApiStoreUnavailable('events')
   async get(@Param('recordingId') rawId: string, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const recordingId = parseWith(uuidParam, rawId, 'recordingId');
-    return sendJsonStream(reply, await this.events.streamEvents(auth.tenantId, recordingId, abortWhenClientGone(reply)));
+    return sendJsonStream(reply, this.events.streamEvents(auth.tenantId, recordingId, abortWhenClientGone(reply)));
   }
 }

@@ -2,7 +2,6 @@
 // acknowledged (read-your-writes), even while projections lag or ClickHouse is down.
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { notFound } from '../common/app-error';
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 import { rawEventsJsonArray } from './recording-events.json';
@@ -24,16 +23,15 @@ export class RecordingEventsService {
     return this.store.lastDeletionSeq(tenantId, recordingId);
   }
 
-  async streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal): Promise<Readable> {
-    if (!(await this.exists(tenantId, recordingId))) throw notFound('Recording not found');
-    return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, signal));
+  /** The events as a JSON array; the read fails with 404 when the recording has no message (see sendJsonStream for when that can still be a status). */
+  streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal): Readable {
+    return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, signal, { mustExist: true }));
   }
 
   /** All events in memory (rendering needs them whole; bounded by the renderer's own limits). */
   async loadEvents(tenantId: string, recordingId: string): Promise<RrwebEvent[]> {
-    if (!(await this.exists(tenantId, recordingId))) throw notFound('Recording not found');
     const out: RrwebEvent[] = [];
-    for await (const e of this.store.read(tenantId, recordingId)) out.push(e);
+    for await (const e of this.store.read(tenantId, recordingId, undefined, { mustExist: true })) out.push(e);
     return out;
   }
 }

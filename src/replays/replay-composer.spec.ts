@@ -205,6 +205,17 @@ describe('composeReplay', () => {
     expect(source.open).toBe(0);
   });
 
+  it('fails with unavailable (retry), not 404, when a recording is deleted between its two reads', async () => {
+    const first = rec('a', [[META, 1], [FS, 1], [INC, 5]]).events;
+    const source = new FakeSource((_, n) => {
+      if (n === 1) return first;
+      throw new AppError('not_found', 'Recording not found (it was deleted while being read)');
+    });
+    const error = await collect(composeReplay(TENANT, ['a'], source)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'unavailable' });
+    expect(source.open).toBe(0);
+  });
+
   it('leaves out events appended between the two reads', async () => {
     const first = rec('a', [[META, 1], [FS, 1]]).events;
     const second = rec('a', [[META, 1], [FS, 1], [INC, 5]]).events;

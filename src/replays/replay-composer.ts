@@ -100,7 +100,7 @@ export async function* composeReplay(
   const views: PageViewBoundary[] = [];
   for (const recordingId of new Set(recordingIds)) {
     const splitter = new PageViewSplitter(recordingId);
-    for await (const event of source.read(tenantId, recordingId, signal)) {
+    for await (const event of memberEvents(source, tenantId, recordingId, signal)) {
       signal?.throwIfAborted();
       splitter.push(event);
     }
@@ -129,6 +129,15 @@ function inPlace(view: PageViewBoundary, index: number, event: RrwebEvent): bool
   return index !== view.endIndex - 1 || event.timestamp === view.lastTimestamp;
 }
 
+/** A member's events: one deleted while the replay is composed changed the replay under it (retry). */
+async function* memberEvents(source: RecordingEventSource, tenantId: string, recordingId: string, signal?: AbortSignal): AsyncGenerator<RrwebEvent> {
+  try {
+    yield* source.read(tenantId, recordingId, signal);
+  } catch (e) {
+    throw e instanceof AppError && e.code === 'not_found' ? changed(recordingId) : e;
+  }
+}
+
 function changed(recordingId: string): AppError {
   return new AppError('unavailable', `recording ${recordingId} changed while the replay was composed; retry`);
 }
@@ -148,7 +157,7 @@ class RecordingCursor {
   async seek(recordingId: string, index: number): Promise<void> {
     if (!this.iterator || this.recordingId !== recordingId || index < this.nextIndex) {
       await this.close();
-      this.iterator = this.source.read(this.tenantId, recordingId, this.signal)[Symbol.asyncIterator]();
+      this.iterator = memberEvents(this.source, this.tenantId, recordingId, this.signal)[Symbol.asyncIterator]();
       this.recordingId = recordingId;
       this.nextIndex = 0;
     }

@@ -2,7 +2,7 @@ import { FIRST_SWEEP_DELAY_MS, RetentionService } from './retention.service';
 
 describe('RetentionService.sweep', () => {
   const DAY = 86_400_000;
-  function make(tenants: { id: string; retentionDays?: number }[], expired: Record<string, string[]>, counts: Record<string, number>, failing = new Set<string>()) {
+  function make(tenants: { id: string; retentionDays?: number }[], expired: Record<string, string[] | Error>, counts: Record<string, number>, failing = new Set<string>()) {
     const deleted: string[] = [];
     const queries: string[] = [];
     const svc = new RetentionService(
@@ -14,7 +14,9 @@ describe('RetentionService.sweep', () => {
           const t = /tenant_id = '([^']+)'/.exec(q.text)![1];
           const after = /recording_id > '([^']*)'/.exec(q.text)?.[1] ?? '';
           const limit = Number(/LIMIT (\d+)/.exec(q.text)![1]);
-          return [...(expired[t] ?? [])].sort().filter((id) => id > after).slice(0, limit).map((recording_id) => ({ recording_id }));
+          const listed = expired[t] ?? [];
+          if (listed instanceof Error) throw listed;
+          return [...listed].sort().filter((id) => id > after).slice(0, limit).map((recording_id) => ({ recording_id }));
         },
       } as never,
       {
@@ -56,13 +58,23 @@ describe('RetentionService.sweep', () => {
     const failing = new Set(['r1']);
     const expired: Record<string, string[]> = { a: ['r1'] };
     const { svc, deleted } = make([{ id: 'a', retentionDays: 1 }], expired, { r1: 3 }, failing);
-    await expect(svc.sweep(10 * DAY)).rejects.toThrow('JetStream timeout');
+    expect(await svc.sweep(10 * DAY)).toBe(0);
     // The marker was projected meanwhile: the recording's rows are gone, its messages may not be.
     expired.a = [];
     failing.clear();
     expect(await svc.sweep(10 * DAY)).toBe(1);
     expect(deleted).toEqual(['a/r1']);
     expect(await svc.sweep(10 * DAY)).toBe(0);
+  });
+  it('goes on past a recording it could not delete, and past a tenant it could not list', async () => {
+    const { svc, deleted } = make(
+      [{ id: 'a', retentionDays: 1 }, { id: 'broken', retentionDays: 1 }, { id: 'b', retentionDays: 1 }],
+      { a: ['r1', 'r2'], broken: new Error('ClickHouse timeout'), b: ['r3'] },
+      { r1: 1, r2: 1, r3: 1 },
+      new Set(['r1']),
+    );
+    expect(await svc.sweep(10 * DAY)).toBe(2);
+    expect(deleted).toEqual(['a/r2', 'b/r3']);
   });
 });
 

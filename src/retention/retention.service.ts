@@ -5,7 +5,8 @@
 // timestamps: a browser whose clock is days behind must not lose its recording at the next sweep,
 // one days ahead must not keep it past the period, and a recording holding only metadata (which
 // has no event time) is swept too. It is also the clock of the stream's own age limit.
-// Runs in the projector role; several workers sweeping at once only repeat idempotent deletions.
+// Runs in the projector role; several workers sweeping at once only repeat idempotent deletions
+// (a message another worker deleted first counts as deleted).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -79,15 +80,18 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     return rows.map((r) => r.recording_id);
   }
 
-  /** One pass over every tenant with a retention period; returns the recordings deleted. */
+  /**
+   * One pass over every tenant with a retention period; returns the recordings deleted. A recording
+   * (or a tenant's listing) that fails is logged and left for the next sweep; the pass goes on, so one
+   * unreachable moment does not keep every other tenant's expired recordings.
+   */
   async sweep(nowMs = Date.now()): Promise<number> {
     if (!this.boot.migrated) return 0;
     let count = 0;
+    let failed = 0;
     let tenants = 0;
-    for (const { tenantId, recordingId } of [...this.unfinished.values()]) {
-      await this.delete(tenantId, recordingId);
-      count++;
-    }
+    const tally = (ok: boolean) => (ok ? count++ : failed++);
+    for (const { tenantId, recordingId } of [...this.unfinished.values()]) tally(await this.delete(tenantId, recordingId));
     for (const t of this.registry.listTenants()) {
       if (!t.retentionDays || t.retentionDays <= 0) continue;
       tenants++;
@@ -96,31 +100,38 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
       const cutoff = nowMs - t.retentionDays * DAY_MS;
       let page: string[];
       let after = '';
-      do {
-        page = await this.expired(t.id, cutoff, after);
-        for (const id of page) {
-          const c = await this.store.messageCounts(t.id, id);
-          if (c.ev + c.meta === 0) continue; // already deleted; its rows go when the marker is projected
-          await this.delete(t.id, id);
-          count++;
-        }
-        after = page[page.length - 1];
-      } while (page.length === BATCH);
+      try {
+        do {
+          page = await this.expired(t.id, cutoff, after);
+          for (const id of page) {
+            const c = await this.store.messageCounts(t.id, id).catch(() => undefined);
+            if (c && c.ev + c.meta === 0) continue; // already deleted; its rows go when the marker is projected
+            tally(await this.delete(t.id, id));
+          }
+          after = page[page.length - 1];
+        } while (page.length === BATCH);
+      } catch (e) {
+        failed++;
+        this.logger.warn({ msg: 'retention could not list a tenant\'s expired recordings; next sweep', tenantId: t.id, err: String((e as Error).message) });
+      }
     }
     // One line per sweep (hourly by default): operators see that retention runs, not only when it deletes.
-    this.logger.log({ msg: 'retention sweep', tenants, deleted: count });
+    this.logger.log({ msg: 'retention sweep', tenants, deleted: count, ...(failed ? { failed } : {}) });
     this.deleted += count;
     return count;
   }
 
-  private async delete(tenantId: string, recordingId: string): Promise<void> {
+  /** Deletes one recording; false (logged, retried at the next sweep) when that failed. */
+  private async delete(tenantId: string, recordingId: string): Promise<boolean> {
     const key = `${tenantId}/${recordingId}`;
     try {
       await this.store.deleteRecording(tenantId, recordingId);
       this.unfinished.delete(key);
+      return true;
     } catch (e) {
       this.unfinished.set(key, { tenantId, recordingId });
-      throw e;
+      this.logger.warn({ msg: 'retention could not delete a recording; next sweep', tenantId, recordingId, err: String((e as Error).message) });
+      return false;
     }
   }
 }

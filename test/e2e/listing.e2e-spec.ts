@@ -219,4 +219,32 @@ describe('GET /recordings/{id}', () => {
     await listed(q({ gone: run }), 0);
     await pollUntil(() => api(`/recordings/${id}`, { key: secret() }), (x) => x.status === 404, 20_000);
   });
+
+  it('races DELETEs of one recording with reads of it: 204, 404 or a whole 200, never a 5xx or a mislabelled body', async () => {
+    const id = randomUUID();
+    const start = Date.now() - 60_000;
+    for (let i = 0; i < 60; i++) expect((await postEvents(id, sampleEvents(50, start + i * 100).slice(2))).status).toBe(200);
+    const read = async (path: string) => {
+      // fetch takes gzip and decodes it: a body labelled gzip that is not would throw here.
+      const r = await fetch(`${testEnv().baseUrl}${path}`, { headers: { authorization: `Bearer ${secret()}`, 'accept-encoding': 'gzip' } });
+      const text = await r.text();
+      if (r.status === 200 && path.endsWith('/events')) expect(JSON.parse(text)).toHaveLength(60 * 48);
+      return r.status;
+    };
+    const del = async () => (await api(`/recordings/${id}`, { method: 'DELETE', key: secret() })).status;
+    const statuses = await Promise.all([
+      read(`/recordings/${id}/events`),
+      del(),
+      read(`/recordings/${id}/events`),
+      read(`/recordings/${id}`),
+      del(),
+      read(`/recordings/${id}/events`),
+      read(`/recordings/${id}`),
+      del(),
+      read(`/recordings/${id}/events`),
+    ]);
+    for (const [i, status] of statuses.entries()) expect([i % 3 === 1 ? 204 : 200, 404]).toContain(status);
+    expect(statuses.filter((s) => s === 204).length).toBeGreaterThanOrEqual(1);
+    expect((await api(`/recordings/${id}/events`, { key: secret() })).status).toBe(404);
+  });
 });

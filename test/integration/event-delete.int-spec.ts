@@ -97,4 +97,15 @@ describe('JetStreamEventStore.deleteRecording', () => {
     for await (const e of store.read(tenantId, id)) again.push(e.timestamp);
     expect(again).toEqual([9_000]);
   });
+
+  it('lets several deletions of one recording run at once (a retried DELETE, two retention sweepers): all succeed', async () => {
+    const id = randomUUID();
+    for (let i = 0; i < 150; i++) await appendBatch(store, tenantId, id, batch(1_000 + i), `c${i}`);
+    // nats-server 2.9 answers deleting a message another deletion took first with "sequence N not found".
+    const results = await Promise.allSettled([store.deleteRecording(tenantId, id), store.deleteRecording(tenantId, id), store.deleteRecording(tenantId, id)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    const total = results.reduce((n, r) => n + (r.status === 'fulfilled' ? r.value.deleted : 0), 0);
+    expect(total).toBeGreaterThanOrEqual(150);
+    expect(await store.messageCounts(tenantId, id)).toMatchObject({ ev: 0, meta: 0 });
+  });
 });

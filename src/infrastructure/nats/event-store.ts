@@ -6,7 +6,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ConsumerMessages, headers as natsHeaders, JsMsg, MsgHdrs } from 'nats';
-import { AppError } from '../../common/app-error';
+import { AppError, notFound } from '../../common/app-error';
 import type { BatchSummary } from '../../domain/batch-summary';
 import { headerJson } from '../../domain/batch-summary';
 import type { RrwebEvent } from '../../domain/rrweb-event';
@@ -74,9 +74,27 @@ function heartbeatsOnlyWhenCaughtUp(messages: ConsumerMessages, caughtUp: () => 
 /** How long a read waits on an idle consumer before it asks whether anything is left to deliver. */
 export const READ_IDLE_CHECK_MS = 1000;
 
+export interface ReadOptions {
+  /**
+   * A recording with no event and no metadata is a 404 (AppError not_found), found by the count the
+   * read starts from: a separate existence check before the read could see a recording that a
+   * deletion removed before the read began, which then answered 200 [].
+   */
+  mustExist?: boolean;
+}
+
 /** JetStream's answer to a message get (or a direct get) for a sequence or subject it does not hold (API error 10037). */
 function noMessageFound(err: unknown): boolean {
   return /(no message|message not) found/i.test(String((err as Error)?.message)) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10037;
+}
+
+/**
+ * JetStream's answer to deleting a message that is no longer there: another deletion of the same
+ * recording (a retried DELETE, a second retention sweeper, a read finishing an interrupted deletion)
+ * took it first. nats-server 2.9 answers API error 10043 "sequence N not found".
+ */
+function alreadyDeleted(err: unknown): boolean {
+  return noMessageFound(err) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10043 || /sequence \d+ not found/i.test(String((err as Error)?.message));
 }
 
 /** Whether a read consumer has delivered everything its filter holds (cached: as created). */
@@ -346,22 +364,23 @@ export class JetStreamEventStore {
    * batches with a heap that releases an event once no later batch can hold an earlier one, so memory
    * stays proportional to the overlap between batches, not to the recording.
    */
-  async *read(tenantId: string, recordingId: string, signal?: AbortSignal): AsyncGenerator<RrwebEvent> {
+  async *read(tenantId: string, recordingId: string, signal?: AbortSignal, opts: ReadOptions = {}): AsyncGenerator<RrwebEvent> {
     const decode = (payload: Uint8Array) => JSON.parse(new TextDecoder().decode(payload)) as RrwebEvent[];
-    for await (const events of this.merged(tenantId, recordingId, decode, new TimestampMerger<RrwebEvent>(), signal)) yield* events;
+    for await (const events of this.merged(tenantId, recordingId, decode, new TimestampMerger<RrwebEvent>(), signal, opts)) yield* events;
   }
 
   /**
    * `read` without decoding events: the same events in the same order, as their stored JSON bytes,
    * in runs (one per merged batch). For responses that pass events through (GET …/events).
    */
-  readRaw(tenantId: string, recordingId: string, signal?: AbortSignal): AsyncGenerator<RawEvent[]> {
-    return this.merged(tenantId, recordingId, rawEvents, new TimestampMerger<RawEvent>(() => false), signal);
+  readRaw(tenantId: string, recordingId: string, signal?: AbortSignal, opts: ReadOptions = {}): AsyncGenerator<RawEvent[]> {
+    return this.merged(tenantId, recordingId, rawEvents, new TimestampMerger<RawEvent>(() => false), signal, opts);
   }
 
-  private async *merged<E extends Mergeable>(tenantId: string, recordingId: string, decode: (payload: Uint8Array) => E[], merger: TimestampMerger<E>, signal?: AbortSignal): AsyncGenerator<E[]> {
+  private async *merged<E extends Mergeable>(tenantId: string, recordingId: string, decode: (payload: Uint8Array) => E[], merger: TimestampMerger<E>, signal?: AbortSignal, opts: ReadOptions = {}): AsyncGenerator<E[]> {
     const subject = recordingSubject(tenantId, recordingId, 'ev');
     const counts = await this.messageCounts(tenantId, recordingId);
+    if (opts.mustExist && counts.ev + counts.meta === 0) throw notFound('Recording not found');
     if (counts.ev === 0) return;
 
     const heads: { seq: number; batch: string; chunk?: string; summary?: string }[] = [];
@@ -371,25 +390,41 @@ export class JetStreamEventStore {
     if (heads.length < counts.ev) {
       // The stream leader counted more messages than its consumer delivered: the read would be
       // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
-      this.logger.warn({ msg: 'read saw fewer messages than the stream holds', subject, counted: counts.ev, read: heads.length });
-      throw new AppError('unavailable', 'Event store (NATS JetStream) returned an incomplete read; retry later', { 'Retry-After': '1' });
+      throw await this.incompleteRead(tenantId, recordingId, heads[0]?.seq ?? 0, `counted ${counts.ev} messages of ${subject}, read ${heads.length}`);
     }
     const plan = orderBatches(heads);
     if (plan.batches.length === 0) return;
 
     const assembler = new BatchAssembler(plan);
     const lastSeq = heads[heads.length - 1].seq;
-    for await (const m of this.scan(subject, false, heads[0].seq, heads.length, signal, pullSize(plan.maxMessageBytes))) {
-      const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
-      if (done) {
-        const out = merger.take(decode(done.payload), done.releaseBelow);
-        if (out.length) yield out;
+    try {
+      for await (const m of this.scan(subject, false, heads[0].seq, heads.length, signal, pullSize(plan.maxMessageBytes))) {
+        const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
+        if (done) {
+          const out = merger.take(decode(done.payload), done.releaseBelow);
+          if (out.length) yield out;
+        }
+        if (m.seq >= lastSeq) break;
       }
-      if (m.seq >= lastSeq) break;
+      if (!signal?.aborted && assembler.outstanding > 0) throw new ReadPlanMismatch(`${assembler.outstanding} planned messages of ${subject} were not delivered`);
+    } catch (e) {
+      if (e instanceof ReadPlanMismatch) throw await this.incompleteRead(tenantId, recordingId, heads[0].seq, e.message);
+      throw e;
     }
-    if (!signal?.aborted && assembler.outstanding > 0) throw new ReadPlanMismatch(`${assembler.outstanding} planned messages of ${subject} were not delivered`);
     const rest = [...merger.drainAll()];
     if (rest.length) yield rest;
+  }
+
+  /**
+   * The error for a read that did not get the messages it planned: 404 when the recording was deleted
+   * meanwhile (a marker above the first message read: what a read started a moment later answers),
+   * else 503 (JetStream failed the read; a retry reads it whole).
+   */
+  private async incompleteRead(tenantId: string, recordingId: string, firstSeq: number, why: string): Promise<AppError> {
+    const marker = await this.lastDeletionSeq(tenantId, recordingId).catch(() => undefined);
+    if (marker !== undefined && marker > firstSeq) return notFound('Recording not found (it was deleted while being read)');
+    this.logger.warn({ msg: 'read did not get the messages it planned', tenantId, recordingId, why });
+    return new AppError('unavailable', 'Event store (NATS JetStream) returned an incomplete read; retry later', { 'Retry-After': '1' });
   }
 
   /**
@@ -473,8 +508,16 @@ export class JetStreamEventStore {
     const id = `del.${randomUUID()}`;
     h.set(H.batch, id);
     const marker = await this.publish(recordingSubject(tenantId, recordingId, 'del'), new TextEncoder().encode(JSON.stringify({ deletedAt: Date.now() })), id, h);
+    return { deleted: await this.deleteMessagesBelow(tenantId, recordingId, marker.seq), markerSeq: marker.seq };
+  }
+
+  /**
+   * Deletes the recording's messages (every kind) with a stream sequence below `belowSeq`; a message
+   * already gone counts as deleted by someone else. Any other failure is a 503: a retry finishes it.
+   */
+  private async deleteMessagesBelow(tenantId: string, recordingId: string, belowSeq: number, counts?: MessageCounts): Promise<number> {
     try {
-      return { deleted: await this.deleteMessagesBelow(tenantId, recordingId, marker.seq), markerSeq: marker.seq };
+      return await this.deleteEachBelow(tenantId, recordingId, belowSeq, counts);
     } catch (e) {
       if (e instanceof AppError) throw e;
       this.logger.warn({ msg: 'deleting a recording\'s messages failed', err: String((e as Error).message) });
@@ -482,8 +525,7 @@ export class JetStreamEventStore {
     }
   }
 
-  /** Deletes the recording's messages (every kind) with a stream sequence below `belowSeq`. */
-  private async deleteMessagesBelow(tenantId: string, recordingId: string, belowSeq: number, counts?: MessageCounts): Promise<number> {
+  private async deleteEachBelow(tenantId: string, recordingId: string, belowSeq: number, counts?: MessageCounts): Promise<number> {
     const c = counts ?? (await this.subjectCounts(tenantId, recordingId));
     const seqs: number[] = [];
     for await (const m of this.scan(recordingWildcard(tenantId, recordingId), true, 0, c.ev + c.meta + c.del)) {
@@ -499,7 +541,7 @@ export class JetStreamEventStore {
           if (await this.nats.jsm.streams.deleteMessage(EVENTS_STREAM, seq, false)) deleted++;
         } catch (e) {
           // Already gone (a concurrent deletion or retention sweep) is what was wanted.
-          if (!noMessageFound(e)) throw e;
+          if (!alreadyDeleted(e)) throw e;
         }
       }
     };
