@@ -27,6 +27,13 @@ export interface WsOptions {
 const FLUSH_BYTES = 256 * 1024;
 const FLUSH_MS = 250;
 const INFLIGHT_BYTES = 8 * 1024 * 1024;
+/**
+ * Replies (acks, error frames, the debug echo) queued for a client that does not read them: above
+ * this, reading from it pauses until its socket drains, so a client that never reads cannot make the
+ * server buffer replies without bound (it then cannot send either: TCP pushes back). One that makes
+ * no progress for two heartbeats while paused so is cut off.
+ */
+export const OUTBOUND_PAUSE_BYTES = 1024 * 1024;
 /** A compatible flush is retried for this long before the client is told (its frames have no ids). */
 const COMPAT_RETRY_MS = 10_000;
 
@@ -34,7 +41,10 @@ export class IngestConnection {
   private buffer: { events: RrwebEvent[]; raws: string[]; bytes: number } = { events: [], raws: [], bytes: 0 };
   private timer?: NodeJS.Timeout;
   private inflight = 0;
-  private paused = false;
+  /** Why reading from the client is paused: writes in flight above INFLIGHT_BYTES, replies it does not read. */
+  private readonly pausedFor = new Set<'inflight' | 'outbound'>();
+  /** Queued reply bytes at the last heartbeat while paused for them, and heartbeats without progress. */
+  private outbound = { last: 0, stalled: 0 };
   private alive = true;
   private readonly heartbeat: NodeJS.Timeout;
   private pending = new Set<Promise<unknown>>();
@@ -56,6 +66,7 @@ export class IngestConnection {
     ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
     ws.on('pong', () => (this.alive = true));
     socket?.on('data', () => (this.alive = true));
+    socket?.on('drain', () => this.resumeFor('outbound'));
     ws.on('close', () => {
       clearInterval(this.heartbeat);
       this.flush();
@@ -64,7 +75,8 @@ export class IngestConnection {
     this.heartbeat = setInterval(() => {
       // While reading is paused for backpressure the client's bytes (and pongs) wait unread in the
       // kernel: the silence is ours, not the client's.
-      if (this.paused) return;
+      if (this.pausedFor.has('outbound')) return this.checkOutbound();
+      if (this.pausedFor.size > 0) return;
       if (!this.alive) return this.ws.close(1001, 'heartbeat timeout');
       this.alive = false;
       this.ws.ping();
@@ -76,7 +88,34 @@ export class IngestConnection {
   }
 
   private sendText(text: string) {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(text);
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    this.ws.send(text);
+    if (this.ws.bufferedAmount > OUTBOUND_PAUSE_BYTES && !this.pausedFor.has('outbound')) {
+      this.outbound = { last: this.ws.bufferedAmount, stalled: 0 };
+      this.pauseFor('outbound');
+    }
+  }
+
+  /** A heartbeat while paused for unread replies: a client that took none of them for two heartbeats is cut off. */
+  private checkOutbound() {
+    const queued = this.ws.bufferedAmount;
+    if (queued <= OUTBOUND_PAUSE_BYTES / 2) return this.resumeFor('outbound'); // drained without a 'drain' (no socket given)
+    this.outbound.stalled = queued < this.outbound.last ? 0 : this.outbound.stalled + 1;
+    this.outbound.last = queued;
+    if (this.outbound.stalled < 2) return;
+    this.logger.warn({ msg: 'ws client reads none of its replies; connection cut', tenantId: this.tenantId, recordingId: this.recordingId, queuedBytes: queued });
+    this.ws.terminate();
+  }
+
+  private pauseFor(reason: 'inflight' | 'outbound') {
+    if (this.pausedFor.size === 0) this.ws.pause();
+    this.pausedFor.add(reason);
+  }
+
+  private resumeFor(reason: 'inflight' | 'outbound') {
+    if (!this.pausedFor.delete(reason) || this.pausedFor.size > 0) return;
+    this.alive = true;
+    this.ws.resume();
   }
 
   private onMessage(data: Buffer, isBinary: boolean) {
@@ -160,20 +199,13 @@ export class IngestConnection {
   /** Runs a write while accounting its bytes; pauses reading above the in-flight bound. */
   private track(bytes: number, work: () => Promise<void>, onError: (e: unknown) => void) {
     this.inflight += bytes;
-    if (this.inflight > INFLIGHT_BYTES && !this.paused) {
-      this.paused = true;
-      this.ws.pause();
-    }
+    if (this.inflight > INFLIGHT_BYTES) this.pauseFor('inflight');
     const p = work()
       .catch(onError)
       .finally(() => {
         this.inflight -= bytes;
         this.pending.delete(p);
-        if (this.paused && this.inflight <= INFLIGHT_BYTES / 2) {
-          this.paused = false;
-          this.alive = true;
-          this.ws.resume();
-        }
+        if (this.inflight <= INFLIGHT_BYTES / 2) this.resumeFor('inflight');
       });
     this.pending.add(p);
   }

@@ -227,6 +227,26 @@ describe('WebSocket limits', () => {
     // Silent from here on: closed by the heartbeat as before.
     expect((await closing).code).toBe(1001);
   });
+  it('stops reading from a client that reads none of its replies and cuts it off, instead of queueing replies without bound', async () => {
+    // The client sends tiny frames that each get a ~110-byte error frame, and never reads: the
+    // replies fill the kernel's buffers, then the server's. Before, the server read on and queued
+    // ~400 bytes of memory per 7-byte frame without bound.
+    const ws = (await openWs(wsUrl(limited.url, randomUUID()), { autoPong: false })).ws!;
+    const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.pause();
+    const logged = () => readFileSync(limited.logFile, 'utf8').includes('"msg":"ws client reads none of its replies; connection cut"');
+    expect(logged()).toBe(false);
+    const frame = Buffer.from([0x81, 0x81, 0, 0, 0, 0, 0x78]); // masked text frame "x", all-zero mask
+    for (let i = 0; i < 60; i++) {
+      socket.write(Buffer.concat(Array.from({ length: 5000 }, () => frame)));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await pollUntil(async () => logged(), (l) => l, LIMITS.WS_HEARTBEAT_MS * 8 + 20_000, 200);
+    const closing = closed(ws);
+    socket.resume();
+    await closing;
+    expect((await api('/healthz', { base: limited.url })).status).toBe(200);
+  });
 });
 
 // ---------- request timeouts and body limits ----------
