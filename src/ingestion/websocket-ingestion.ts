@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AppError } from '../common/app-error';
 import { contentCoding } from '../common/content-coding';
+import { malformedQueryEncoding } from '../common/query-encoding';
 import { describeError } from '../common/error.filter';
 import { rawTextResponse } from '../common/security-headers';
 import type { AuthContext } from '../auth/auth-context';
@@ -51,6 +52,13 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     this.refused = metrics.labelledCounter('tapedeck_ws_refused_total', 'WebSocket upgrades refused (kind "upgrade") and error frames sent (kind "frame"), by status', ['kind', 'status']);
     this.trustProxy = trustFunction(cfg.TRUST_PROXY);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: cfg.WS_MAX_MESSAGE_BYTES, perMessageDeflate: false });
+    // A handshake ws itself refuses (method, Sec-WebSocket-Key/Version/Protocol) is answered like
+    // every other refusal, security headers included, not with ws's bare text/html response.
+    this.wss.on('wsClientError', (err: Error, socket: Duplex) => {
+      const [status, headers] = handshakeRefusal(err.message);
+      this.refused({ kind: 'upgrade', status });
+      refuse(socket, status, 'text/plain; charset=utf-8', err.message, headers);
+    });
     this.stopRevocations = registry.onKeyRevoked(({ tenantId, handle }) => {
       for (const [conn, auth] of this.connections) if (auth.keyHandle === handle && auth.tenantId === tenantId) conn.revoke();
     });
@@ -81,7 +89,9 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
     const url = parseUrl(req.url);
     const m = PATH.exec(url.pathname);
-    const query = Object.fromEntries(url.searchParams);
+    const bad = malformedQueryEncoding(req.url ?? '/');
+    if (bad) throw new AppError('bad_request', `The query string is not valid UTF-8 (at ${bad})`);
+    const query = firstValues(url.searchParams);
     if (!m && !QUERY_ID_PATH.test(url.pathname)) throw new AppError('not_found', 'No WebSocket endpoint at this path');
     const recordingId = recordingIdFrom(m ? decodePathSegment(m[1]) : query.recordingId);
     const auth = this.authenticator.authenticate(
@@ -127,6 +137,20 @@ function wsOptions(q: Record<string, string>): Omit<WsOptions, 'client'> {
     // Lenient, as it was when ignored: only true/1 turn it on, anything else leaves it off.
     debug: q.debug === 'true' || q.debug === '1',
   };
+}
+
+/** Each query parameter's first value, as HTTP routes read them: the same URL means the same on both. */
+function firstValues(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [k, v] of params) if (!Object.prototype.hasOwnProperty.call(out, k)) out[k] = v;
+  return out;
+}
+
+/** The status (and headers) ws would have answered a handshake it refuses with, by its message. */
+function handshakeRefusal(message: string): [number, Record<string, string>] {
+  if (message === 'Invalid HTTP method') return [405, { allow: 'GET' }];
+  if (message.includes('Sec-WebSocket-Version')) return [400, { 'sec-websocket-version': '13, 8' }];
+  return [400, {}];
 }
 
 function parseUrl(raw: string | undefined): URL {

@@ -367,7 +367,26 @@ describe('WebSocket ingestion with compressed frames', () => {
   });
 });
 
-describe('WebSocket batch frames', () => {
+describe('WebSocket batch frames and upgrades', () => {
+  const upgradeStatus = (query: string) =>
+    new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${randomUUID()}/events/ws?${query}`);
+      ws.once('open', () => (ws.close(), resolve(101)));
+      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.once('error', reject);
+    });
+
+  it('reads a query string as HTTP does: not UTF-8 is 400, a repeated parameter counts by its first value', async () => {
+    const [pub, bad] = [testEnv().publicKey, 'public_key_svc_nope_nope_nope_nope'];
+    expect(await upgradeStatus(`token=${pub}&x=%FC`)).toBe(400);
+    expect((await api(`/recordings/${randomUUID()}/events?x=%FC`, { method: 'POST', key: pub, headers: { 'content-type': 'application/json' }, body: '[]' })).status).toBe(400);
+    for (const [query, status] of [[`token=${pub}&token=${bad}`, 101], [`token=${bad}&token=${pub}`, 401]] as const) {
+      expect(await upgradeStatus(query)).toBe(status);
+      const http = await api(`/recordings/${randomUUID()}/events?${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleEvents(2)) });
+      expect(http.status).toBe(status === 101 ? 200 : 401);
+    }
+  });
+
   it('stores what a frame with a repeated key means (its last value, as validated), and the recording stays readable', async () => {
     const id = randomUUID();
     const ws = new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}`);

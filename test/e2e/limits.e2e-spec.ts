@@ -437,13 +437,22 @@ describe('security headers', () => {
     expect(shared.headers.get('strict-transport-security')).toBeNull(); // off by default
   });
 
-  it('sends them on answers Node and the upgrade handler write themselves (431, a refused upgrade; 408 above)', async () => {
+  it('sends them on answers Node, the upgrade handler and the ws library write themselves (431, refused upgrades and handshakes; 408 above)', async () => {
     const host = new URL(limited.url).host;
     const big = await slowClient(limited.url, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`);
     expect(big.text).toMatch(/^HTTP\/1\.1 431 /);
     const refused = await slowClient(limited.url, `GET /recordings/${randomUUID()}/events/ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
     expect(refused.text).toMatch(/^HTTP\/1\.1 401 /);
-    for (const t of [big.text, refused.text]) {
+    // Handshakes the ws library refuses itself (a bad key, no version, not GET), with a valid key.
+    const handshake = (method: string, headers: string) =>
+      slowClient(limited.url, `${method} /recordings/${randomUUID()}/events/ws?token=${env().publicKey} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${headers}\r\n`);
+    const badKey = await handshake('GET', 'Sec-WebSocket-Key: nope\r\nSec-WebSocket-Version: 13\r\n');
+    expect(badKey.text).toMatch(/^HTTP\/1\.1 400 [^]*\r\n\r\nMissing or invalid Sec-WebSocket-Key header$/);
+    const noVersion = await handshake('GET', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n');
+    expect(noVersion.text).toMatch(/^HTTP\/1\.1 400 [^]*\r\nsec-websocket-version: 13, 8\r\n/i);
+    const post = await handshake('POST', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nContent-Length: 0\r\n');
+    expect(post.text).toMatch(/^HTTP\/1\.1 405 /);
+    for (const t of [big.text, refused.text, badKey.text, noVersion.text, post.text]) {
       expect(t).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
       expect(t).toMatch(/\r\nx-frame-options: DENY\r\n/i);
       expect(t).toMatch(/\r\nx-tapedeck-api-version: \d+\.\d+\.\d+\r\n/i);
