@@ -1,4 +1,3 @@
-import { AppError } from '../common/app-error';
 import { ValidationError } from '../common/validation';
 import { MAX_METADATA_FILTERS, parseMetadataFilters } from './metadata-filter';
 
@@ -11,11 +10,12 @@ const thrown = (query: Record<string, unknown>): unknown => {
   return undefined;
 };
 
-const fails = (query: Record<string, unknown>, message: RegExp) => {
+/** Every refusal is a validation error (400 JSON) naming the query parameter. */
+const fails = (query: Record<string, unknown>, message: RegExp, param = Object.keys(query)[0]) => {
   const err = thrown(query);
-  expect(err).toBeInstanceOf(AppError);
-  expect((err as AppError).code).toBe('bad_request');
-  expect((err as AppError).message).toMatch(message);
+  expect(err).toBeInstanceOf(ValidationError);
+  expect((err as ValidationError).message).toMatch(message);
+  expect((err as ValidationError).issues).toEqual([{ path: param, message: expect.stringMatching(message) }]);
 };
 
 describe('parseMetadataFilters', () => {
@@ -46,17 +46,18 @@ describe('parseMetadataFilters', () => {
 
   it('refuses a key given twice, also across metadata[] and meta[]', () => {
     fails({ 'metadata[a]': ['1', '2'] }, /"a" is given more than once/);
-    fails({ 'metadata[a]': '1', 'meta[a]': '2' }, /"a" is given more than once/);
+    fails({ 'metadata[a]': '1', 'meta[a]': '2' }, /"a" is given more than once/, 'meta[a]');
   });
 
   it('refuses an empty key, a bare parameter, too long keys and values, bad unicode, too many filters', () => {
     fails({ 'metadata[]': 'x' }, /key is empty/);
-    fails({ metadata: 'x' }, /Use metadata\[<key>\]=<value>/);
+    fails({ metadata: 'x' }, /use metadata\[<key>\]=<value>/);
+    fails({ meta: 'x' }, /use meta\[<key>\]=<value>/);
     fails({ [`metadata[${'k'.repeat(201)}]`]: 'x' }, /1-200 characters/);
     fails({ 'metadata[k]': 'v'.repeat(4097) }, /at most 4096/);
     fails({ 'metadata[k]': 'a\ud800' }, /valid Unicode/);
     const many = Object.fromEntries(Array.from({ length: MAX_METADATA_FILTERS + 1 }, (_, i) => [`metadata[k${i}]`, 'v']));
-    fails(many, /At most 20/);
+    fails(many, /at most 20/, 'metadata');
   });
 
   it('accepts the limits exactly', () => {

@@ -35,7 +35,7 @@ export class RecordingsController {
   @signedUrlsQuery
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, description: 'A page of recordings', schema: recordingListSchema })
-  @ApiBadRequest('limit outside 1-100, negative or non-integer offset, includeSignedUrls not true/false, a bad metadata filter, or includeSignedUrls without a signing key', 'Metadata filter "userId" is given more than once')
+  @ApiBadRequest('limit outside 1-100, negative or non-integer offset, includeSignedUrls not true/false, a bad metadata filter, or includeSignedUrls without a signing key', 'The query string is not valid UTF-8 (at %FC)')
   @ApiStoreUnavailable('projections')
   list(@Query() query: Record<string, unknown>, @CurrentAuth() auth: AuthContext) {
     return this.recordings.list(auth.tenantId, RecordingsQueryParams.list(query));

@@ -36,7 +36,7 @@ export class StatisticsController {
   @ApiQuery({ name: 'groupBy', required: false, schema: { type: 'string', minLength: 1, maxLength: MAX_META_KEY_LENGTH, example: 'plan' }, description: 'A metadata key: adds breakdown by its latest value' })
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, schema: statisticsSchema })
-  @ApiBadRequest('Bad from/to (unparseable, or from not before to), unknown interval, too many buckets, bad groupBy, or a bad metadata filter', 'Metadata filter key is empty: use metadata[<key>]=<value>')
+  @ApiBadRequest('Bad from/to (unparseable, or from not before to), unknown interval, too many buckets, bad groupBy, or a bad metadata filter', 'The query string is not valid UTF-8 (at %FC)')
   @ApiStoreUnavailable('projections')
   get(@Query() query: Record<string, unknown>, @CurrentAuth() auth: AuthContext) {
     return this.stats.statistics(auth.tenantId, parseStatisticsQuery(query));

@@ -178,7 +178,7 @@ describe('GET /statistics', () => {
     ['interval=year', /interval: must be minute, hour, day, week or month/, 'json'],
     ['from=0&to=604800000&interval=minute', /10080 buckets/, 'json'],
     ['groupBy=', /groupBy/, 'json'],
-    ['metadata[team]=a&meta[team]=b', /more than once/, 'text'],
+    ['metadata[team]=a&meta[team]=b', /"path":"meta\[team\]","message":"metadata filter .*team.* is given more than once"/, 'json'],
     ['metadata.team=a', /"path":"metadata\.team","message":"not a metadata filter/, 'json'],
   ])('answers 400 for %s', async (query, message, kind) => {
     const r = await stats(query);
