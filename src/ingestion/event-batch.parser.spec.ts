@@ -1,3 +1,6 @@
+import { pack } from '@rrweb/packer/pack';
+import { unpack } from '@rrweb/packer/unpack';
+import { deflateSync } from 'node:zlib';
 import { assertEventSizes, invalidEvent, MAX_EVENT_DEPTH, parseEventBatch, unstorableValue } from './event-batch.parser';
 
 const nested = (depth: number) => {
@@ -54,5 +57,42 @@ describe('invalidEvent and parseEventBatch', () => {
     const twice = parseEventBatch(`{"events":[],"events":${inner}}`, 'json', 1 << 20);
     expect([twice.events.length, twice.payload]).toEqual([2, JSON.stringify(twice.events)]);
     expect(parseEventBatch(`{"x":1,"events":${inner}}`, 'json', 1 << 20).payload).toBe(JSON.stringify(JSON.parse(inner)));
+  });
+});
+
+describe('events packed by rrweb packer (record({ packFn: pack }))', () => {
+  const events = [
+    { type: 4, timestamp: 1_000, data: { href: 'https://example.test/ünï', width: 800, height: 600 } },
+    { type: 3, timestamp: 1_001, data: { source: 1, positions: [{ x: 1, y: 2, id: 3, timeOffset: 0 }] } },
+  ];
+  const MAX = 1024 * 1024;
+
+  it('stores them unpacked, from NDJSON (the official client), a JSON array and an {events} body', () => {
+    const packed = events.map((e) => pack(e as never));
+    for (const [text, format] of [
+      [packed.map((p) => JSON.stringify(p)).join('\n'), 'ndjson'],
+      [JSON.stringify(packed), 'json'],
+      [JSON.stringify({ events: packed }), 'json'],
+    ] as const) {
+      const batch = parseEventBatch(text, format, MAX);
+      expect(batch.events).toEqual(events);
+      expect(JSON.parse(batch.payload)).toEqual(events);
+      // What rrweb's own unpack gives, less its mark.
+      expect(packed.map((p) => { const { v: _, ...e } = unpack(p) as unknown as Record<string, unknown>; return e; })).toEqual(events);
+    }
+  });
+
+  it('takes a mix of packed, plain and JSON-string events, as rrweb unpack does', () => {
+    const batch = parseEventBatch(JSON.stringify([pack(events[0] as never), events[1], JSON.stringify(events[1])]), 'json', MAX);
+    expect(batch.events).toEqual([events[0], events[1], events[1]]);
+  });
+
+  it('refuses a string that is neither, another packer version, and an event that unpacks above the limit', () => {
+    expect(() => parseEventBatch('["hello"]', 'json', MAX)).toThrow(/Invalid event at index 0: is a string, neither an event nor one packed by rrweb's packer/);
+    const other = deflateSync(Buffer.from(JSON.stringify({ ...events[0], v: 'v9' }))).toString('latin1');
+    expect(() => parseEventBatch(JSON.stringify([other]), 'json', MAX)).toThrow(/packed by rrweb packer "v9"; this server unpacks v1/);
+    const big = pack({ type: 3, timestamp: 1, data: { pad: 'x'.repeat(MAX) } } as never);
+    expect(big.length).toBeLessThan(MAX / 100);
+    expect(() => parseEventBatch(JSON.stringify([big]), 'json', MAX)).toThrow(expect.objectContaining({ code: 'payload_too_large', message: expect.stringMatching(/Packed event at index 0 exceeds/) }));
   });
 });

@@ -2,6 +2,7 @@
 // JSON arrays (and the array of {"events":[…]} when it is the only key) are stored as received (no
 // re-serialisation); NDJSON lines are joined into an array.
 // Any invalid event rejects the whole body, naming the index (JSON) or line (NDJSON).
+import { inflateSync } from 'node:zlib';
 import { AppError } from '../common/app-error';
 import { parseJson } from '../common/request-body';
 import type { RrwebEvent } from '../domain/rrweb-event';
@@ -62,6 +63,7 @@ export function unstorableValue(root: unknown, maxDepth = MAX_EVENT_DEPTH): stri
 
 /** Checks one event; returns a reason when it is not a valid rrweb event. */
 export function invalidEvent(e: unknown): string | null {
+  if (typeof e === 'string') return "is a string, neither an event nor one packed by rrweb's packer (@rrweb/packer)";
   if (!e || typeof e !== 'object' || Array.isArray(e)) return 'is not a JSON object';
   const ev = e as Record<string, unknown>;
   if (!Number.isSafeInteger(ev.type) || (ev.type as number) < 0) return '"type" must be a non-negative integer';
@@ -70,6 +72,60 @@ export function invalidEvent(e: unknown): string | null {
   if (ev.sequenceId !== undefined && (!Number.isSafeInteger(ev.sequenceId) || (ev.sequenceId as number) < 0)) return '"sequenceId" must be a non-negative integer';
   const why = unstorableValue(ev);
   return why ? `the event ${why}` : null;
+}
+
+/** rrweb packer's mark on a packed event (`"v":"v1"`), the only version it has written. */
+const PACKER_MARK = 'v1';
+/** Unpacked bytes one batch may hold (fixed): packed events inflate about tenfold. */
+export const MAX_UNPACKED_BATCH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Events packed by rrweb's packer (`record({ packFn: pack })` from @rrweb/packer, which rrweb's own
+ * clients pass through to record()) arrive as strings: the event's JSON with `"v":"v1"` added,
+ * zlib-deflated, one character per byte. They are stored unpacked, as rrweb's `unpack` returns them
+ * (without the mark), so reads, projections and the player see ordinary events; a string holding an
+ * event's JSON is taken too, as `unpack` does. Returns undefined when no event is a string (the
+ * batch is stored as sent); a string that is neither stays, and validation names it.
+ */
+export function unpackEvents(list: unknown[], maxEventBytes: number, where: (i: number) => string): unknown[] | undefined {
+  if (!list.some((e) => typeof e === 'string')) return undefined;
+  let budget = MAX_UNPACKED_BATCH_BYTES;
+  return list.map((e, i) => {
+    if (typeof e !== 'string') return e;
+    const unpacked = unpackOne(e, Math.min(maxEventBytes, budget), where(i));
+    if (!unpacked) return e;
+    budget -= unpacked.bytes;
+    return unpacked.event;
+  });
+}
+
+function unpackOne(s: string, maxBytes: number, at: string): { event: Record<string, unknown>; bytes: number } | undefined {
+  if (s.startsWith('{')) {
+    try {
+      const e = JSON.parse(s) as Record<string, unknown>;
+      if (e && typeof e === 'object' && e.timestamp !== undefined) return { event: e, bytes: s.length };
+    } catch {
+      // not JSON: perhaps packed after all
+    }
+  }
+  if (!/^[\x00-\xff]*$/.test(s)) return undefined; // packed strings hold one byte per character
+  let json: Buffer;
+  try {
+    json = inflateSync(Buffer.from(s, 'latin1'), { maxOutputLength: Math.max(1, maxBytes) });
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new AppError('payload_too_large', `Packed event at ${at} exceeds ${maxBytes} bytes unpacked`);
+    return undefined;
+  }
+  let e: unknown;
+  try {
+    e = JSON.parse(json.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!e || typeof e !== 'object' || Array.isArray(e)) return undefined;
+  const { v, ...event } = e as Record<string, unknown>;
+  if (v !== PACKER_MARK) throw new AppError('bad_request', `Event at ${at} was packed by rrweb packer ${JSON.stringify(v)}; this server unpacks ${PACKER_MARK}`);
+  return { event, bytes: json.length };
 }
 
 export function validateEvents(list: unknown[], where: (i: number) => string): RrwebEvent[] {
@@ -124,21 +180,27 @@ export function parseEventBatch(text: string, format: IngestFormat, maxEventByte
       lineNos.push(i + 1);
     }
     const parsed = lines.map((l, k) => parseJson(l, `Line ${lineNos[k]}`));
-    const events = validateEvents(parsed, (k) => `line ${lineNos[k]}`);
-    return { events, payload: '[' + lines.join(',') + ']' };
+    const at = (k: number) => `line ${lineNos[k]}`;
+    return unpacked(parsed, maxEventBytes, at) ?? { events: validateEvents(parsed, at), payload: '[' + lines.join(',') + ']' };
   }
   const body = parseJson(text);
   if (Array.isArray(body)) {
     const at = (i: number) => `index ${i}`;
     assertEventSizes(body, text, maxEventBytes, at);
-    return { events: validateEvents(body, at), payload: text };
+    return unpacked(body, maxEventBytes, at) ?? { events: validateEvents(body, at), payload: text };
   }
   // rrweb Cloud's guide also shows {"events":[...]}.
   if (body && typeof body === 'object' && Array.isArray((body as { events?: unknown }).events)) {
     const list = (body as { events: unknown[] }).events;
     const at = (i: number) => `events[${i}]`;
     assertEventSizes(list, text, maxEventBytes, at);
-    return { events: validateEvents(list, at), payload: wrappedArrayText(text, list.length) ?? JSON.stringify(list) };
+    return unpacked(list, maxEventBytes, at) ?? { events: validateEvents(list, at), payload: wrappedArrayText(text, list.length) ?? JSON.stringify(list) };
   }
   throw new AppError('bad_request', 'Body must be a JSON array of events (or NDJSON with one event per line)');
+}
+
+/** The batch of a list holding packed events: validated unpacked, and stored re-serialised. */
+function unpacked(list: unknown[], maxEventBytes: number, at: (i: number) => string): ParsedBatch | undefined {
+  const events = unpackEvents(list, maxEventBytes, at);
+  return events && { events: validateEvents(events, at), payload: JSON.stringify(events) };
 }

@@ -9,7 +9,7 @@ import { parseJson, utf8 } from '../common/request-body';
 import type { AppConfig } from '../config/config';
 import type { ClientInfo } from '../domain/batch-summary';
 import type { RrwebEvent } from '../domain/rrweb-event';
-import { assertEventSizes, invalidEvent, parseEventBatch } from './event-batch.parser';
+import { assertEventSizes, parseEventBatch, unpackEvents, validateEvents } from './event-batch.parser';
 import { IDEMPOTENCY_KEY, IngestionService } from './ingestion.service';
 
 export interface WsOptions {
@@ -142,18 +142,18 @@ export class IngestConnection {
     if (frame.type !== 'batch') throw new AppError('bad_request', `Unknown frame type ${JSON.stringify(String(frame.type).slice(0, 40))}`);
     const batch = frame.batch;
     if (typeof batch !== 'string' || !IDEMPOTENCY_KEY.test(batch)) throw new AppError('bad_request', 'batch must be 1-128 characters of A-Z a-z 0-9 _ . : -');
-    const events = frame.events;
+    let events: unknown[];
+    let stored: string;
     try {
-      if (!Array.isArray(events) || events.length === 0) throw new AppError('bad_request', 'events must be a non-empty array');
-      assertEventSizes(events, text, this.cfg.INGEST_MAX_EVENT_BYTES, (i) => `index ${i}`);
-      events.forEach((e, i) => {
-        const why = invalidEvent(e);
-        if (why) throw new AppError('bad_request', `Invalid event at index ${i}: ${why}`);
-      });
+      if (!Array.isArray(frame.events) || frame.events.length === 0) throw new AppError('bad_request', 'events must be a non-empty array');
+      const at = (i: number) => `index ${i}`;
+      assertEventSizes(frame.events, text, this.cfg.INGEST_MAX_EVENT_BYTES, at);
+      const unpacked = unpackEvents(frame.events, this.cfg.INGEST_MAX_EVENT_BYTES, at);
+      events = validateEvents(unpacked ?? frame.events, at);
+      stored = unpacked ? JSON.stringify(unpacked) : (payload ?? JSON.stringify(events));
     } catch (e) {
       return this.sendError(e, batch);
     }
-    const stored = payload ?? JSON.stringify(events);
     this.track(stored.length, async () => {
       const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events as RrwebEvent[], stored, this.opts.client, batch);
       this.send({ type: 'ack', batch, events: r.events, duplicate: r.duplicate });

@@ -1,6 +1,8 @@
 // rrweb's official @rrweb/browser-client, unchanged, in Chromium against the service: over WebSocket,
 // and over its HTTP fallback when WebSockets are blocked. What it sent is read back, and its in-band
 // recording-meta becomes recording metadata.
+import { unpack } from '@rrweb/packer/unpack';
+import { buildSync } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
@@ -10,6 +12,8 @@ import { PageServer } from '../harness/page-server';
 import { pollUntil } from '../harness/poll-until';
 
 const CLIENT_UMD = readFileSync(require.resolve('@rrweb/browser-client').replace(/browser-client\.cjs$/, 'browser-client.umd.cjs'), 'utf8');
+/** rrweb's packer for a page, as a site's bundler would build it (its UMD files require() a shared chunk). */
+const PACK_JS = buildSync({ stdin: { contents: "export { pack } from '@rrweb/packer/pack';", resolveDir: __dirname }, bundle: true, format: 'iife', globalName: 'rrwebPacker', write: false }).outputFiles[0].text;
 
 /** rrweb Cloud's script-tag form: the client served by the service itself, configured by the tag's body. */
 const scriptTag = (base: string, key: string) => `<!doctype html><html><head><title>script tag</title></head><body>
@@ -44,10 +48,10 @@ rrwebBrowserClient.start({ publicAPIKey: ${JSON.stringify(key)}, server_url: ${J
   meta: { suite: 'official-client', transport: 'start-gen1' }, emit: function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); } });
 </script></body></html>`;
 
-const html = (base: string, key: string, tag: string, includePii = false, serverUrl = base + '/recordings/{recordingId}/events/ws') => `<!doctype html><html><head><title>official client</title>
-<script src="/client.js"></script></head><body><h1>Official client ${tag}</h1><button id="go" onclick="this.textContent += '!'">Go</button>
+const html = (base: string, key: string, tag: string, includePii = false, serverUrl = base + '/recordings/{recordingId}/events/ws', packed = false) => `<!doctype html><html><head><title>official client</title>
+<script src="/client.js"></script><script src="/pack.js"></script></head><body><h1>Official client ${tag}</h1><button id="go" onclick="this.textContent += '!'">Go</button>
 <script>window.__sent = [];
-rrwebBrowserClient.start({ publicApiKey: ${JSON.stringify(key)}, serverUrl: ${JSON.stringify(serverUrl)}, includePii: ${includePii},
+rrwebBrowserClient.start({ publicApiKey: ${JSON.stringify(key)}, serverUrl: ${JSON.stringify(serverUrl)}, includePii: ${includePii},${packed ? ' packFn: rrwebPacker.pack,' : ''}
   meta: { suite: 'official-client', transport: ${JSON.stringify(tag)} }, emit: function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); } });
 </script></body></html>`;
 
@@ -66,6 +70,10 @@ describe('@rrweb/browser-client against Tapedeck', () => {
       '/ws-pii': () => html(baseUrl, publicKey, 'ws-pii', true),
       '/http-pii': () => html(baseUrl, publicKey, 'http-pii', true),
       '/client.js': CLIENT_UMD,
+      '/pack.js': PACK_JS,
+      // rrweb's packer through record()'s packFn, which the client passes on: every event a string.
+      '/ws-packed': () => html(baseUrl, publicKey, 'ws-packed', false, undefined, true),
+      '/http-packed': () => html(baseUrl, publicKey, 'http-packed', false, undefined, true),
       '/tag': () => scriptTag(baseUrl, publicKey),
       '/tag-gen1': () => gen1Tag(baseUrl, publicKey),
       '/start-gen1': () => gen1Start(baseUrl, publicKey),
@@ -91,7 +99,14 @@ describe('@rrweb/browser-client against Tapedeck', () => {
     return { id, page };
   }
 
-  const withoutMeta = (sent: Ev[]) => sent.filter((e) => !(e.type === 5 && e.data.tag === 'recording-meta'));
+  /** What the page sent, unpacked where rrweb's packer packed it (as rrweb's unpack does, less its mark). */
+  const unpacked = (sent: (Ev | string)[]) =>
+    sent.map((e) => {
+      if (typeof e !== 'string') return e;
+      const { v: _mark, ...event } = unpack(e) as unknown as Ev & { v?: string };
+      return event;
+    });
+  const withoutMeta = (sent: (Ev | string)[]) => unpacked(sent).filter((e) => !(e.type === 5 && e.data.tag === 'recording-meta'));
 
   /** Polls until the service holds as many events as the page has sent so far (rrweb keeps emitting). */
   const readBack = (id: string, page: Page) =>
@@ -116,6 +131,8 @@ describe('@rrweb/browser-client against Tapedeck', () => {
     ['HTTP fallback, serverUrl a bare origin (?recordingId=)', '/http-origin', true],
     ['WebSocket, serverUrl …/ingest/ws without {recordingId}', '/ws-query', false],
     ['HTTP fallback, serverUrl …/ingest/ws without {recordingId}', '/http-query', true],
+    ['WebSocket, every event packed by packFn (@rrweb/packer)', '/ws-packed', false],
+    ['HTTP fallback, every event packed by packFn (@rrweb/packer)', '/http-packed', true],
   ])('stores what it sends over %s, and its recording-meta as metadata', async (_name, path, block) => {
     const { id, page } = await record(path as string, block as boolean);
     // The fallback POSTs every 5 s; the WebSocket path flushes within a second.
