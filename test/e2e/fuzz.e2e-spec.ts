@@ -225,7 +225,7 @@ describe('fuzzed HTTP ingestion', () => {
     expect(JSON.parse((await readEvents(id)).text)[0].data.x).toBe(2 ** 64);
   });
 
-  it('answers oversized bodies with 413: over INGEST_MAX_BODY_BYTES, a gzip bomb, a metadata body over 1 MiB', async () => {
+  it('answers oversized bodies with 413: over INGEST_MAX_BODY_BYTES, a gzip bomb, a metadata body over 1 MiB or too large for one message', async () => {
     const max = 64 * 1024 * 1024; // the shared stack runs with the default
     const head = httpBytes('POST', `/recordings/${randomUUID()}/events`, [['Authorization', `Bearer ${env().publicKey}`], ['Content-Type', 'application/json'], ['Content-Length', String(max + 1)]]);
     const big = await rawRequest(Buffer.concat([head, Buffer.from('[')]));
@@ -235,6 +235,15 @@ describe('fuzzed HTTP ingestion', () => {
     expect(r.status).toBe(413);
     const meta = await api(`/recordings/${randomUUID()}/metadata`, { method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ k: 'v'.repeat(1024 * 1024) }) });
     expect(meta.status).toBe(413);
+    // Within the 1 MiB body limit, but not within one message with its headers: 413, not a 503 forever.
+    const values: Record<string, string> = Object.fromEntries(Array.from({ length: 127 }, (_, i) => [`k${String(i).padStart(5, '0')}`, 'é'.repeat(4096)]));
+    for (let i = 0, room; (room = 1024 * 1024 - 10 - Buffer.byteLength(JSON.stringify(values)) - 10) > 0; i++) values[`pad${i}`] = 'a'.repeat(Math.min(4096, room));
+    const near = JSON.stringify(values);
+    expect(Buffer.byteLength(near)).toBeGreaterThan(1024 * 1024 - 32);
+    expect(Buffer.byteLength(near)).toBeLessThanOrEqual(1024 * 1024);
+    const full = await api(`/recordings/${randomUUID()}/metadata`, { method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json' }, body: near });
+    expect(full.status).toBe(413);
+    expect(full.text).toMatch(/Metadata write too large to store/);
   });
 });
 

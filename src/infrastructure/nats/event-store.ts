@@ -282,7 +282,12 @@ export class JetStreamEventStore {
     this.assertConnected();
     const h = natsHeaders();
     h.set(H.batch, writeId);
-    const ack = await this.publish(recordingSubject(tenantId, recordingId, 'meta'), new TextEncoder().encode(JSON.stringify(metadata)), writeId, h);
+    const data = new TextEncoder().encode(JSON.stringify(metadata));
+    // One message: a body just under the 1 MiB limit, its numbers and booleans stored as strings and
+    // its headers added, can exceed max_payload, which JetStream would refuse on every retry.
+    const max = this.nats.maxPayload - CHUNK_HEADROOM;
+    if (data.length > max) throw new AppError('payload_too_large', `Metadata write too large to store: ${data.length} bytes as stored (values as strings), at most ${max}`);
+    const ack = await this.publish(recordingSubject(tenantId, recordingId, 'meta'), data, writeId, h);
     return { duplicate: ack.duplicate, seq: ack.seq, seqs: [ack.seq] };
   }
 
