@@ -93,6 +93,15 @@ describe('events packed by rrweb packer (record({ packFn: pack }))', () => {
     expect(() => parseEventBatch(JSON.stringify([other]), 'json', MAX)).toThrow(/packed by rrweb packer "v9"; this server unpacks v1/);
     const big = pack({ type: 3, timestamp: 1, data: { pad: 'x'.repeat(MAX) } } as never);
     expect(big.length).toBeLessThan(MAX / 100);
-    expect(() => parseEventBatch(JSON.stringify([big]), 'json', MAX)).toThrow(expect.objectContaining({ code: 'payload_too_large', message: expect.stringMatching(/Packed event at index 0 exceeds/) }));
+    expect(() => parseEventBatch(JSON.stringify([big]), 'json', MAX)).toThrow(expect.objectContaining({ code: 'payload_too_large', message: `Packed event at index 0 exceeds ${MAX} bytes unpacked` }));
+    const unmarked = deflateSync(Buffer.from(JSON.stringify(events[0]))).toString('latin1');
+    expect(() => parseEventBatch(JSON.stringify([unmarked]), 'json', MAX)).toThrow('Event at index 0 is compressed JSON without rrweb packer\'s "v":"v1" mark');
+  });
+
+  it('bounds what one batch unpacks to, naming the batch', () => {
+    const MiB = 1024 * 1024;
+    const four = pack({ type: 3, timestamp: 1, data: { pad: 'x'.repeat(4 * MiB) } } as never);
+    const many = JSON.stringify(Array.from({ length: 17 }, () => four));
+    expect(() => parseEventBatch(many, 'json', 32 * MiB)).toThrow(expect.objectContaining({ code: 'payload_too_large', message: expect.stringMatching(/^Packed events of this batch exceed 67108864 bytes unpacked \(at index 1[56]\)/) }));
   });
 });

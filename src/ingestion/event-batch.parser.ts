@@ -92,14 +92,19 @@ export function unpackEvents(list: unknown[], maxEventBytes: number, where: (i: 
   let budget = MAX_UNPACKED_BATCH_BYTES;
   return list.map((e, i) => {
     if (typeof e !== 'string') return e;
-    const unpacked = unpackOne(e, Math.min(maxEventBytes, budget), where(i));
+    const tooLarge = (at: string) =>
+      budget < maxEventBytes
+        ? `Packed events of this batch exceed ${MAX_UNPACKED_BATCH_BYTES} bytes unpacked (at ${at}); send smaller batches`
+        : `Packed event at ${at} exceeds ${maxEventBytes} bytes unpacked`;
+    if (budget <= 0) throw new AppError('payload_too_large', tooLarge(where(i)));
+    const unpacked = unpackOne(e, Math.min(maxEventBytes, budget), where(i), tooLarge);
     if (!unpacked) return e;
     budget -= unpacked.bytes;
     return unpacked.event;
   });
 }
 
-function unpackOne(s: string, maxBytes: number, at: string): { event: Record<string, unknown>; bytes: number } | undefined {
+function unpackOne(s: string, maxBytes: number, at: string, tooLarge: (at: string) => string): { event: Record<string, unknown>; bytes: number } | undefined {
   if (s.startsWith('{')) {
     try {
       const e = JSON.parse(s) as Record<string, unknown>;
@@ -113,7 +118,7 @@ function unpackOne(s: string, maxBytes: number, at: string): { event: Record<str
   try {
     json = inflateSync(Buffer.from(s, 'latin1'), { maxOutputLength: Math.max(1, maxBytes) });
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new AppError('payload_too_large', `Packed event at ${at} exceeds ${maxBytes} bytes unpacked`);
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new AppError('payload_too_large', tooLarge(at));
     return undefined;
   }
   let e: unknown;
@@ -124,6 +129,7 @@ function unpackOne(s: string, maxBytes: number, at: string): { event: Record<str
   }
   if (!e || typeof e !== 'object' || Array.isArray(e)) return undefined;
   const { v, ...event } = e as Record<string, unknown>;
+  if (v === undefined) throw new AppError('bad_request', `Event at ${at} is compressed JSON without rrweb packer's "v":"${PACKER_MARK}" mark`);
   if (v !== PACKER_MARK) throw new AppError('bad_request', `Event at ${at} was packed by rrweb packer ${JSON.stringify(v)}; this server unpacks ${PACKER_MARK}`);
   return { event, bytes: json.length };
 }

@@ -302,7 +302,9 @@ export class JetStreamEventStore {
     if (counts.del === 0) return counts;
     const marker = await this.lastDeletionSeq(tenantId, recordingId);
     if (marker === undefined || !(await this.holdsBelow(tenantId, recordingId, marker))) return counts;
-    this.logger.warn({ msg: 'finishing a deletion that was interrupted part way', tenantId, recordingId, markerSeq: marker });
+    // Also seen while another deletion of the recording is still under way (a DELETE elsewhere, a
+    // retention sweep): both delete the same messages, which is harmless; only a crash leaves one.
+    this.logger.log({ msg: 'deleting messages below a deletion marker (a deletion under way elsewhere, or one cut short)', tenantId, recordingId, markerSeq: marker });
     await this.deleteMessagesBelow(tenantId, recordingId, marker, counts);
     return this.subjectCounts(tenantId, recordingId);
   }
