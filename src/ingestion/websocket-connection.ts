@@ -142,7 +142,7 @@ export class IngestConnection {
     if (frame.type !== 'batch') throw new AppError('bad_request', `Unknown frame type ${JSON.stringify(String(frame.type).slice(0, 40))}`);
     const batch = frame.batch;
     if (typeof batch !== 'string' || !IDEMPOTENCY_KEY.test(batch)) throw new AppError('bad_request', 'batch must be 1-128 characters of A-Z a-z 0-9 _ . : -');
-    let events: unknown[];
+    let events: RrwebEvent[];
     let stored: string;
     try {
       if (!Array.isArray(frame.events) || frame.events.length === 0) throw new AppError('bad_request', 'events must be a non-empty array');
@@ -155,7 +155,7 @@ export class IngestConnection {
       return this.sendError(e, batch);
     }
     this.track(stored.length, async () => {
-      const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events as RrwebEvent[], stored, this.opts.client, batch);
+      const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, stored, this.opts.client, batch);
       this.send({ type: 'ack', batch, events: r.events, duplicate: r.duplicate });
     }, (e) => this.sendError(e, batch));
   }

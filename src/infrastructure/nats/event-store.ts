@@ -397,7 +397,7 @@ export class JetStreamEventStore {
     if (heads.length < counts.ev) {
       // The stream leader counted more messages than its consumer delivered: the read would be
       // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
-      throw await this.incompleteRead(tenantId, recordingId, heads[0]?.seq ?? 0, `counted ${counts.ev} messages of ${subject}, read ${heads.length}`);
+      throw await this.incompleteRead(tenantId, recordingId, heads[0]?.seq ?? 0, counts.ev, `counted ${counts.ev} messages of ${subject}, read ${heads.length}`);
     }
     const plan = orderBatches(heads);
     if (plan.batches.length === 0) return;
@@ -415,7 +415,7 @@ export class JetStreamEventStore {
       }
       if (!signal?.aborted && assembler.outstanding > 0) throw new ReadPlanMismatch(`${assembler.outstanding} planned messages of ${subject} were not delivered`);
     } catch (e) {
-      if (e instanceof ReadPlanMismatch) throw await this.incompleteRead(tenantId, recordingId, heads[0].seq, e.message);
+      if (e instanceof ReadPlanMismatch) throw await this.incompleteRead(tenantId, recordingId, heads[0].seq, counts.ev, e.message);
       throw e;
     }
     const rest = [...merger.drainAll()];
@@ -424,12 +424,12 @@ export class JetStreamEventStore {
 
   /**
    * The error for a read that did not get the messages it planned: 404 when the recording was deleted
-   * meanwhile (a marker above the first message read: what a read started a moment later answers),
-   * else 503 (JetStream failed the read; a retry reads it whole).
+   * meanwhile (a marker above the first message read, and fewer event messages than counted: what a
+   * read started a moment later answers), else 503 (JetStream failed the read; a retry reads it whole).
    */
-  private async incompleteRead(tenantId: string, recordingId: string, firstSeq: number, why: string): Promise<AppError> {
-    const marker = await this.lastDeletionSeq(tenantId, recordingId).catch(() => undefined);
-    if (marker !== undefined && marker > firstSeq) return notFound('Recording not found (it was deleted while being read)');
+  private async incompleteRead(tenantId: string, recordingId: string, firstSeq: number, countedEv: number, why: string): Promise<AppError> {
+    const [marker, now] = await Promise.all([this.lastDeletionSeq(tenantId, recordingId).catch(() => undefined), this.subjectCounts(tenantId, recordingId).catch(() => undefined)]);
+    if (marker !== undefined && marker > firstSeq && now !== undefined && now.ev < countedEv) return notFound('Recording not found (it was deleted while being read)');
     this.logger.warn({ msg: 'read did not get the messages it planned', tenantId, recordingId, why });
     return new AppError('unavailable', 'Event store (NATS JetStream) returned an incomplete read; retry later', { 'Retry-After': '1' });
   }
