@@ -1,53 +1,29 @@
 // The rebuild's range reader against a nats-server of its own, in a process too busy to take a
-// pull's answer before the pull's own timer ends it. Its consumer acknowledges nothing, so what the server sends for a pull the client already gave up on
-// is never sent again: a rebuild run while the stream was busy replayed fewer messages than the
-// stream held, said so in a warning and swapped its short tables in anyway (found by an operator
-// audit: up to 28 % of a loaded stream's messages missing from the listing after a rebuild).
+// pull's answer before the pull's own timer ends it. Its consumer acknowledges nothing, so what the
+// server sends for a pull the client already gave up on is never sent again: a rebuild run while the
+// stream was busy replayed fewer messages than the stream held, said so in a warning and swapped its
+// short tables in anyway (found by an operator audit: up to 28 % of a loaded stream's messages
+// missing from the listing after a rebuild).
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../../src/config/config';
-import { ManagedProcess, startNats } from '../../src/local/processes';
-import { NatsClient } from '../../src/infrastructure/nats/nats-connection';
-import { provisionStreams } from '../../src/infrastructure/nats/stream-provisioner';
 import { EVENTS_STREAM, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { readRange } from '../../src/projections/rebuild/stream-range-reader';
+import { useOwnNats } from '../harness/own-nats';
 
 jest.setTimeout(90_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let dir: string;
-let server: ManagedProcess & { port: number };
-let nats: NatsClient;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tapedeck-range-loss-'));
-  server = await startNats({ dir });
-  const cfg = loadConfig({ NATS_URL: server.url });
-  nats = await NatsClient.connect(cfg, 'range-loss');
-  await provisionStreams(nats, cfg);
-});
-
-afterAll(async () => {
-  server?.child.kill('SIGCONT');
-  await nats?.close().catch(() => undefined);
-  await server?.stop('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
+const own = useOwnNats('range-loss');
 
 describe('readRange', () => {
   it('reads every message of the range when the server answered a pull the client gave up on', async () => {
     const subject = recordingSubject('t_range', randomUUID(), 'ev');
     const total = 3000;
     const pubs = [];
-    for (let i = 0; i < total; i++) pubs.push(nats.js.publish(subject, new TextEncoder().encode(`m${i}`)));
+    for (let i = 0; i < total; i++) pubs.push(own.nats.js.publish(subject, new TextEncoder().encode(`m${i}`)));
     await Promise.all(pubs);
-    const to = (await nats.jsm.streams.info(EVENTS_STREAM)).state.last_seq;
+    const to = (await own.nats.jsm.streams.info(EVENTS_STREAM)).state.last_seq;
 
     const seqs: number[] = [];
-    const batches = readRange(nats, 'td.rec.>', 1, to, 1000, 1000);
+    const batches = readRange(own.nats, 'td.rec.>', 1, to, 1000, 1000);
     const first = await batches.next();
     seqs.push(...(first.value ?? []).map((m: { seq: number }) => m.seq));
     // The next pull goes out; while the server answers it, this process is too busy to read the
