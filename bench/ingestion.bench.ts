@@ -1,9 +1,12 @@
 // Ingestion throughput and latency over HTTP and WebSocket, next to a raw JetStream publish of the
 // same payloads from the same machine in the same run (the baseline), plus stored bytes per event.
+import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { join } from 'node:path';
 import { AckPolicy, connect, NatsConnection } from 'nats';
 import WebSocket from 'ws';
+import { BARE_PROXY_STREAM } from './bare-proxy';
 import { BenchContext, BenchSection, cpuMeter, latencySummary, makeBatch, now, pool } from './bench-kit';
 
 const BATCHES = 4000;
@@ -44,6 +47,12 @@ async function raw(nc: NatsConnection, bodies: string[]) {
   return { ...rates(total, data.reduce((n, d) => n + d.length, 0)), latencyMs: latencySummary(lat), storedBytesPerEvent: Math.round(info.state.bytes / (BATCHES * EVENTS_PER_BATCH)) };
 }
 
+/** Where a mode sends its batches: the service, or the bare proxy (which takes any path and no key). */
+interface Target {
+  baseUrl: string;
+  key: string;
+}
+
 /** node:http with keep-alive: fetch (undici) costs the load generator several times more CPU per request. */
 function post(agent: Agent, url: URL, path: string, key: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -59,15 +68,15 @@ function post(agent: Agent, url: URL, path: string, key: string, body: string): 
   });
 }
 
-async function http(ctx: BenchContext, bodies: string[]) {
+async function http(target: Target, bodies: string[]) {
   const ids = Array.from({ length: HTTP_CONCURRENCY * 4 }, () => randomUUID());
   const lat: number[] = [];
   let failures = 0;
   const agent = new Agent({ keepAlive: true, maxSockets: HTTP_CONCURRENCY });
-  const url = new URL(ctx.env.baseUrl);
+  const url = new URL(target.baseUrl);
   const total = await pool(BATCHES, HTTP_CONCURRENCY, async (i) => {
     const t = now();
-    const status = await post(agent, url, `/recordings/${ids[i % ids.length]}/events`, ctx.env.publicKey, bodies[i]);
+    const status = await post(agent, url, `/recordings/${ids[i % ids.length]}/events`, target.key, bodies[i]);
     if (status !== 200) failures++;
     lat.push(now() - t);
   });
@@ -75,15 +84,15 @@ async function http(ctx: BenchContext, bodies: string[]) {
   return { ...rates(total, bodies.reduce((n, b) => n + b.length, 0)), latencyMs: latencySummary(lat), failures, concurrency: HTTP_CONCURRENCY };
 }
 
-async function websocket(ctx: BenchContext, bodies: string[]) {
+async function websocket(target: Target, bodies: string[]) {
   const lat: number[] = [];
   let next = 0;
   let failures = 0;
-  const wsBase = ctx.env.baseUrl.replace(/^http/, 'ws');
+  const wsBase = target.baseUrl.replace(/^http/, 'ws');
   const start = now();
   await Promise.all(
     Array.from({ length: WS_CONNECTIONS }, async () => {
-      const ws = new WebSocket(`${wsBase}/recordings/${randomUUID()}/events/ws?token=${ctx.env.publicKey}`);
+      const ws = new WebSocket(`${wsBase}/recordings/${randomUUID()}/events/ws?token=${target.key}`);
       await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
       const sentAt = new Map<string, number>();
       await new Promise<void>((resolve) => {
@@ -120,26 +129,59 @@ async function websocket(ctx: BenchContext, bodies: string[]) {
  * the service, nats-server and clickhouse-server (the projector's inserts). On a 2-core machine
  * throughput is bounded by the sum, so this shows where the service path's time goes.
  */
-async function withCpu<T extends object>(ctx: BenchContext, run: () => Promise<T>) {
-  const meter = cpuMeter(ctx.pids);
+async function withCpu<T extends object>(pids: BenchContext['pids'], run: () => Promise<T>) {
+  const meter = cpuMeter(pids);
   const result = await run();
   const cpuMsPerBatch = Object.fromEntries(Object.entries(meter.used()).map(([k, ms]) => [k, Math.round((ms / BATCHES) * 1000) / 1000]));
   return { ...result, cpuMsPerBatch };
 }
+
+/** Starts the bare proxy (bare-proxy.ts) as a child process; its stream is made here and dropped by `stop`. */
+async function startBareProxy(ctx: BenchContext, nc: NatsConnection) {
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.add({ name: BARE_PROXY_STREAM, subjects: ['bench.bare.>'] });
+  const child = fork(join(__dirname, 'bare-proxy.js'), { env: { ...process.env, NATS_URL: ctx.env.natsUrl }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => (child.once('message', (m) => resolve(Number(m))), child.once('exit', (code) => reject(new Error(`bare proxy exited with ${code}`)))));
+  return {
+    target: { baseUrl: `http://127.0.0.1:${port}`, key: 'none' },
+    pids: { ...ctx.pids, service: child.pid! },
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill();
+      await exited;
+      await jsm.streams.delete(BARE_PROXY_STREAM);
+    },
+  };
+}
+
+const ratio = (a: { eventsPerSecond: number }, b: { eventsPerSecond: number }) => Math.round((a.eventsPerSecond / b.eventsPerSecond) * 100) / 100;
 
 export const ingestionBench: BenchSection = {
   name: 'ingestion',
   async run(ctx) {
     const nc = await connect({ servers: ctx.env.natsUrl });
     const jsm = await nc.jetstreamManager();
-    const before = (await jsm.streams.info('TAPEDECK_EVENTS')).state;
+    const service: Target = { baseUrl: ctx.env.baseUrl, key: ctx.env.publicKey };
+    const line = (name: string, r: { eventsPerSecond: number; latencyMs: { p99: number }; cpuMsPerBatch: object }) =>
+      ctx.log(`  ${name}: ${r.eventsPerSecond} events/s, p99 ${r.latencyMs.p99} ms, CPU ms/batch ${JSON.stringify(r.cpuMsPerBatch)}`);
     ctx.log(`ingestion: ${BATCHES} batches x ${EVENTS_PER_BATCH} events per mode`);
-    const baseline = await withCpu(ctx, () => raw(nc, payloads(0)));
-    ctx.log(`  raw JetStream: ${baseline.eventsPerSecond} events/s, CPU ms/batch ${JSON.stringify(baseline.cpuMsPerBatch)}`);
-    const overHttp = await withCpu(ctx, () => http(ctx, payloads(10_000)));
-    ctx.log(`  HTTP: ${overHttp.eventsPerSecond} events/s, p99 ${overHttp.latencyMs.p99} ms, CPU ms/batch ${JSON.stringify(overHttp.cpuMsPerBatch)}`);
-    const overWs = await withCpu(ctx, () => websocket(ctx, payloads(20_000)));
-    ctx.log(`  WebSocket: ${overWs.eventsPerSecond} events/s, p99 ${overWs.latencyMs.p99} ms, CPU ms/batch ${JSON.stringify(overWs.cpuMsPerBatch)}`);
+    const baseline = await withCpu(ctx.pids, () => raw(nc, payloads(0)));
+    line('raw JetStream', baseline);
+    const bare = await startBareProxy(ctx, nc);
+    let bareHttp, bareWs;
+    try {
+      bareHttp = await withCpu(bare.pids, () => http(bare.target, payloads(30_000)));
+      line('bare proxy, HTTP', bareHttp);
+      bareWs = await withCpu(bare.pids, () => websocket(bare.target, payloads(40_000)));
+      line('bare proxy, WebSocket', bareWs);
+    } finally {
+      await bare.stop();
+    }
+    const before = (await jsm.streams.info('TAPEDECK_EVENTS')).state;
+    const overHttp = await withCpu(ctx.pids, () => http(service, payloads(10_000)));
+    line('service, HTTP', overHttp);
+    const overWs = await withCpu(ctx.pids, () => websocket(service, payloads(20_000)));
+    line('service, WebSocket', overWs);
     const after = (await jsm.streams.info('TAPEDECK_EVENTS')).state;
     await nc.close();
     const stored = 2 * BATCHES * EVENTS_PER_BATCH;
@@ -147,8 +189,13 @@ export const ingestionBench: BenchSection = {
       batchBytes: payloads(0)[0].length,
       eventsPerBatch: EVENTS_PER_BATCH,
       rawJetStream: baseline,
-      http: { ...overHttp, ofBaseline: Math.round((overHttp.eventsPerSecond / baseline.eventsPerSecond) * 100) / 100 },
-      websocket: { ...overWs, ofBaseline: Math.round((overWs.eventsPerSecond / baseline.eventsPerSecond) * 100) / 100 },
+      bareProxy: {
+        about: 'node:http / ws server publishing each body to JetStream and answering after the ack: no framework, auth, validation or projector; the ceiling for any service on this machine',
+        http: { ...bareHttp, ofBaseline: ratio(bareHttp, baseline) },
+        websocket: { ...bareWs, ofBaseline: ratio(bareWs, baseline) },
+      },
+      http: { ...overHttp, ofBaseline: ratio(overHttp, baseline), ofBareProxy: ratio(overHttp, bareHttp) },
+      websocket: { ...overWs, ofBaseline: ratio(overWs, baseline), ofBareProxy: ratio(overWs, bareWs) },
       storedBytesPerEvent: Math.round((after.bytes - before.bytes) / stored),
       target: 'service >= 60% of raw baseline events/s',
     };
