@@ -125,6 +125,49 @@ async function websocket(target: Target, bodies: string[]) {
 }
 
 /**
+ * rrweb's official browser client (`@rrweb/browser-client`): one JSON event per text frame, no ids.
+ * The server buffers such frames and answers each write with an `upstream-result` carrying its event
+ * count; the mode ends when every event sent was reported stored. Throughput only: a frame has no
+ * acknowledgement of its own to time.
+ */
+async function websocketPerEvent(target: Target, bodies: string[]) {
+  const frames = bodies.flatMap((b) => (JSON.parse(b) as unknown[]).map((e) => JSON.stringify(e)));
+  let next = 0;
+  let failures = 0;
+  const wsBase = target.baseUrl.replace(/^http/, 'ws');
+  const start = now();
+  await Promise.all(
+    Array.from({ length: WS_CONNECTIONS }, async () => {
+      const ws = new WebSocket(`${wsBase}/recordings/${randomUUID()}/events/ws?token=${target.key}`);
+      await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+      let sent = 0;
+      let stored = 0;
+      let sending = true;
+      const done = new Promise<void>((resolve) => {
+        ws.on('message', (m) => {
+          const f = JSON.parse(String(m)) as { type: string; events?: number };
+          if (f.type === 'upstream-result') stored += f.events ?? 0;
+          else if (f.type === 'error') failures++;
+          if (failures > 0 || (!sending && stored >= sent)) resolve();
+        });
+      });
+      // 200 frames at a time, the next slice once the last one was written: bounded client memory.
+      while (next < frames.length && failures === 0) {
+        const slice = frames.slice(next, Math.min(next + 200, frames.length));
+        next += slice.length;
+        sent += slice.length;
+        await new Promise<void>((resolve) => slice.forEach((f, i) => ws.send(f, i === slice.length - 1 ? () => resolve() : undefined)));
+      }
+      sending = false;
+      if (stored < sent && failures === 0) await done;
+      ws.close();
+    }),
+  );
+  const total = now() - start;
+  return { ...rates(total, frames.reduce((n, f) => n + f.length, 0)), failures, connections: WS_CONNECTIONS, framesPerSocket: Math.round(frames.length / WS_CONNECTIONS) };
+}
+
+/**
  * Runs one mode and adds the CPU each process spent per batch: the load generator (this process),
  * the service, nats-server and clickhouse-server (the projector's inserts). On a 2-core machine
  * throughput is bounded by the sum, so this shows where the service path's time goes.
@@ -182,7 +225,10 @@ export const ingestionBench: BenchSection = {
     line('service, HTTP', overHttp);
     const overWs = await withCpu(ctx.pids, () => websocket(service, payloads(20_000)));
     line('service, WebSocket', overWs);
+    // Stored bytes of the two batch modes (the per-event mode stores other batch sizes).
     const after = (await jsm.streams.info('TAPEDECK_EVENTS')).state;
+    const perEvent = await withCpu(ctx.pids, () => websocketPerEvent(service, payloads(60_000)));
+    ctx.log(`  service, WebSocket one event per frame: ${perEvent.eventsPerSecond} events/s, CPU ms/batch ${JSON.stringify(perEvent.cpuMsPerBatch)}`);
     await nc.close();
     const stored = 2 * BATCHES * EVENTS_PER_BATCH;
     return {
@@ -196,6 +242,7 @@ export const ingestionBench: BenchSection = {
       },
       http: { ...overHttp, ofBaseline: ratio(overHttp, baseline), ofBareProxy: ratio(overHttp, bareHttp) },
       websocket: { ...overWs, ofBaseline: ratio(overWs, baseline), ofBareProxy: ratio(overWs, bareWs) },
+      websocketOneEventPerFrame: { about: "rrweb's official browser client: one event per text frame, stored in the server's flushes", ...perEvent, ofBaseline: ratio(perEvent, baseline) },
       storedBytesPerEvent: Math.round((after.bytes - before.bytes) / stored),
       target: 'service >= 60% of raw baseline events/s',
     };
