@@ -84,43 +84,49 @@ async function http(target: Target, bodies: string[]) {
   return { ...rates(total, bodies.reduce((n, b) => n + b.length, 0)), latencyMs: latencySummary(lat), failures, concurrency: HTTP_CONCURRENCY };
 }
 
+/** Runs `work` on WS_CONNECTIONS ingesting sockets at once, each on a new recording; the wall time in ms. */
+async function onSockets(target: Target, work: (ws: WebSocket) => Promise<void>): Promise<number> {
+  const start = now();
+  await Promise.all(
+    Array.from({ length: WS_CONNECTIONS }, async () => {
+      const ws = new WebSocket(`${target.baseUrl.replace(/^http/, 'ws')}/recordings/${randomUUID()}/events/ws?token=${target.key}`);
+      await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+      await work(ws);
+      ws.close();
+    }),
+  );
+  return now() - start;
+}
+
 async function websocket(target: Target, bodies: string[]) {
   const lat: number[] = [];
   let next = 0;
   let failures = 0;
-  const wsBase = target.baseUrl.replace(/^http/, 'ws');
-  const start = now();
-  await Promise.all(
-    Array.from({ length: WS_CONNECTIONS }, async () => {
-      const ws = new WebSocket(`${wsBase}/recordings/${randomUUID()}/events/ws?token=${target.key}`);
-      await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
-      const sentAt = new Map<string, number>();
-      await new Promise<void>((resolve) => {
-        let inFlight = 0;
-        const pump = () => {
-          while (inFlight < WS_WINDOW && next < BATCHES) {
-            const i = next++;
-            const id = `b${i}`;
-            sentAt.set(id, now());
-            ws.send(`{"type":"batch","batch":"${id}","events":${bodies[i]}}`);
-            inFlight++;
-          }
-          if (inFlight === 0 && next >= BATCHES) resolve();
-        };
-        ws.on('message', (m) => {
-          const f = JSON.parse(String(m)) as { type: string; batch?: string };
-          if (f.type !== 'ack' && f.type !== 'error') return;
-          if (f.type === 'error') failures++;
-          lat.push(now() - (sentAt.get(f.batch!) ?? now()));
-          inFlight--;
-          pump();
-        });
+  const total = await onSockets(target, (ws) => {
+    const sentAt = new Map<string, number>();
+    return new Promise<void>((resolve) => {
+      let inFlight = 0;
+      const pump = () => {
+        while (inFlight < WS_WINDOW && next < BATCHES) {
+          const i = next++;
+          const id = `b${i}`;
+          sentAt.set(id, now());
+          ws.send(`{"type":"batch","batch":"${id}","events":${bodies[i]}}`);
+          inFlight++;
+        }
+        if (inFlight === 0 && next >= BATCHES) resolve();
+      };
+      ws.on('message', (m) => {
+        const f = JSON.parse(String(m)) as { type: string; batch?: string };
+        if (f.type !== 'ack' && f.type !== 'error') return;
+        if (f.type === 'error') failures++;
+        lat.push(now() - (sentAt.get(f.batch!) ?? now()));
+        inFlight--;
         pump();
       });
-      ws.close();
-    }),
-  );
-  const total = now() - start;
+      pump();
+    });
+  });
   return { ...rates(total, bodies.reduce((n, b) => n + b.length, 0)), latencyMs: latencySummary(lat), failures, connections: WS_CONNECTIONS, window: WS_WINDOW };
 }
 
@@ -134,36 +140,28 @@ async function websocketPerEvent(target: Target, bodies: string[]) {
   const frames = bodies.flatMap((b) => (JSON.parse(b) as unknown[]).map((e) => JSON.stringify(e)));
   let next = 0;
   let failures = 0;
-  const wsBase = target.baseUrl.replace(/^http/, 'ws');
-  const start = now();
-  await Promise.all(
-    Array.from({ length: WS_CONNECTIONS }, async () => {
-      const ws = new WebSocket(`${wsBase}/recordings/${randomUUID()}/events/ws?token=${target.key}`);
-      await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
-      let sent = 0;
-      let stored = 0;
-      let sending = true;
-      const done = new Promise<void>((resolve) => {
-        ws.on('message', (m) => {
-          const f = JSON.parse(String(m)) as { type: string; events?: number };
-          if (f.type === 'upstream-result') stored += f.events ?? 0;
-          else if (f.type === 'error') failures++;
-          if (failures > 0 || (!sending && stored >= sent)) resolve();
-        });
+  const total = await onSockets(target, async (ws) => {
+    let sent = 0;
+    let stored = 0;
+    let sending = true;
+    const done = new Promise<void>((resolve) => {
+      ws.on('message', (m) => {
+        const f = JSON.parse(String(m)) as { type: string; events?: number };
+        if (f.type === 'upstream-result') stored += f.events ?? 0;
+        else if (f.type === 'error') failures++;
+        if (failures > 0 || (!sending && stored >= sent)) resolve();
       });
-      // 200 frames at a time, the next slice once the last one was written: bounded client memory.
-      while (next < frames.length && failures === 0) {
-        const slice = frames.slice(next, Math.min(next + 200, frames.length));
-        next += slice.length;
-        sent += slice.length;
-        await new Promise<void>((resolve) => slice.forEach((f, i) => ws.send(f, i === slice.length - 1 ? () => resolve() : undefined)));
-      }
-      sending = false;
-      if (stored < sent && failures === 0) await done;
-      ws.close();
-    }),
-  );
-  const total = now() - start;
+    });
+    // 200 frames at a time, the next slice once the last one was written: bounded client memory.
+    while (next < frames.length && failures === 0) {
+      const slice = frames.slice(next, Math.min(next + 200, frames.length));
+      next += slice.length;
+      sent += slice.length;
+      await new Promise<void>((resolve) => slice.forEach((f, i) => ws.send(f, i === slice.length - 1 ? () => resolve() : undefined)));
+    }
+    sending = false;
+    if (stored < sent && failures === 0) await done;
+  });
   return { ...rates(total, frames.reduce((n, f) => n + f.length, 0)), failures, connections: WS_CONNECTIONS, framesPerSocket: Math.round(frames.length / WS_CONNECTIONS) };
 }
 
