@@ -17,7 +17,7 @@ export const ReplayGroupsSql = {
   members(tenantId: string, filters: readonly MetadataFilter[]): Sql {
     const withEvents = sql`SELECT DISTINCT recording_id FROM (
         SELECT recording_id, seq FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})
-      ) ${deletionJoin(tenantId)} WHERE seq > deleted_seq`;
+      ) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq`;
     return sql`SELECT recording_id FROM (${withEvents}) ORDER BY recording_id`;
   },
 
@@ -29,7 +29,7 @@ export const ReplayGroupsSql = {
     return sql`SELECT key, argMax(value, seq) AS value FROM (
         SELECT recording_id, key, value, seq FROM recording_metadata
         WHERE tenant_id = ${tenantId} AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})
-      ) ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY key ORDER BY key`;
+      ) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY key ORDER BY key`;
   },
 
   /**
@@ -41,12 +41,12 @@ export const ReplayGroupsSql = {
     const withKey = sql`SELECT recording_id FROM recording_metadata_by_key WHERE tenant_id = ${tenantId} AND key = ${groupingProp}`;
     const values = sql`SELECT recording_id, argMax(value, seq) AS value FROM (
         SELECT recording_id, value, seq FROM recording_metadata_by_key WHERE tenant_id = ${tenantId} AND key = ${groupingProp}
-      ) ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
+      ) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
     const spans = sql`SELECT recording_id, min(min_ts) AS started_at, max(max_ts) AS ended_at FROM (
         SELECT recording_id, seq, min_ts, max_ts FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN (${withKey})
-      ) ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
+      ) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
     return sql`SELECT value, count() AS recordings, min(started_at) AS started_at, max(ended_at) AS ended_at
-      FROM (${values}) ANY INNER JOIN (${spans}) USING (recording_id)
+      FROM (${values}) AS latest ANY INNER JOIN (${spans}) AS spans USING (recording_id)
       GROUP BY value ORDER BY ended_at DESC, value ASC LIMIT ${limit + 1} OFFSET ${offset}`;
   },
 };

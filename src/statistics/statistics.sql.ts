@@ -36,9 +36,9 @@ function ids(scope: WindowScope): readonly string[] | Sql {
 
 /** One row per recording of the window: started_at, events, bytes, page_views, duration (ms), types (keys, counts). */
 function perRecording(scope: WindowScope): Sql {
-  return sql`SELECT recording_id, started_at, events, bytes, page_views, duration, types FROM (${RecordingsSql.starts(scope)}) ANY LEFT JOIN (
+  return sql`SELECT recording_id, started_at, events, bytes, page_views, duration, types FROM (${RecordingsSql.starts(scope)}) AS starts ANY LEFT JOIN (
     SELECT recording_id, sum(event_count) AS events, sum(bytes) AS bytes, sum(page_views) AS page_views, max(max_ts) - min(min_ts) AS duration, sumMap(type_keys, type_counts) AS types
-    FROM (${RecordingsSql.batches(scope.tenantId, ids(scope), 'stats')}) GROUP BY recording_id) USING (recording_id)`;
+    FROM (${RecordingsSql.batches(scope.tenantId, ids(scope), 'stats')}) GROUP BY recording_id) AS totals USING (recording_id)`;
 }
 
 export const StatisticsSql = {
@@ -56,9 +56,9 @@ export const StatisticsSql = {
 
   /** Recordings and events per latest value of `key` (has_value 0: recordings without the key); limit + 1 rows. */
   breakdown(scope: WindowScope, key: string, limit: number): Sql {
-    return sql`SELECT has_value, value, count() AS recordings, sum(events) AS events FROM (${perRecording(scope)}) ANY LEFT JOIN (
-      SELECT recording_id, argMax(value, seq) AS value, 1 AS has_value FROM (SELECT recording_id, value, seq FROM recording_metadata_by_key WHERE tenant_id = ${scope.tenantId} AND key = ${key})
-      ${deletionJoin(scope.tenantId)} WHERE seq > deleted_seq GROUP BY recording_id) USING (recording_id)
+    return sql`SELECT has_value, value, count() AS recordings, sum(events) AS events FROM (${perRecording(scope)}) AS per_recording ANY LEFT JOIN (
+      SELECT recording_id, argMax(value, seq) AS value, 1 AS has_value FROM (SELECT recording_id, value, seq FROM recording_metadata_by_key WHERE tenant_id = ${scope.tenantId} AND key = ${key}) AS projected
+      ${deletionJoin(scope.tenantId)} WHERE seq > deleted_seq GROUP BY recording_id) AS latest USING (recording_id)
       GROUP BY has_value, value ORDER BY recordings DESC, has_value DESC, value ASC LIMIT ${limit + 1}`;
   },
 };

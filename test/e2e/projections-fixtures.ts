@@ -72,7 +72,7 @@ const DELETED = sql`(SELECT tenant_id, recording_id, max(seq) AS deleted_seq FRO
 function visible(table: string, columns: string[], order: string[]): Sql {
   const cols = join(columns.map(ident), ', ');
   const by = join(order.map(ident), ', ');
-  return sql`SELECT ${cols} FROM (SELECT ${cols} FROM ${ident(table)} FINAL) ANY LEFT JOIN ${DELETED} USING (tenant_id, recording_id) WHERE seq > deleted_seq ORDER BY ${by}`;
+  return sql`SELECT ${cols} FROM (SELECT ${cols} FROM ${ident(table)} FINAL) AS projected ANY LEFT JOIN ${DELETED} AS deletions USING (tenant_id, recording_id) WHERE seq > deleted_seq ORDER BY ${by}`;
 }
 
 const BATCH_COLS = ['tenant_id', 'recording_id', 'batch_id', 'seq', 'event_count', 'bytes', 'min_ts', 'max_ts', 'page_views', 'meta_ts', 'viewport_width', 'viewport_height', 'url', 'type_keys', 'type_counts', 'ingested_at'];
@@ -89,7 +89,7 @@ export async function snapshot(ch: ClickHouse): Promise<Record<string, Record<st
     recording_metadata_by_key: await q(visible('recording_metadata_by_key', META_COLS, ['tenant_id', 'key', 'value', 'recording_id'])),
     // The earliest start per recording (rows tied on start may differ in seq between two projections).
     recordings: await q(
-      sql`SELECT tenant_id, recording_id, min(started_at) AS started_at FROM (SELECT tenant_id, recording_id, started_at, seq FROM recordings) ANY LEFT JOIN ${DELETED} USING (tenant_id, recording_id) WHERE seq > deleted_seq GROUP BY tenant_id, recording_id ORDER BY tenant_id, recording_id`,
+      sql`SELECT tenant_id, recording_id, min(started_at) AS started_at FROM (SELECT tenant_id, recording_id, started_at, seq FROM recordings) AS projected ANY LEFT JOIN ${DELETED} AS deletions USING (tenant_id, recording_id) WHERE seq > deleted_seq GROUP BY tenant_id, recording_id ORDER BY tenant_id, recording_id`,
     ),
     deleted_recordings: await q(sql`SELECT tenant_id, recording_id, seq, deleted_at FROM deleted_recordings FINAL ORDER BY tenant_id, recording_id`),
   };
