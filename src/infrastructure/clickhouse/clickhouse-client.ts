@@ -11,7 +11,10 @@ import { ident, Sql, sql } from './sql';
 // merge_tree_max_rows_to_use_cache rows (1 Mi by default: statistics over wide windows) bypass the
 // cache, so they do not evict it. The server's uncompressed_cache_size bounds its memory (8 GiB in
 // the stock config; 0 turns it off and makes this setting a no-op). Known to 18.16 and current servers.
-const READ_SETTINGS = { use_uncompressed_cache: 1 } as const;
+// 64-bit integers come back as JSON strings from every server, as they did by default until
+// ClickHouse 25.8 turned quoting off: rows keep their types whatever the server, and numbers above
+// 2^53 keep their digits. Known to 18.16 and current servers.
+const READ_SETTINGS = { use_uncompressed_cache: 1, output_format_json_quote_64bit_integers: 1 } as const;
 
 /**
  * The client's own log lines (each failed request, socket housekeeping) as our one-line JSON logs, at
