@@ -101,6 +101,11 @@ export interface ClickHouseOptions {
   tcpPort?: number;
   binary?: string;
   configFile?: string;
+  /**
+   * `server`: Debian's clickhouse-server (18.16 here). `chdb`: a current ClickHouse engine (chDB, a
+   * dev dependency) behind scripts/chdb-http-server.mjs, for tests of what deploy/ runs; no TCP port.
+   */
+  engine?: 'server' | 'chdb';
 }
 
 export async function startClickHouse(o: ClickHouseOptions): Promise<ManagedProcess & { httpPort: number; tcpPort: number }> {
@@ -111,6 +116,7 @@ export async function startClickHouse(o: ClickHouseOptions): Promise<ManagedProc
   await assertPortFree(tcpPort, 'clickhouse-server');
   for (const d of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(o.dir, d), { recursive: true });
   const log = openSync(join(o.dir, 'clickhouse.out.log'), 'a');
+  if (o.engine === 'chdb') return startChdb(o.dir, httpPort, tcpPort, log);
   const child = spawn(
     o.binary ?? 'clickhouse-server',
     [
@@ -140,4 +146,13 @@ export async function startClickHouse(o: ClickHouseOptions): Promise<ManagedProc
     60_000,
   );
   return { ...manage('clickhouse-server', url, child), httpPort, tcpPort };
+}
+
+/** chDB behind ClickHouse's HTTP interface (scripts/chdb-http-server.mjs), managed like clickhouse-server. */
+async function startChdb(dir: string, httpPort: number, tcpPort: number, log: number): Promise<ManagedProcess & { httpPort: number; tcpPort: number }> {
+  const script = join(__dirname, '..', '..', 'scripts', 'chdb-http-server.mjs');
+  const child = spawn(process.execPath, [script, '--path', join(dir, 'data'), '--port', String(httpPort)], { stdio: ['ignore', log, log] });
+  const url = `http://127.0.0.1:${httpPort}`;
+  await waitFor('chdb-http-server', async () => (await fetch(`${url}/?query=SELECT%201`)).ok, child, 60_000);
+  return { ...manage('chdb-http-server', url, child), httpPort, tcpPort };
 }

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManagedProcess, startClickHouse, startNats } from '../../src/local/processes';
+import { ManagedProcess, startNats } from '../../src/local/processes';
+import { startTestClickHouse } from './clickhouse';
 import { NatsCluster } from './cluster';
 import { testEnv } from './env';
 import { api, Res } from './http';
@@ -60,7 +61,7 @@ export class PrivateStack {
     const parts = await Promise.allSettled([
       o.cluster ? undefined : startNats({ dir: join(dir, 'nats') }),
       o.cluster ? NatsCluster.start(dir) : undefined,
-      startClickHouse({ dir: join(dir, 'clickhouse') }),
+      startTestClickHouse({ dir: join(dir, 'clickhouse') }),
     ] as const);
     const failed = parts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -71,7 +72,7 @@ export class PrivateStack {
     const [nats, cluster, ch] = parts.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
       Awaited<ReturnType<typeof startNats>> | undefined,
       NatsCluster | undefined,
-      Awaited<ReturnType<typeof startClickHouse>>,
+      Awaited<ReturnType<typeof startTestClickHouse>>,
     ];
     const keys = randomKeys();
     const adminToken = randomBytes(24).toString('hex');
@@ -137,7 +138,7 @@ export class PrivateStack {
   async restartClickHouse(): Promise<void> {
     const ch = this.clickhouse!;
     if (ch.child.exitCode === null && ch.child.signalCode === null) throw new Error('clickhouse-server is running');
-    this.clickhouse = await startClickHouse({ dir: join(this.dir, 'clickhouse'), httpPort: ch.httpPort, tcpPort: ch.tcpPort });
+    this.clickhouse = await startTestClickHouse({ dir: join(this.dir, 'clickhouse'), httpPort: ch.httpPort, tcpPort: ch.tcpPort });
   }
 
   /** Kills everything (SIGKILL: nothing here needs a graceful stop) and removes the data directory. */

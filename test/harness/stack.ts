@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { freePort, ManagedProcess, startClickHouse, startNats } from '../../src/local/processes';
+import { freePort, ManagedProcess, startNats } from '../../src/local/processes';
+import { startTestClickHouse } from './clickhouse';
 
 /** The repository root (this file also runs compiled from dist-bench/). */
 export const ROOT = (() => {
@@ -86,7 +87,7 @@ export async function startService(env: Record<string, string>, dir: string, nam
 
 export async function startStack(): Promise<{ env: TestEnv; procs: ManagedProcess[]; service: ServiceProcess }> {
   const dir = mkdtempSync(join(tmpdir(), 'tapedeck-test-'));
-  const [nats, ch] = await Promise.all([startNats({ dir: join(dir, 'nats') }), startClickHouse({ dir: join(dir, 'clickhouse') })]);
+  const [nats, ch] = await Promise.all([startNats({ dir: join(dir, 'nats') }), startTestClickHouse({ dir: join(dir, 'clickhouse') })]);
   const keys = randomKeys();
   const adminToken = randomBytes(24).toString('hex');
   const serviceEnv: Record<string, string> = {

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
 import { ident, sql } from '../../src/infrastructure/clickhouse/sql';
-import { ManagedProcess, startClickHouse } from '../../src/local/processes';
+import type { ManagedProcess } from '../../src/local/processes';
 import { swapIn } from '../../src/projections/rebuild/projection-rebuild';
 import { createLike, freshName } from '../../src/projections/rebuild/rebuild-sql';
+import { startTestClickHouse } from '../harness/clickhouse';
 
 jest.setTimeout(60_000);
 
@@ -27,7 +28,7 @@ let ch: ClickHouse;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tapedeck-swap-'));
-  server = await startClickHouse({ dir });
+  server = await startTestClickHouse({ dir });
   ch = new ClickHouse({ CLICKHOUSE_URL: `http://127.0.0.1:${server.httpPort}`, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '', CLICKHOUSE_DATABASE: 'swap_test' });
   await ch.ensureDatabase();
 });
