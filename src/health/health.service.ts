@@ -45,8 +45,9 @@ export class HealthService {
           PROBE_TIMEOUT_MS,
           this.nats.jsm.streams.info(EVENTS_STREAM).then((i) => ({ ok: true, detail: { messages: i.state.messages, bytes: i.state.bytes } })),
         ).catch((e) => ({ ok: false, detail: String((e as Error).message) }));
-    const reachable = await this.ch.ping();
-    checks.clickhouse = { ok: reachable };
+    const clickhouse = await this.ch.reach();
+    const reachable = clickhouse.ok;
+    checks.clickhouse = clickhouse.ok ? { ok: true } : { ok: false, detail: clickhouse.reason };
     checks.migrations = { ok: this.boot.migrated && (!reachable || (await isMigrated(this.ch).catch(() => false))) };
     const details: Record<string, unknown> = {};
     const answers = await Promise.all(this.contributors.map((c) => within(PROBE_TIMEOUT_MS, c.details()).catch((e) => ({ error: String((e as Error)?.message ?? e) }))));
@@ -56,7 +57,7 @@ export class HealthService {
   }
 }
 
-/** Bound of each readiness probe (NATS stream, each contributor); ClickHouse's ping has its own 2 s. */
+/** Bound of each readiness probe (NATS stream, each contributor); ClickHouse's has its own 2 s. */
 const PROBE_TIMEOUT_MS = 2000;
 
 function within<T>(ms: number, p: Promise<T>): Promise<T> {

@@ -38,6 +38,9 @@ function logLine({ module, message, args, err }: WarnLogParams): object {
   return { msg: message, module, err: err ? String(err.message ?? err) : undefined, operation: args?.operation, query_id: args?.query_id };
 }
 
+/** ClickHouse's error codes for a user or password it refuses: UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, AUTHENTICATION_FAILED. */
+const CREDENTIAL_ERRORS = new Set(['192', '193', '194', '516']);
+
 /** Connection options every client of ours shares. */
 const CLIENT_DEFAULTS = {
   compression: { request: false, response: false },
@@ -94,14 +97,33 @@ export class ClickHouse {
     await this.client.insert({ table: ident(table).text, values, format: 'JSONEachRow' });
   }
 
-  /** False unless ClickHouse answers within `timeoutMs`: a frozen server accepts connections and never replies. */
+  /** False unless ClickHouse answers a query with our credentials within `timeoutMs` (see `reach`). */
   async ping(timeoutMs = 2000): Promise<boolean> {
+    return (await this.reach(timeoutMs)).ok;
+  }
+
+  /**
+   * Whether ClickHouse answers a query (`SELECT 'ping'`) with our credentials within `timeoutMs`, and
+   * if not, why, in words safe to show unauthenticated (no addresses, no server text). A query, not
+   * /ping: /ping answers without checking credentials, so a wrong password looked healthy while every
+   * query failed. Bounded: a frozen server accepts connections and never replies.
+   */
+  async reach(timeoutMs = 2000): Promise<{ ok: true } | { ok: false; reason: string }> {
+    let error: unknown;
     try {
-      const r = await this.client.ping({ select: false, abort_signal: AbortSignal.timeout(timeoutMs) });
-      return r.success;
-    } catch {
-      return false;
+      const r = await this.client.ping({ select: true, abort_signal: AbortSignal.timeout(timeoutMs) });
+      if (r.success) return { ok: true };
+      error = r.error;
+    } catch (e) {
+      error = e;
     }
+    // Current servers' errors come parsed (ClickHouseError.code); 18.16's text the client cannot parse.
+    const parsed = (error as { code?: unknown })?.code;
+    const code = typeof parsed === 'string' && /^\d+$/.test(parsed) ? parsed : /^Code: (\d+)/.exec(String((error as Error)?.message))?.[1];
+    if (code) {
+      return { ok: false, reason: CREDENTIAL_ERRORS.has(code) ? 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' : `query failed (ClickHouse error ${code})` };
+    }
+    return { ok: false, reason: `unreachable, or no answer within ${timeoutMs} ms` };
   }
 
   /** Creates the configured database (through a client bound to `default`). */

@@ -4,6 +4,7 @@
 // 500), and once ClickHouse is back every recording is listed with the right eventCount.
 // (test/e2e/projections-resilience.e2e-spec.ts covers the projector side of a short freeze.)
 import { randomUUID } from 'node:crypto';
+import { testClickHouseEngine } from '../../harness/clickhouse';
 import { pollUntil } from '../../harness/poll-until';
 import { PrivateStack } from '../../harness/private-stack';
 import { compareMarkers, HttpIngester, MarkedEvent, readEvents, WsIngester } from './ingest-clients';
@@ -134,6 +135,28 @@ slow('ClickHouse outage during ingestion (frozen, then killed and restarted on t
       `ClickHouse away ${restartedAt - t0} ms (frozen ${FROZEN_MS} ms, then down); acked during it: ${during.http} HTTP + ${during.ws} WS batches; ` +
         `/readyz took max ${Math.max(...readyzMs)} ms; listing while down: ${listedWhileDown!.status}; listing caught up ${catchUpMs} ms after the restart`,
     );
+  });
+
+  // chDB's stand-in server takes any password, so only clickhouse-server can refuse one.
+  (testClickHouseEngine() === 'server' ? it : it.skip)('an instance with a wrong ClickHouse password is "degraded" and says why, and ingests', async () => {
+    // /ping answers without checking credentials: /readyz used to call ClickHouse ok, and the instance
+    // (never migrated, ClickHouse "reachable") stayed 503 not ready, ingestion included.
+    const wrong = await stack.startService('wrong-password', { CLICKHOUSE_PASSWORD: 'not-the-password', TAPEDECK_ROLE: 'api' });
+    try {
+      const r = await stack.api('/readyz', { base: wrong.url });
+      expect({ status: r.status, body: r.json() }).toMatchObject({
+        status: 200,
+        body: { status: 'degraded', checks: { clickhouse: { ok: false, detail: 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' } } },
+      });
+      const c = new HttpIngester(() => wrong.url, stack.keys.publicKey, randomUUID(), 'wrong', 3, 0).start();
+      clients.push(c);
+      await pollUntil(async () => c.acked.size, (n) => n >= 3, 30_000);
+      await c.stop();
+      expect(c.failureCount).toBe(0);
+      await expectReadable(c);
+    } finally {
+      await wrong.stop();
+    }
   });
 
   it('an instance started while ClickHouse is down becomes ready ("degraded"), ingests, and projects once it is back', async () => {
