@@ -72,7 +72,13 @@ const server = createServer((req, res) => {
   });
 });
 
-const stop = () => server.close(() => (session.close(), process.exit(0)));
+// As a server stops: at once, keep-alive connections (the service keeps some) cut, not waited for.
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  session.close();
+  process.exit(0);
+};
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 server.listen(Number(args.port), '127.0.0.1', () => process.stdout.write(`chdb-http-server listening on ${server.address().port}, ClickHouse ${session.query('SELECT version()', 'TabSeparated').trim()}\n`));
