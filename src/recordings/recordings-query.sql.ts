@@ -8,7 +8,7 @@
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchingRecordingsSql } from './metadata-filter.sql';
-import { deletionJoin } from './recordings-query.visibility';
+import { deletionJoin, withDeletions } from './recordings-query.visibility';
 
 const SUMMARY_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, meta_ts, viewport_width, viewport_height, url, ingested_at`;
 const STATS_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, type_keys, type_counts`;
@@ -57,7 +57,7 @@ export const RecordingsSql = {
     const idSet = ids instanceof Sql ? sql`(${ids})` : list([...ids]);
     // Recordings that started at or after `since` have all their batches in that range of recording_timeline.
     const source = since === undefined ? sql`recording_batches WHERE tenant_id = ${tenantId}` : sql`recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}`;
-    return sql`SELECT ${cols} FROM (SELECT ${cols}, seq FROM ${source} AND recording_id IN ${idSet}) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id`;
+    return sql`SELECT ${cols} FROM ${withDeletions(tenantId, sql`SELECT ${cols}, seq FROM ${source} AND recording_id IN ${idSet}`)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id`;
   },
 
   /**
@@ -79,13 +79,13 @@ export const RecordingsSql = {
     // Candidates are checked beside the deletion rule, on the joined rows (measured on 18.16: cheaper
     // than on the window's raw rows, where the set is built once more per level, or after grouping).
     const among = candidates ? sql` AND recording_id IN (${candidates})` : sql``;
-    return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM (SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}) AS projected
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq${among} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
+    return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM ${withDeletions(tenantId, sql`SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}`)}
+      WHERE seq > deleted_seq${among} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
   },
 
   /** Latest visible value of every metadata key of the given recordings. */
   metadata(tenantId: string, ids: readonly string[]): Sql {
-    return sql`SELECT recording_id, key, argMax(value, seq) AS value FROM (SELECT recording_id, key, value, seq FROM recording_metadata WHERE tenant_id = ${tenantId} AND recording_id IN ${list([...ids])}) AS projected
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id, key ORDER BY recording_id, key`;
+    return sql`SELECT recording_id, key, argMax(value, seq) AS value FROM ${withDeletions(tenantId, sql`SELECT recording_id, key, value, seq FROM recording_metadata WHERE tenant_id = ${tenantId} AND recording_id IN ${list([...ids])}`)}
+      WHERE seq > deleted_seq GROUP BY recording_id, key ORDER BY recording_id, key`;
   },
 };

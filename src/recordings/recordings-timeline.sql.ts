@@ -5,7 +5,7 @@
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { candidateRecordingsSql } from './metadata-filter.sql';
-import { deletionJoin } from './recordings-query.visibility';
+import { withDeletions } from './recordings-query.visibility';
 
 const NEWEST_FIRST = sql`ORDER BY started_at DESC, recording_id DESC`;
 
@@ -16,8 +16,8 @@ export const TimelineSql = {
    */
   page(tenantId: string, since: number, count: number, offset: number, exclude: readonly string[]): Sql {
     const without = exclude.length ? sql` AND recording_id NOT IN ${list([...exclude])}` : sql``;
-    return sql`SELECT recording_id, min(min_ts) AS started_at FROM (SELECT recording_id, min_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}) AS projected
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id ${NEWEST_FIRST} LIMIT ${count} OFFSET ${offset}`;
+    return sql`SELECT recording_id, min(min_ts) AS started_at FROM ${withDeletions(tenantId, sql`SELECT recording_id, min_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}`)}
+      WHERE seq > deleted_seq GROUP BY recording_id ${NEWEST_FIRST} LIMIT ${count} OFFSET ${offset}`;
   },
 
   /**
@@ -37,14 +37,14 @@ export const TimelineSql = {
    * by id, small blocks), newest first; for filters too selective for a time window.
    */
   starts(tenantId: string, filters: readonly MetadataFilter[], cap: number): Sql {
-    return sql`SELECT recording_id, min(started_at) AS first_ts FROM (SELECT recording_id, started_at, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN (${candidateRecordingsSql(tenantId, filters)})) AS projected
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id ORDER BY first_ts DESC, recording_id DESC LIMIT ${cap}`;
+    return sql`SELECT recording_id, min(started_at) AS first_ts FROM ${withDeletions(tenantId, sql`SELECT recording_id, started_at, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN (${candidateRecordingsSql(tenantId, filters)})`)}
+      WHERE seq > deleted_seq GROUP BY recording_id ORDER BY first_ts DESC, recording_id DESC LIMIT ${cap}`;
   },
 
   /** The edge check for the given ids only: a block of `recordings` per id (migration 005). */
   spanningOf(tenantId: string, since: number, ids: readonly string[]): Sql {
-    return sql`SELECT DISTINCT recording_id FROM (SELECT recording_id, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN ${list([...ids])} AND started_at < ${since}) AS projected
-      ${deletionJoin(tenantId)} WHERE seq > deleted_seq`;
+    return sql`SELECT DISTINCT recording_id FROM ${withDeletions(tenantId, sql`SELECT recording_id, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN ${list([...ids])} AND started_at < ${since}`)}
+      WHERE seq > deleted_seq`;
   },
 
   /** Rows before the window: how many (0 ends the search) and the newest start among them (to skip gaps). */

@@ -6,7 +6,7 @@
 import { Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from '../recordings/metadata-filter';
 import { matchingRecordingsSql } from '../recordings/metadata-filter.sql';
-import { deletionJoin } from '../recordings/recordings-query.visibility';
+import { withDeletions } from '../recordings/recordings-query.visibility';
 
 export const ReplayGroupsSql = {
   /**
@@ -15,9 +15,10 @@ export const ReplayGroupsSql = {
    * any event arrived) makes no member, so such a group is not found, as it is not listed.
    */
   members(tenantId: string, filters: readonly MetadataFilter[]): Sql {
-    const withEvents = sql`SELECT DISTINCT recording_id FROM (
-        SELECT recording_id, seq FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})
-      ) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq`;
+    const withEvents = sql`SELECT DISTINCT recording_id FROM ${withDeletions(
+      tenantId,
+      sql`SELECT recording_id, seq FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})`,
+    )} WHERE seq > deleted_seq`;
     return sql`SELECT recording_id FROM (${withEvents}) ORDER BY recording_id`;
   },
 
@@ -26,10 +27,11 @@ export const ReplayGroupsSql = {
    * most recently written) wins across the group's recordings.
    */
   mergedMetadata(tenantId: string, filters: readonly MetadataFilter[]): Sql {
-    return sql`SELECT key, argMax(value, seq) AS value FROM (
-        SELECT recording_id, key, value, seq FROM recording_metadata
-        WHERE tenant_id = ${tenantId} AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})
-      ) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY key ORDER BY key`;
+    return sql`SELECT key, argMax(value, seq) AS value FROM ${withDeletions(
+      tenantId,
+      sql`SELECT recording_id, key, value, seq FROM recording_metadata
+        WHERE tenant_id = ${tenantId} AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})`,
+    )} WHERE seq > deleted_seq GROUP BY key ORDER BY key`;
   },
 
   /**
@@ -39,12 +41,14 @@ export const ReplayGroupsSql = {
    */
   listGroups(tenantId: string, groupingProp: string, limit: number, offset: number): Sql {
     const withKey = sql`SELECT recording_id FROM recording_metadata_by_key WHERE tenant_id = ${tenantId} AND key = ${groupingProp}`;
-    const values = sql`SELECT recording_id, argMax(value, seq) AS value FROM (
-        SELECT recording_id, value, seq FROM recording_metadata_by_key WHERE tenant_id = ${tenantId} AND key = ${groupingProp}
-      ) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
-    const spans = sql`SELECT recording_id, min(min_ts) AS started_at, max(max_ts) AS ended_at FROM (
-        SELECT recording_id, seq, min_ts, max_ts FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN (${withKey})
-      ) AS projected ${deletionJoin(tenantId)} WHERE seq > deleted_seq GROUP BY recording_id`;
+    const values = sql`SELECT recording_id, argMax(value, seq) AS value FROM ${withDeletions(
+      tenantId,
+      sql`SELECT recording_id, value, seq FROM recording_metadata_by_key WHERE tenant_id = ${tenantId} AND key = ${groupingProp}`,
+    )} WHERE seq > deleted_seq GROUP BY recording_id`;
+    const spans = sql`SELECT recording_id, min(min_ts) AS started_at, max(max_ts) AS ended_at FROM ${withDeletions(
+      tenantId,
+      sql`SELECT recording_id, seq, min_ts, max_ts FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id IN (${withKey})`,
+    )} WHERE seq > deleted_seq GROUP BY recording_id`;
     return sql`SELECT value, count() AS recordings, min(started_at) AS started_at, max(ended_at) AS ended_at
       FROM (${values}) AS latest ANY INNER JOIN (${spans}) AS spans USING (recording_id)
       GROUP BY value ORDER BY ended_at DESC, value ASC LIMIT ${limit + 1} OFFSET ${offset}`;

@@ -5,7 +5,7 @@
 // the series and, WITH TOTALS, the totals (exact quantiles over all recordings of the window).
 import { Sql, sql } from '../infrastructure/clickhouse/sql';
 import { RecordingsSql, StartsScope } from '../recordings/recordings-query.sql';
-import { deletionJoin } from '../recordings/recordings-query.visibility';
+import { withDeletions } from '../recordings/recordings-query.visibility';
 
 export type WindowScope = StartsScope & {
   window: { from: number; to: number };
@@ -57,8 +57,8 @@ export const StatisticsSql = {
   /** Recordings and events per latest value of `key` (has_value 0: recordings without the key); limit + 1 rows. */
   breakdown(scope: WindowScope, key: string, limit: number): Sql {
     return sql`SELECT has_value, value, count() AS recordings, sum(events) AS events FROM (${perRecording(scope)}) AS per_recording ANY LEFT JOIN (
-      SELECT recording_id, argMax(value, seq) AS value, 1 AS has_value FROM (SELECT recording_id, value, seq FROM recording_metadata_by_key WHERE tenant_id = ${scope.tenantId} AND key = ${key}) AS projected
-      ${deletionJoin(scope.tenantId)} WHERE seq > deleted_seq GROUP BY recording_id) AS latest USING (recording_id)
+      SELECT recording_id, argMax(value, seq) AS value, 1 AS has_value FROM ${withDeletions(scope.tenantId, sql`SELECT recording_id, value, seq FROM recording_metadata_by_key WHERE tenant_id = ${scope.tenantId} AND key = ${key}`)}
+      WHERE seq > deleted_seq GROUP BY recording_id) AS latest USING (recording_id)
       GROUP BY has_value, value ORDER BY recordings DESC, has_value DESC, value ASC LIMIT ${limit + 1}`;
   },
 };
