@@ -2,7 +2,7 @@
 // same rules: Bearer keys by kind, presigned links by scope and expiry, per-key rate limits.
 // Error messages never repeat a presented secret.
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError } from '../common/app-error';
+import { AppError, RateLimited } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import type { AuthContext } from './auth-context';
 import type { AuthRequirement } from './auth.decorator';
@@ -76,7 +76,7 @@ export class Authenticator {
       throw new AppError('unauthorized', 'This key is not allowed from this origin');
     }
     const wait = this.limiter.take(rec.handle);
-    if (wait > 0) throw new AppError('rate_limited', 'Rate limit exceeded for this key', { 'Retry-After': String(Math.ceil(wait)) });
+    if (wait > 0) throw new RateLimited('Rate limit exceeded for this key', wait);
     return { tenantId: rec.tenantId, credential: rec.kind, keyHandle: rec.handle };
   }
 

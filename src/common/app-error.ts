@@ -1,5 +1,6 @@
-// One error type for the whole application. Each feature throws AppError with a code; the global
-// filter maps codes to statuses with an exhaustive switch, so a new code cannot be forgotten.
+// One error family for the whole application. Features and adapters throw an AppError (or one of the
+// typed subclasses below) with a code and, for a retryable failure, a retry hint in seconds; only the
+// global error filter turns them into HTTP (status by an exhaustive switch, Retry-After from the hint).
 export type AppErrorCode =
   | 'bad_request'
   | 'unauthorized'
@@ -14,14 +15,42 @@ export type AppErrorCode =
   | 'upstream_failed'
   | 'unavailable';
 
+export interface AppErrorOptions {
+  /** When a retry may succeed, in seconds (answered as Retry-After). */
+  retryAfterSeconds?: number;
+}
+
 export class AppError extends Error {
+  readonly retryAfterSeconds?: number;
+
   constructor(
     readonly code: AppErrorCode,
     message: string,
-    /** Extra response headers, e.g. Retry-After. */
-    readonly headers: Record<string, string> = {},
+    options: AppErrorOptions = {},
   ) {
     super(message);
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/** A store (JetStream, ClickHouse) or a shared resource (the renderer) cannot serve now; a retry may. */
+export class StoreUnavailable extends AppError {
+  constructor(message: string, retryAfterSeconds = 1) {
+    super('unavailable', message, { retryAfterSeconds });
+  }
+}
+
+/** The event store refused a write for lack of room: nothing clears it until an operator makes room. */
+export class StoreFull extends AppError {
+  constructor(message: string, retryAfterSeconds = 30) {
+    super('unavailable', message, { retryAfterSeconds });
+  }
+}
+
+/** A caller went over its rate; it may try again after `retryAfterSeconds`. */
+export class RateLimited extends AppError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limited', message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
   }
 }
 
@@ -56,6 +85,17 @@ export function statusOf(code: AppErrorCode): number {
       return never;
     }
   }
+}
+
+/** The response headers an AppError asks for: Retry-After from its hint, the auth scheme with a 401, Vary with a 406. */
+export function headersOf(err: AppError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  // A 401 names the scheme it wants (RFC 9110 11.6.1): keys go in Authorization: Bearer.
+  if (err.code === 'unauthorized') headers['www-authenticate'] = 'Bearer realm="tapedeck"';
+  // A 406 depends on what the request accepted.
+  if (err.code === 'not_acceptable') headers.Vary = 'Accept';
+  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  return headers;
 }
 
 export const badRequest = (message: string) => new AppError('bad_request', message);

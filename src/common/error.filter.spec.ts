@@ -1,5 +1,5 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
-import { AppError } from './app-error';
+import { AppError, RateLimited } from './app-error';
 import { describeError, isClientAbort } from './error.filter';
 
 describe('describeError', () => {
@@ -22,7 +22,7 @@ describe('describeError', () => {
   it('names the Bearer scheme on a 401 only', () => {
     expect(describeError(new AppError('unauthorized', 'Missing credentials')).headers).toEqual({ 'www-authenticate': 'Bearer realm="tapedeck"' });
     expect(describeError(new AppError('forbidden', 'Presigned link has expired')).headers).toEqual({});
-    expect(describeError(new AppError('rate_limited', 'slow down', { 'Retry-After': '1' })).headers).toEqual({ 'Retry-After': '1' });
+    expect(describeError(new RateLimited('slow down', 1)).headers).toEqual({ 'Retry-After': '1' });
   });
 
   it('keeps the application\'s own 413 messages, which say what was too large', () => {

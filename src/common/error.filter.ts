@@ -4,7 +4,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, statusOf } from './app-error';
+import { AppError, headersOf, statusOf } from './app-error';
 import { redactUrl } from './json-logger';
 import { setReplyHeaders } from './reply-headers';
 import { ValidationError } from './validation';
@@ -41,9 +41,7 @@ export function describeError(err: unknown, contentType?: string): {
     };
   }
   if (err instanceof AppError) {
-    // A 401 names the scheme it wants (RFC 9110 11.6.1): keys go in Authorization: Bearer.
-    const headers = err.code === 'unauthorized' ? { 'www-authenticate': 'Bearer realm="tapedeck"', ...err.headers } : err.headers;
-    return { status: statusOf(err.code), contentType: 'text/plain; charset=utf-8', body: err.message, headers };
+    return { status: statusOf(err.code), contentType: 'text/plain; charset=utf-8', body: err.message, headers: headersOf(err) };
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();

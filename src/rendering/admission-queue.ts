@@ -1,7 +1,7 @@
 // Admission control in front of the browser: at most `concurrency` holders, at most `queueLimit`
 // waiters, each waiting at most `waitMs`. Over capacity the caller is refused at once with 503 and
 // Retry-After rather than piling up.
-import { AppError } from '../common/app-error';
+import { AppError, StoreUnavailable } from '../common/app-error';
 
 interface Waiter {
   grant: () => void;
@@ -69,5 +69,5 @@ export class AdmissionQueue {
 }
 
 function busy(): AppError {
-  return new AppError('unavailable', 'Renderer is busy, try again shortly', { 'Retry-After': '1' });
+  return new StoreUnavailable('Renderer is busy, try again shortly');
 }

@@ -84,7 +84,7 @@ describe('BrowserPool', () => {
     const refused = await errorOf(pool.run(task));
     expect(refused).toBeInstanceOf(AppError);
     expect(refused.code).toBe('unavailable');
-    expect(refused.headers).toEqual({ 'Retry-After': '1' });
+    expect(refused.retryAfterSeconds).toBe(1);
     expect(pool.rejected).toBe(1);
     gate.resolve();
     await expect(Promise.all(running)).resolves.toEqual(['ok', 'ok', 'ok']);

@@ -6,7 +6,7 @@
 // on a fresh browser, then answered 503. The browser is replaced after `recycleAfter` renders.
 import { Logger } from '@nestjs/common';
 import { chromium, type Browser } from 'playwright-core';
-import { AppError } from '../common/app-error';
+import { AppError, StoreUnavailable } from '../common/app-error';
 import { AdmissionQueue } from './admission-queue';
 
 export interface BrowserPoolOptions {
@@ -264,7 +264,7 @@ export class BrowserPool {
 class RetryableCrash extends Error {}
 
 function unavailable(message: string): AppError {
-  return new AppError('unavailable', message, { 'Retry-After': '1' });
+  return new StoreUnavailable(message);
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

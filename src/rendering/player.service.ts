@@ -61,7 +61,7 @@ export class PlayerService {
 
   async page(input: PlayerRequestInput): Promise<PlayerPage> {
     if (!input.html && !acceptsHtml(input.accept)) {
-      throw new AppError('not_acceptable', 'The player is an HTML page: request /player.html or send Accept: text/html', { Vary: 'Accept' });
+      throw new AppError('not_acceptable', 'The player is an HTML page: request /player.html or send Accept: text/html');
     }
     const query = parsePlayerQuery(input.query, input.origin);
     if (query.eventsUrl !== undefined && API_KEY.test(decodeSafely(query.eventsUrl))) {

@@ -6,7 +6,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ConsumerMessages, headers as natsHeaders, JsMsg, MsgHdrs } from 'nats';
-import { AppError, notFound } from '../../common/app-error';
+import { AppError, notFound, StoreFull, StoreUnavailable } from '../../common/app-error';
 import type { BatchSummary } from '../../domain/batch-summary';
 import { headerJson } from '../../domain/batch-summary';
 import type { RrwebEvent } from '../../domain/rrweb-event';
@@ -185,7 +185,7 @@ export class JetStreamEventStore {
 
   private assertConnected() {
     if (!this.nats.connected) {
-      throw new AppError('unavailable', 'Event store (NATS JetStream) is unreachable; retry later', { 'Retry-After': '1' });
+      throw new StoreUnavailable('Event store (NATS JetStream) is unreachable; retry later');
     }
   }
 
@@ -197,9 +197,9 @@ export class JetStreamEventStore {
       this.logger.warn({ msg: 'publish failed', subject, err: String((e as Error).message), ...(refusal ? { refusal } : {}) });
       if (refusal && /^maximum (bytes|messages) exceeded/i.test(refusal)) {
         // discard: new at STREAM_MAX_BYTES: nothing clears this until an operator makes room.
-        throw new AppError('unavailable', `Event store is full (JetStream: ${refusal}): the write was refused; retry later`, { 'Retry-After': '30' });
+        throw new StoreFull(`Event store is full (JetStream: ${refusal}): the write was refused; retry later`);
       }
-      throw new AppError('unavailable', 'Event store (NATS JetStream) did not confirm the write; retry later', { 'Retry-After': '1' });
+      throw new StoreUnavailable('Event store (NATS JetStream) did not confirm the write; retry later');
     }
   }
 
@@ -323,7 +323,7 @@ export class JetStreamEventStore {
       if (noMessageFound(err)) return undefined;
       // Connected, yet no answer (a stalled server, a leader election): retryable, like a lost connection.
       this.logger.warn({ msg: 'stream message get failed', err: String((err as Error).message) });
-      throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
+      throw new StoreUnavailable('Event store (NATS JetStream) did not answer; retry later');
     }
   }
 
@@ -335,7 +335,7 @@ export class JetStreamEventStore {
     } catch (e) {
       // Connected, yet no answer (a stalled server, a leader election): retryable, like a lost connection.
       this.logger.warn({ msg: 'stream info failed', err: String((e as Error).message) });
-      throw new AppError('unavailable', 'Event store (NATS JetStream) did not answer; retry later', { 'Retry-After': '1' });
+      throw new StoreUnavailable('Event store (NATS JetStream) did not answer; retry later');
     }
     const subjects = (info.state.subjects ?? {}) as Record<string, number>;
     return {
@@ -431,7 +431,7 @@ export class JetStreamEventStore {
     const [marker, now] = await Promise.all([this.lastDeletionSeq(tenantId, recordingId).catch(() => undefined), this.subjectCounts(tenantId, recordingId).catch(() => undefined)]);
     if (marker !== undefined && marker > firstSeq && now !== undefined && now.ev < countedEv) return notFound('Recording not found (it was deleted while being read)');
     this.logger.warn({ msg: 'read did not get the messages it planned', tenantId, recordingId, why });
-    return new AppError('unavailable', 'Event store (NATS JetStream) returned an incomplete read; retry later', { 'Retry-After': '1' });
+    return new StoreUnavailable('Event store (NATS JetStream) returned an incomplete read; retry later');
   }
 
   /**
@@ -450,7 +450,7 @@ export class JetStreamEventStore {
         consumer = await leaderConsumer(this.nats, { filterSubject: subject, headersOnly, startSeq: next, inactiveThresholdMs: this.tuning.readInactiveMs });
       } catch (e) {
         this.logger.warn({ msg: 'no read consumer on the stream leader', err: String((e as Error).message) });
-        throw new AppError('unavailable', 'Event store (NATS JetStream) cannot serve a consistent read now; retry later', { 'Retry-After': '1' });
+        throw new StoreUnavailable('Event store (NATS JetStream) cannot serve a consistent read now; retry later');
       }
       // Pull again when half was read: one pull request per maxMessages / 2 messages, none sent
       // beyond what the reader has taken (nats.js sends a refill only when its iterator reaches it).
@@ -528,7 +528,7 @@ export class JetStreamEventStore {
     } catch (e) {
       if (e instanceof AppError) throw e;
       this.logger.warn({ msg: 'deleting a recording\'s messages failed', err: String((e as Error).message) });
-      throw new AppError('unavailable', 'Event store (NATS JetStream) could not delete the recording; retry', { 'Retry-After': '1' });
+      throw new StoreUnavailable('Event store (NATS JetStream) could not delete the recording; retry');
     }
   }
 
