@@ -1,4 +1,4 @@
-// Listing and detail of recordings from the ClickHouse projections (see recordings-query.sql.ts; listings
+// Listing and detail of recordings from the ClickHouse projections (see read-model/recordings.sql.ts; listings
 // read time-sorted data and verify the page's candidates by id, see recordings-timeline.ts).
 // Read-your-writes: the projections lag JetStream by about a second, so a detail request for a
 // recording that JetStream holds but ClickHouse does not (yet) answers `projected: false` with an
@@ -9,18 +9,18 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, notFound } from '../common/app-error';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
-import { cachedFilterCounts } from './metadata-filter.counts';
-import { recordingLinks } from './recording-links';
+import { cachedFilterCounts } from '../read-model/metadata-filter.counts';
+import { RecordingLinks, recordingLinks } from './recording-links';
 import { LinkSigner, LinkSigning } from '../auth/link-signer';
 import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
-import { fromReadModel } from './recordings-query.read-model';
-import { RecordingsSql } from './recordings-query.sql';
+import { fromReadModel } from '../read-model/read-model-errors.util';
+import { RecordingsSql } from '../read-model/recordings.sql';
 import { fetchDetails, filteredPage, ListingPage, NARROW, narrowPage, newestPage, PageDetails, PageRow, VERIFY_MAX } from './recordings-timeline';
-import { metadataById, RecordingView, toRecordingView, toSummary } from './recordings-query.view';
+import { metadataById, RecordingView, toRecordingView, toSummary } from '../read-model/recording.view';
 
 export interface RecordingList {
-  recordings: RecordingView[];
+  recordings: RecordingView<RecordingLinks>[];
   limit: number;
   offset: number;
   /** True when at least one more recording follows this page. */
@@ -29,7 +29,7 @@ export interface RecordingList {
   signedUrlsExpireAt?: number;
 }
 
-export type RecordingDetail = RecordingView & { projected: boolean; signedUrlsExpireAt?: number };
+export type RecordingDetail = RecordingView<RecordingLinks> & { projected: boolean; signedUrlsExpireAt?: number };
 
 /** How long DELETE waits for the projections to hide the recording (the projector's linger plus an insert, when healthy). */
 const DELETION_WAIT_MS = 3000;

@@ -1,6 +1,6 @@
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../infrastructure/clickhouse/sql';
-import type { MetadataFilter } from './metadata-filter';
+import type { MetadataFilter } from '../read-model/metadata-filter';
 import { filteredPage, narrowPage, newestPage, PageRow, ranksAfter, VERIFY_MAX } from './recordings-timeline';
 
 // An in-memory read model answering the listing's queries (TimelineSql, RecordingsSql.metadata,

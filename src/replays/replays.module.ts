@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ReplayGroupsRepository } from './replay-groups.repository';
+import { ReplayGroupsRepository } from '../read-model/replay-groups.repository';
 import { ReplaysController } from './replays.controller';
 import { ReplaysService } from './replays.service';
 

@@ -1,14 +1,14 @@
-// GET /statistics from the ClickHouse projections. Definitions live in statistics.sql.ts (window =
+// GET /statistics from the ClickHouse projections. Definitions live in read-model/statistics.sql.ts (window =
 // recordings whose first event time is in [from, to); each counts with all its events). The window's
 // ids are read first: none gives the zero answer at once, a few thousand at most are passed as a
 // literal list (faster than the subquery); then one bucket query (series and totals) and, with
 // groupBy, the breakdown.
 import { Injectable, Logger } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
-import { bySelectivity } from '../recordings/metadata-filter.counts';
-import { fromReadModel } from '../recordings/recordings-query.read-model';
+import { bySelectivity } from '../read-model/metadata-filter.counts';
+import { fromReadModel } from '../read-model/read-model-errors.util';
 import type { Interval, StatisticsParams } from './statistics.params';
-import { StatisticsSql, WindowScope } from './statistics.sql';
+import { StatisticsSql, WindowScope } from '../read-model/statistics.sql';
 
 export const BREAKDOWN_LIMIT = 100;
 /** Windows of at most this many recordings are read by a literal id list (about 80 KB of SQL). */
