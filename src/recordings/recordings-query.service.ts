@@ -16,7 +16,7 @@ import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
 import { fromReadModel } from '../read-model/read-model-errors.util';
 import { RecordingsSql } from '../read-model/recordings.sql';
-import { fetchDetails, filteredPage, ListingPage, NARROW, narrowPage, newestPage, PageDetails, PageRow, VERIFY_MAX } from './recordings-timeline';
+import { fetchDetails, filteredPage, ListingPage, NARROW, narrowPage, newestPage, PageDetails, PageRow, VERIFY_MAX } from '../read-model/listing.planner';
 import { metadataById, RecordingView, toRecordingView, toSummary } from '../read-model/recording.view';
 
 export interface RecordingList {

@@ -1,7 +1,7 @@
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../infrastructure/clickhouse/sql';
-import type { MetadataFilter } from '../read-model/metadata-filter';
-import { filteredPage, narrowPage, newestPage, PageRow, ranksAfter, VERIFY_MAX } from './recordings-timeline';
+import type { MetadataFilter } from './metadata-filter';
+import { filteredPage, narrowPage, newestPage, PageRow, ranksAfter, VERIFY_MAX } from './listing.planner';
 
 // An in-memory read model answering the listing's queries (TimelineSql, RecordingsSql.metadata,
 // .summaries and .windowSummaries) by their shape: batches [recording, min_ts], metadata writes

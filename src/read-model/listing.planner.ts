@@ -8,11 +8,11 @@
 // metadata is read. Deeper unfiltered pages are cut in SQL with an edge check of the whole window
 // beside them; a narrow filter skips the window and orders its few candidates by `recordings`.
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
-import type { MetadataFilter } from '../read-model/metadata-filter';
-import { candidateRecordingsSql, matchesLatest } from '../read-model/metadata-filter.sql';
-import { RecordingsSql } from '../read-model/recordings.sql';
-import { TimelineSql } from '../read-model/recordings-timeline.sql';
-import { MetadataRow, metadataById, SummaryRow } from '../read-model/recording.view';
+import type { MetadataFilter } from './metadata-filter';
+import { candidateRecordingsSql, matchesLatest } from './metadata-filter.sql';
+import { RecordingsSql } from './recordings.sql';
+import { TimelineSql } from './recordings-timeline.sql';
+import { MetadataRow, metadataById, SummaryRow } from './recording.view';
 
 export type PageRow = { recording_id: string; started_at: string };
 
