@@ -5,8 +5,9 @@ import { Module } from '@nestjs/common';
 import { ListingPlanner } from './listing.planner';
 import { RecordingsRepository } from './recordings.repository';
 import { ReplayGroupsRepository } from './replay-groups.repository';
+import { StatisticsRepository } from './statistics.repository';
 
-const READ_MODEL = [ListingPlanner, RecordingsRepository, ReplayGroupsRepository];
+const READ_MODEL = [ListingPlanner, RecordingsRepository, StatisticsRepository, ReplayGroupsRepository];
 
 @Module({ providers: READ_MODEL, exports: READ_MODEL })
 export class ReadModelModule {}
