@@ -1,5 +1,5 @@
 // ClickHouse reads for replays (SQL in replay-groups.sql.ts): the recordings of a group, the group's
-// merged metadata and the listing of groups by a key. Unreachable ClickHouse becomes 503.
+// merged metadata and the listing of groups by a key. Unreachable ClickHouse becomes StoreUnavailable.
 import { Injectable } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { MetadataFilter } from './metadata-filter';
