@@ -8,7 +8,7 @@
 // Deletion rule: a `del` marker at seq D removes the recording's rows with seq < D (a mutation) and
 // is remembered in deleted_recordings; reads ignore rows with seq < the recording's max deletion
 // seq, which covers an older message redelivered after the mutation ran (the read side:
-// recordings/recordings-query.visibility.ts).
+// read-model/visibility.sql.ts).
 import { ALL_RECORDINGS, parseSubject } from '../infrastructure/nats/subjects';
 import { metadataRows } from './metadata-rows';
 import type { Projection, ProjectionMessage, ProjectionOutput } from './projection';

@@ -3,7 +3,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import { MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH } from '../domain/batch-summary';
-import { MAX_METADATA_FILTERS } from './metadata-filter';
+import { MAX_METADATA_FILTERS } from '../read-model/metadata-filter';
 
 export function ApiMetadataFilters() {
   const schema = { type: 'object' as const, additionalProperties: { type: 'string' as const, maxLength: MAX_META_VALUE_LENGTH } };

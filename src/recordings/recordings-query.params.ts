@@ -1,8 +1,8 @@
 // Query parameters of GET /recordings and GET /recordings/{id}, validated with zod (400 JSON with
-// the failing field). Metadata filters are parsed from the same raw query (metadata-filter.ts).
+// the failing field). Metadata filters are parsed from the same raw query (read-model/metadata-filter.ts).
 import { z } from 'zod';
 import { parseWith, queryBoolean, queryInt } from '../common/validation';
-import { MetadataFilter, parseMetadataFilters } from './metadata-filter';
+import { MetadataFilter, parseMetadataFilters } from '../read-model/metadata-filter';
 
 export const LIST_LIMIT = { min: 1, max: 100, default: 50 } as const;
 export const MAX_OFFSET = 1_000_000_000;

@@ -3,6 +3,8 @@ import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client'
 import type { Sql } from '../infrastructure/clickhouse/sql';
 import type { RecordingEventsService } from './recording-events.service';
 import type { LinkSigner } from '../auth/link-signer';
+import { ListingPlanner } from '../read-model/listing.planner';
+import { RecordingsRepository } from '../read-model/recordings.repository';
 import { RecordingsQueryService } from './recordings-query.service';
 
 const id = '550e8400-e29b-41d4-a716-446655440000';
@@ -13,7 +15,7 @@ function service(rows: (q: string) => unknown[] | Error, exists = false, deletio
   const ch = { rows: read, rowsBeforeLimit: async (q: Sql) => { const r = await read(q); return { rows: r, beforeLimit: r.length }; } } as unknown as ClickHouse;
   const events = { exists: async () => exists, lastDeletionSeq: async () => deletionMarker } as unknown as RecordingEventsService;
   const signer = { base: '', forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }) } as unknown as LinkSigner;
-  return new RecordingsQueryService(ch, events, signer);
+  return new RecordingsQueryService(new ListingPlanner(ch), new RecordingsRepository(ch), events, signer);
 }
 
 describe('RecordingsQueryService', () => {
@@ -67,7 +69,7 @@ describe('RecordingsQueryService', () => {
     const frozen = {
       rows: (_q: Sql, signal?: AbortSignal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
     } as unknown as ClickHouse;
-    const stuck = new RecordingsQueryService(frozen, {} as RecordingEventsService, {} as LinkSigner);
+    const stuck = new RecordingsQueryService(new ListingPlanner(frozen), new RecordingsRepository(frozen), {} as RecordingEventsService, {} as LinkSigner);
     const t0 = Date.now();
     await expect(stuck.awaitDeletionProjected('t', id, 41, 300)).resolves.toBe(false);
     expect(Date.now() - t0).toBeLessThan(2_000);

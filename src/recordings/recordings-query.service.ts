@@ -1,5 +1,5 @@
-// Listing and detail of recordings from the ClickHouse projections (see recordings-query.sql.ts; listings
-// read time-sorted data and verify the page's candidates by id, see recordings-timeline.ts).
+// Listing and detail of recordings from the ClickHouse projections (read-model/: listings are planned
+// by the ListingPlanner, which reads time-sorted data and verifies a page's candidates by id).
 // Read-your-writes: the projections lag JetStream by about a second, so a detail request for a
 // recording that JetStream holds but ClickHouse does not (yet) answers `projected: false` with an
 // empty summary instead of 404; the listing shows a recording once its first batch is projected.
@@ -8,19 +8,17 @@
 // latest deletion marker of the recording, even while the projector lags.
 import { Injectable } from '@nestjs/common';
 import { AppError, notFound } from '../common/app-error';
-import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
-import { cachedFilterCounts } from './metadata-filter.counts';
-import { recordingLinks } from './recording-links';
 import { LinkSigner, LinkSigning } from '../auth/link-signer';
+import type { PageDetails } from '../read-model/listing-page.util';
+import { ListingPlanner } from '../read-model/listing.planner';
+import { metadataById, RecordingView, toRecordingView, toSummary } from '../read-model/recording.view';
+import { RecordingsRepository } from '../read-model/recordings.repository';
+import { RecordingLinks, recordingLinks } from './recording-links';
 import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
-import { fromReadModel } from './recordings-query.read-model';
-import { RecordingsSql } from './recordings-query.sql';
-import { fetchDetails, filteredPage, ListingPage, NARROW, narrowPage, newestPage, PageDetails, PageRow, VERIFY_MAX } from './recordings-timeline';
-import { metadataById, RecordingView, toRecordingView, toSummary } from './recordings-query.view';
 
 export interface RecordingList {
-  recordings: RecordingView[];
+  recordings: RecordingView<RecordingLinks>[];
   limit: number;
   offset: number;
   /** True when at least one more recording follows this page. */
@@ -29,7 +27,7 @@ export interface RecordingList {
   signedUrlsExpireAt?: number;
 }
 
-export type RecordingDetail = RecordingView & { projected: boolean; signedUrlsExpireAt?: number };
+export type RecordingDetail = RecordingView<RecordingLinks> & { projected: boolean; signedUrlsExpireAt?: number };
 
 /** How long DELETE waits for the projections to hide the recording (the projector's linger plus an insert, when healthy). */
 const DELETION_WAIT_MS = 3000;
@@ -40,14 +38,15 @@ const hasRows = (d: PageDetails) => d.summaries.length > 0 || d.metadata.length 
 @Injectable()
 export class RecordingsQueryService {
   constructor(
-    private readonly ch: ClickHouse,
+    private readonly listing: ListingPlanner,
+    private readonly recordings: RecordingsRepository,
     private readonly events: RecordingEventsService,
     private readonly signer: LinkSigner,
   ) {}
 
   async list(tenantId: string, p: ListParams): Promise<RecordingList> {
     const signing = p.includeSignedUrls ? this.signer.forTenant(tenantId) : undefined;
-    const { rows, details } = await fromReadModel(this.page(tenantId, p));
+    const { rows, details } = await this.listing.page(tenantId, p);
     const page = rows.slice(0, p.limit);
     const { summaries, metadata } = details;
     const summaryOf = new Map(summaries.map((s) => [s.recording_id, s]));
@@ -62,7 +61,7 @@ export class RecordingsQueryService {
     const signing = includeSignedUrls ? this.signer.forTenant(tenantId) : undefined;
     let details: PageDetails;
     try {
-      details = await fromReadModel(fetchDetails(this.ch, tenantId, [recordingId], undefined, true));
+      details = await this.recordings.details(tenantId, recordingId);
       if (hasRows(details) && !(await this.latestDeletionProjected(tenantId, recordingId))) details = { summaries: [], metadata: [] };
     } catch (e) {
       // ClickHouse unreachable: JetStream, the source of truth, still tells whether the recording exists.
@@ -98,30 +97,13 @@ export class RecordingsQueryService {
   }
 
   private async deletionProjected(tenantId: string, recordingId: string, markerSeq: number, signal?: AbortSignal): Promise<boolean> {
-    const [row] = await fromReadModel(this.ch.rows<{ deleted_seq: string | number }>(RecordingsSql.deletedThrough(tenantId, recordingId), signal));
-    return Number(row?.deleted_seq ?? 0) >= markerSeq;
+    return (await this.recordings.deletedThrough(tenantId, recordingId, signal)) >= markerSeq;
   }
 
   /** True unless the event store holds a deletion marker of the recording that the projections have not applied yet. */
   private async latestDeletionProjected(tenantId: string, recordingId: string): Promise<boolean> {
     const markerSeq = await this.events.lastDeletionSeq(tenantId, recordingId);
     return markerSeq === undefined || this.deletionProjected(tenantId, recordingId, markerSeq);
-  }
-
-  /**
-   * The page's recordings (limit + 1) and their details. From time-sorted data (recordings-timeline.ts)
-   * unless a filtered page lies deeper than VERIFY_MAX: then from `recordings` FINAL and the filter SQL.
-   */
-  private async page(tenantId: string, p: ListParams): Promise<ListingPage> {
-    if (p.filters.length === 0) return newestPage(this.ch, tenantId, p.limit, p.offset);
-    const counts = await cachedFilterCounts(this.ch, tenantId, p.filters);
-    if (!counts) return { rows: [], details: { summaries: [], metadata: [] } };
-    if (p.offset + p.limit + 1 <= VERIFY_MAX) {
-      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, p.limit, p.offset) : undefined;
-      return narrow ?? filteredPage(this.ch, tenantId, counts.filters, p.limit, p.offset);
-    }
-    const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters: counts.filters }, p.limit, p.offset));
-    return { rows, details: await fetchDetails(this.ch, tenantId, rows.slice(0, p.limit).map((r) => r.recording_id), undefined, true) };
   }
 
   private links(recordingId: string, signing?: LinkSigning) {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ReadModelModule } from '../read-model/read-model.module';
 import { RecordingDeletionController } from './recording-deletion.controller';
 import { RecordingEventsController } from './recording-events.controller';
 import { RecordingEventsService } from './recording-events.service';
@@ -6,6 +7,7 @@ import { RecordingsController } from './recordings.controller';
 import { RecordingsQueryService } from './recordings-query.service';
 
 @Module({
+  imports: [ReadModelModule],
   controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController],
   providers: [RecordingEventsService, RecordingsQueryService],
   exports: [RecordingEventsService, RecordingsQueryService],

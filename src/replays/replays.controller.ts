@@ -8,7 +8,7 @@ import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { AppError } from '../common/app-error';
 import { parseWith, queryBoolean, queryInt } from '../common/validation';
-import { parseMetadataFilters } from '../recordings/metadata-filter';
+import { parseMetadataFilters } from '../read-model/metadata-filter';
 import { ApiMetadataFilters } from '../recordings/metadata-filter.swagger';
 import { ApiPagination, ApiStoreUnavailable, QUERY_BOOLEAN } from '../recordings/recordings-query.openapi';
 import { LIST_LIMIT, MAX_OFFSET } from '../recordings/recordings-query.params';

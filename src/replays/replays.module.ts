@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ReplayGroupsRepository } from './replay-groups.repository';
+import { ReadModelModule } from '../read-model/read-model.module';
 import { ReplaysController } from './replays.controller';
 import { ReplaysService } from './replays.service';
 
-@Module({ controllers: [ReplaysController], providers: [ReplaysService, ReplayGroupsRepository] })
+@Module({ imports: [ReadModelModule], controllers: [ReplaysController], providers: [ReplaysService] })
 export class ReplaysModule {}

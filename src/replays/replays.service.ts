@@ -8,8 +8,8 @@ import { pathSegment } from '../common/path-segment';
 import { jsonArrayStream, jsonObjectWithArray } from '../common/json-array-stream';
 import { RECORDING_EVENT_SOURCE, RecordingEventSource } from '../domain/rrweb-event';
 import { composeReplay } from './replay-composer';
-import { ReplayGroup, ReplayGroupsRepository } from './replay-groups.repository';
-import type { MetadataFilter as MetadataMatch } from '../recordings/metadata-filter';
+import { ReplayGroup, ReplayGroupsRepository } from '../read-model/replay-groups.repository';
+import type { MetadataFilter as MetadataMatch } from '../read-model/metadata-filter';
 
 export interface ReplayListItem {
   groupingProp: string;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ReadModelModule } from '../read-model/read-model.module';
 import { StatisticsController } from './statistics.controller';
 import { StatisticsService } from './statistics.service';
 
-@Module({ controllers: [StatisticsController], providers: [StatisticsService] })
+@Module({ imports: [ReadModelModule], controllers: [StatisticsController], providers: [StatisticsService] })
 export class StatisticsModule {}

@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { ValidationError, parseWith } from '../common/validation';
 import { MAX_META_KEY_LENGTH } from '../domain/batch-summary';
-import { MetadataFilter, parseMetadataFilters } from '../recordings/metadata-filter';
-import type { Bucketing } from './statistics.sql';
+import { MetadataFilter, parseMetadataFilters } from '../read-model/metadata-filter';
+import type { Bucketing } from '../read-model/statistics.sql';
 
 export const INTERVALS = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const;
 /** Fixed-size intervals, and calendar months (UTC). */

@@ -1,5 +1,6 @@
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../infrastructure/clickhouse/sql';
+import { StatisticsRepository } from '../read-model/statistics.repository';
 import { parseStatisticsQuery } from './statistics.params';
 import { BREAKDOWN_LIMIT, LITERAL_IDS_LIMIT, StatisticsService } from './statistics.service';
 
@@ -19,7 +20,7 @@ function fake(ids: number, answer: (q: string) => unknown = () => []) {
       return answer(q.text) ?? { data: [] };
     },
   } as unknown as ClickHouse;
-  return { service: new StatisticsService(ch), seen };
+  return { service: new StatisticsService(new StatisticsRepository(ch)), seen };
 }
 
 describe('StatisticsService', () => {

@@ -1,22 +1,16 @@
-// GET /statistics from the ClickHouse projections. Definitions live in statistics.sql.ts (window =
-// recordings whose first event time is in [from, to); each counts with all its events). The window's
-// ids are read first: none gives the zero answer at once, a few thousand at most are passed as a
-// literal list (faster than the subquery); then one bucket query (series and totals) and, with
-// groupBy, the breakdown.
+// GET /statistics from the ClickHouse projections, read through StatisticsRepository (definitions in
+// read-model/statistics.sql.ts: window = recordings whose first event time is in [from, to); each
+// counts with all its events). The window's ids are read first: none gives the zero answer at once, a
+// few thousand at most are passed as a literal list (faster than the subquery); then one bucket query
+// (series and totals) and, with groupBy, the breakdown.
 import { Injectable, Logger } from '@nestjs/common';
-import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
-import { bySelectivity } from '../recordings/metadata-filter.counts';
-import { fromReadModel } from '../recordings/recordings-query.read-model';
+import { BreakdownRow, BucketRow, StatisticsRepository } from '../read-model/statistics.repository';
+import type { WindowScope } from '../read-model/statistics.sql';
 import type { Interval, StatisticsParams } from './statistics.params';
-import { StatisticsSql, WindowScope } from './statistics.sql';
 
 export const BREAKDOWN_LIMIT = 100;
 /** Windows of at most this many recordings are read by a literal id list (about 80 KB of SQL). */
 export const LITERAL_IDS_LIMIT = 2000;
-
-type Num = string | number;
-type BucketRow = { t: Num; recordings: Num; events: Num; bytes: Num; page_views: Num; duration_total: Num; duration_quantiles: Num[]; types: [Num[], Num[]] };
-type BreakdownRow = { has_value: Num; value: string; recordings: Num; events: Num };
 
 export interface StatisticsResult {
   from: number;
@@ -30,21 +24,19 @@ export interface StatisticsResult {
 
 @Injectable()
 export class StatisticsService {
-  constructor(private readonly ch: ClickHouse) {}
+  constructor(private readonly read: StatisticsRepository) {}
 
   async statistics(tenantId: string, p: StatisticsParams): Promise<StatisticsResult> {
-    const filters = await fromReadModel(bySelectivity(this.ch, tenantId, p.filters));
+    const filters = await this.read.bySelectivity(tenantId, p.filters);
     if (!filters) return shape(p, { data: [] }, []);
     const scope: WindowScope = { tenantId, filters, window: { from: p.from, to: p.to } };
-    const known = await fromReadModel(this.ch.rows<{ recording_id: string }>(StatisticsSql.windowIds(scope, LITERAL_IDS_LIMIT + 1)));
+    const known = await this.read.windowIds(scope, LITERAL_IDS_LIMIT + 1);
     if (known.length === 0) return shape(p, { data: [] }, []);
-    if (known.length <= LITERAL_IDS_LIMIT) scope.ids = known.map((r) => r.recording_id);
-    const [buckets, breakdown] = await fromReadModel(
-      Promise.all([
-        this.ch.json<BucketRow>(StatisticsSql.buckets(scope, p.bucketing)), // WITH TOTALS: the totals row
-        p.groupBy === undefined ? Promise.resolve([]) : this.ch.rows<BreakdownRow>(StatisticsSql.breakdown(scope, p.groupBy, BREAKDOWN_LIMIT)),
-      ]),
-    );
+    if (known.length <= LITERAL_IDS_LIMIT) scope.ids = known;
+    const [buckets, breakdown] = await Promise.all([
+      this.read.buckets(scope, p.bucketing), // WITH TOTALS: the totals row
+      p.groupBy === undefined ? Promise.resolve([]) : this.read.breakdown(scope, p.groupBy, BREAKDOWN_LIMIT),
+    ]);
     return shape(p, buckets, breakdown);
   }
 }

@@ -5,7 +5,7 @@
 // (argMax by seq) decides, so a value overwritten later no longer matches.
 import { join, list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
-import { deletionJoin } from './recordings-query.visibility';
+import { deletionJoin } from './visibility.sql';
 
 /**
  * Recordings with a row (any, not only the latest, deleted or not) in every filter's key/value range:

@@ -12,7 +12,7 @@ export interface FilterCounts {
   smallest: number;
 }
 
-/** The counts, for any number of filters (the listing chooses its plan by `smallest`). */
+/** The counts, for any number of filters (the listing planner chooses its plan by `smallest`, and remembers them a while). */
 export async function filterCounts(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[]): Promise<FilterCounts | null> {
   const ranges = filters.map((f) => sql`(key = ${f.key} AND value = ${f.value})`);
   const rows = await ch.rows<{ key: string; n: string }>(
@@ -28,26 +28,4 @@ export async function filterCounts(ch: ClickHouse, tenantId: string, filters: re
 export async function bySelectivity(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[]): Promise<MetadataFilter[] | null> {
   if (filters.length < 2) return [...filters];
   return (await filterCounts(ch, tenantId, filters))?.filters ?? null;
-}
-
-const PLAN_TTL_MS = 30_000;
-const PLAN_KEYS = 10_000;
-const plans = new Map<string, { counts: FilterCounts; at: number }>();
-
-/**
- * filterCounts, remembered for PLAN_TTL_MS per tenant and filter set when something can match: the
- * counts only order filters and choose a plan, and every plan answers exactly, so a stale count costs
- * time, never correctness. "Nothing matches" is never remembered (a write may make it match).
- */
-export async function cachedFilterCounts(ch: ClickHouse, tenantId: string, filters: readonly MetadataFilter[], now = Date.now()): Promise<FilterCounts | null> {
-  const key = `${tenantId}\u0000${JSON.stringify(filters)}`;
-  const hit = plans.get(key);
-  if (hit && now - hit.at < PLAN_TTL_MS) return hit.counts;
-  const counts = await filterCounts(ch, tenantId, filters);
-  if (!counts) plans.delete(key);
-  else {
-    if (plans.size >= PLAN_KEYS && !plans.has(key)) plans.delete(plans.keys().next().value as string);
-    plans.set(key, { counts, at: now });
-  }
-  return counts;
 }

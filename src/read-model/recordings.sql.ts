@@ -8,7 +8,7 @@
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchingRecordingsSql } from './metadata-filter.sql';
-import { deletionJoin, withDeletions } from './recordings-query.visibility';
+import { deletionJoin, withDeletions } from './visibility.sql';
 
 const SUMMARY_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, meta_ts, viewport_width, viewport_height, url, ingested_at`;
 const STATS_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, type_keys, type_counts`;

@@ -1,7 +1,8 @@
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
-import { filteredPage, narrowPage, newestPage, PageRow, ranksAfter, VERIFY_MAX } from './recordings-timeline';
+import { PageRow, ranksAfter } from './listing-page.util';
+import { ListingPlanner, VERIFY_MAX } from './listing.planner';
 
 // An in-memory read model answering the listing's queries (TimelineSql, RecordingsSql.metadata,
 // .summaries and .windowSummaries) by their shape: batches [recording, min_ts], metadata writes
@@ -102,7 +103,7 @@ function fake(model: Model) {
       .map(([recording_id, ts]) => ({ recording_id, started_at: String(ts) }))
       .sort((a, b) => (ranksAfter(a, b) ? 1 : -1))
       .slice(offset, offset + limit + 1);
-  return { ch, queries, expected };
+  return { ch, planner: new ListingPlanner(ch), queries, expected };
 }
 
 const HOUR = 3_600_000;
@@ -113,8 +114,8 @@ describe('listing pages from recording_timeline', () => {
   it('widens the window until the page and one more are in it, ordered like the full listing', async () => {
     const batches: [string, number][] = [];
     for (let i = 0; i < 40; i++) batches.push([id(i), NOW - i * HOUR], [id(i), NOW - i * HOUR + 5]);
-    const { ch, expected } = fake({ batches });
-    const page = await newestPage(ch, 'widen', 5, 10, NOW);
+    const { planner, expected } = fake({ batches });
+    const page = await planner.newestPage('widen', 5, 10, NOW);
     expect(page.rows.map((r) => r.recording_id)).toEqual([10, 11, 12, 13, 14, 15].map(id));
     expect(page.rows).toEqual(expected([], 5, 10));
     expect(page.details.summaries.map((s) => s.recording_id).sort()).toEqual([10, 11, 12, 13, 14].map(id));
@@ -122,8 +123,8 @@ describe('listing pages from recording_timeline', () => {
 
   it('drops a recording that started before the window, even with a batch at its top', async () => {
     // r-old started long ago and sent a batch now; r-new started just now.
-    const { ch } = fake({ batches: [['r-old', NOW - 500 * HOUR], ['r-old', NOW], ['r-new', NOW - 1000], ['r-mid', NOW - 100 * HOUR]] });
-    const page = await newestPage(ch, 'edge', 2, 0, NOW);
+    const { planner } = fake({ batches: [['r-old', NOW - 500 * HOUR], ['r-old', NOW], ['r-new', NOW - 1000], ['r-mid', NOW - 100 * HOUR]] });
+    const page = await planner.newestPage('edge', 2, 0, NOW);
     expect(page.rows).toEqual([
       { recording_id: 'r-new', started_at: String(NOW - 1000) },
       { recording_id: 'r-mid', started_at: String(NOW - 100 * HOUR) },
@@ -138,9 +139,9 @@ describe('listing pages from recording_timeline', () => {
       batches.push([id(i), NOW - (i + 1) * 1000]);
       metadata.push([id(i), 'plan', `p${i}`, 1]);
     }
-    const { ch, expected } = fake({ batches, metadata });
+    const { planner, expected } = fake({ batches, metadata });
     for (const [limit, offset] of [[3, 0], [2, 2]]) {
-      const page = await newestPage(ch, `shift-${offset}`, limit, offset, NOW);
+      const page = await planner.newestPage(`shift-${offset}`, limit, offset, NOW);
       expect(page.rows).toEqual(expected([], limit, offset));
       const onPage = page.rows.slice(0, limit).map((r) => r.recording_id);
       expect(page.details.metadata.map((m) => m.recording_id).sort()).toEqual([...onPage].sort());
@@ -158,25 +159,25 @@ describe('listing pages from recording_timeline', () => {
     }
     batches.push(['r-old', NOW - 900 * HOUR], ['r-old', NOW + 1], ['r-old2', NOW - 800 * HOUR], ['r-old2', NOW - 650_500]);
     metadata.push(['r-old', 'plan', 'pro', 1], ['r-old2', 'plan', 'pro', 1]);
-    const { ch, expected } = fake({ batches, metadata });
+    const { planner, expected } = fake({ batches, metadata });
     const pro = [{ key: 'plan', value: 'pro' }];
-    expect((await filteredPage(ch, 'edge-f', pro, 5, 0, NOW)).rows).toEqual(expected(pro, 5, 0));
-    expect((await filteredPage(ch, 'edge-f', pro, 20, 300, NOW)).rows).toEqual(expected(pro, 20, 300));
-    for (const offset of [0, 40, 640, VERIFY_MAX + 100]) expect((await newestPage(ch, 'edge-deep', 10, offset, NOW)).rows).toEqual(expected([], 10, offset));
-    expect((await newestPage(ch, 'edge-deep', 10, 690, NOW)).rows.map((r) => r.recording_id)).toContain('r-old2');
+    expect((await planner.filteredPage('edge-f', pro, 5, 0, NOW)).rows).toEqual(expected(pro, 5, 0));
+    expect((await planner.filteredPage('edge-f', pro, 20, 300, NOW)).rows).toEqual(expected(pro, 20, 300));
+    for (const offset of [0, 40, 640, VERIFY_MAX + 100]) expect((await planner.newestPage('edge-deep', 10, offset, NOW)).rows).toEqual(expected([], 10, offset));
+    expect((await planner.newestPage('edge-deep', 10, 690, NOW)).rows.map((r) => r.recording_id)).toContain('r-old2');
   });
 
   it('jumps a gap to older data, and stops when nothing older is left', async () => {
-    const { ch, queries } = fake({ batches: [['a', NOW - 10_000 * HOUR], ['b', NOW - 10_001 * HOUR]] });
-    const page = await newestPage(ch, 'gap', 50, 0, NOW);
+    const { planner, queries } = fake({ batches: [['a', NOW - 10_000 * HOUR], ['b', NOW - 10_001 * HOUR]] });
+    const page = await planner.newestPage('gap', 50, 0, NOW);
     expect(page.rows.map((r) => r.recording_id)).toEqual(['a', 'b']);
     expect(queries.length).toBeLessThan(20);
-    expect((await newestPage(fake({ batches: [] }).ch, 'empty', 50, 0, NOW)).rows).toEqual([]);
+    expect((await fake({ batches: [] }).planner.newestPage('empty', 50, 0, NOW)).rows).toEqual([]);
   });
 
   it('ignores deleted recordings', async () => {
-    const { ch } = fake({ batches: [['a', NOW - 1], ['gone', NOW - 2], ['b', NOW - 3]], deleted: ['gone'] });
-    expect((await newestPage(ch, 'del', 50, 0, NOW)).rows.map((r) => r.recording_id)).toEqual(['a', 'b']);
+    const { planner } = fake({ batches: [['a', NOW - 1], ['gone', NOW - 2], ['b', NOW - 3]], deleted: ['gone'] });
+    expect((await planner.newestPage('del', 50, 0, NOW)).rows.map((r) => r.recording_id)).toEqual(['a', 'b']);
   });
 
   it('filters on the latest value: an overwritten value no longer matches, a later one does', async () => {
@@ -187,13 +188,13 @@ describe('listing pages from recording_timeline', () => {
       metadata.push([id(i), 'plan', i % 3 === 0 ? 'pro' : 'free', 1]);
     }
     metadata.push([id(3), 'plan', 'free', 2], [id(4), 'plan', 'pro', 2]);
-    const { ch, expected } = fake({ batches, metadata });
+    const { planner, expected } = fake({ batches, metadata });
     const pro = [{ key: 'plan', value: 'pro' }];
-    const page = await filteredPage(ch, 'latest', pro, 3, 0, NOW);
+    const page = await planner.filteredPage('latest', pro, 3, 0, NOW);
     expect(page.rows.map((r) => r.recording_id)).toEqual([0, 4, 6, 9].map(id));
     expect(page.rows).toEqual(expected(pro, 3, 0));
     expect(page.details.metadata.filter((m) => m.recording_id === id(4))).toEqual([{ recording_id: id(4), key: 'plan', value: 'pro' }]);
-    const narrow = await narrowPage(ch, 'latest', pro, 3, 0);
+    const narrow = await planner.narrowPage('latest', pro, 3, 0);
     expect(narrow!.rows).toEqual(expected(pro, 3, 0));
   });
 
@@ -214,19 +215,41 @@ describe('listing pages from recording_timeline', () => {
       }
       for (let i = 0; i < 5; i++) batches.push([id(rand(n)), NOW - rand(100) * HOUR]); // late batches, older or newer
       const deleted = [id(rand(n)), id(rand(n))];
-      const { ch, expected } = fake({ batches, metadata, deleted });
+      const { planner, expected } = fake({ batches, metadata, deleted });
       const tenant = `random-${run}`;
       for (const [limit, offset] of [[5, 0], [7, 3], [50, 0], [3, 40], [100, VERIFY_MAX - 50]]) {
-        expect((await newestPage(ch, tenant, limit, offset, NOW)).rows).toEqual(expected([], limit, offset));
+        expect((await planner.newestPage(tenant, limit, offset, NOW)).rows).toEqual(expected([], limit, offset));
         for (const filters of [[{ key: 'plan', value: 'pro' }], [{ key: 'country', value: 'c1' }, { key: 'plan', value: 'free' }], [{ key: 'plan', value: 'none' }]]) {
-          if (offset + limit + 1 <= VERIFY_MAX) expect((await filteredPage(ch, tenant, filters, limit, offset, NOW)).rows).toEqual(expected(filters, limit, offset));
-          expect((await narrowPage(ch, tenant, filters, limit, offset))?.rows).toEqual(expected(filters, limit, offset));
+          if (offset + limit + 1 <= VERIFY_MAX) expect((await planner.filteredPage(tenant, filters, limit, offset, NOW)).rows).toEqual(expected(filters, limit, offset));
+          expect((await planner.narrowPage(tenant, filters, limit, offset))?.rows).toEqual(expected(filters, limit, offset));
         }
       }
       // Deeper than VERIFY_MAX: the whole-window edge check.
-      expect((await newestPage(ch, tenant, 100, VERIFY_MAX, NOW)).rows).toEqual(expected([], 100, VERIFY_MAX));
-      expect((await newestPage(ch, tenant, 10, 0, NOW)).rows).toEqual(expected([], 10, 0));
+      expect((await planner.newestPage(tenant, 100, VERIFY_MAX, NOW)).rows).toEqual(expected([], 100, VERIFY_MAX));
+      expect((await planner.newestPage(tenant, 10, 0, NOW)).rows).toEqual(expected([], 10, 0));
     }
+  });
+});
+
+describe('ListingPlanner.page', () => {
+  const query = { filters: [{ key: 'plan', value: 'pro' }], limit: 5, offset: 0 };
+  /** A ClickHouse whose filter counts say `n` rows (0: no match) and nothing else, and how often the counts were read. */
+  const counting = (n: number) => {
+    const seen: string[] = [];
+    const ch = { rows: async (q: Sql) => (seen.push(q.text), q.text.startsWith('SELECT key, count() AS n') && n ? [{ key: 'plan', n: String(n) }] : []) } as unknown as ClickHouse;
+    return { ch, counted: () => seen.filter((q) => q.startsWith('SELECT key, count() AS n')).length };
+  };
+
+  it.each([
+    ["remembers the filters' counts in the planner that read them", 3, 1],
+    ['never remembers that a filter matches nothing (a write may make it match)', 0, 2],
+  ])('%s', async (_what, n, reads) => {
+    const { ch, counted } = counting(n);
+    const planner = new ListingPlanner(ch);
+    for (let i = 0; i < 2; i++) expect(await planner.page('t', query)).toEqual({ rows: [], details: { summaries: [], metadata: [] } });
+    expect(counted()).toBe(reads);
+    await new ListingPlanner(ch).page('t', query); // another planner, its own memory
+    expect(counted()).toBe(reads + 1);
   });
 });
 

@@ -1,10 +1,10 @@
 // ClickHouse reads for replays (SQL in replay-groups.sql.ts): the recordings of a group, the group's
-// merged metadata and the listing of groups by a key. Unreachable ClickHouse becomes 503.
+// merged metadata and the listing of groups by a key. Unreachable ClickHouse becomes StoreUnavailable.
 import { Injectable } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
-import type { MetadataFilter } from '../recordings/metadata-filter';
-import { bySelectivity } from '../recordings/metadata-filter.counts';
-import { fromReadModel } from '../recordings/recordings-query.read-model';
+import type { MetadataFilter } from './metadata-filter';
+import { bySelectivity } from './metadata-filter.counts';
+import { fromReadModel } from './read-model-errors.util';
 import { ReplayGroupsSql } from './replay-groups.sql';
 
 export interface ReplayGroupRow {

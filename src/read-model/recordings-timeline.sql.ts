@@ -5,7 +5,7 @@
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { candidateRecordingsSql } from './metadata-filter.sql';
-import { withDeletions } from './recordings-query.visibility';
+import { withDeletions } from './visibility.sql';
 
 const NEWEST_FIRST = sql`ORDER BY started_at DESC, recording_id DESC`;
 

@@ -1,12 +1,12 @@
 // SQL of the replay read model. Membership uses the shared metadata filter (matchingRecordingsSql:
 // latest visible value per key, from recording_metadata_by_key); merged metadata and the listing
-// apply the same deletion rule as every other read (recordings-query.visibility.ts), so a deleted
+// apply the same deletion rule as every other read (visibility.sql.ts), so a deleted
 // recording leaves its group, its listing entry and the merged metadata as soon as its deletion
 // marker is projected, before the ClickHouse mutation has removed its rows.
 import { Sql, sql } from '../infrastructure/clickhouse/sql';
-import type { MetadataFilter } from '../recordings/metadata-filter';
-import { matchingRecordingsSql } from '../recordings/metadata-filter.sql';
-import { withDeletions } from '../recordings/recordings-query.visibility';
+import type { MetadataFilter } from './metadata-filter';
+import { matchingRecordingsSql } from './metadata-filter.sql';
+import { withDeletions } from './visibility.sql';
 
 export const ReplayGroupsSql = {
   /**

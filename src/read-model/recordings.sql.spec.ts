@@ -1,5 +1,5 @@
 import { sql } from '../infrastructure/clickhouse/sql';
-import { RecordingsSql } from './recordings-query.sql';
+import { RecordingsSql } from './recordings.sql';
 
 describe('RecordingsSql', () => {
   it('pages newest first with a stable tie-break, one extra row, tenant scoped, deletion-aware', () => {

@@ -1,7 +1,7 @@
 // ClickHouse rows to the JSON of a recording (listing item and detail). 64-bit integers arrive as
 // strings in JSONEachRow and are converted here; metadata objects are built with Object.fromEntries
-// so any key, `__proto__` included, becomes an own property.
-import type { RecordingLinks } from './recording-links';
+// so any key, `__proto__` included, becomes an own property. The links are the recordings feature's
+// (recordings/recording-links.ts): a view carries whatever links it is given.
 
 export interface SummaryRow {
   recording_id: string;
@@ -38,11 +38,11 @@ export interface RecordingSummary {
   lastActivityAt: number | null;
 }
 
-export interface RecordingView extends RecordingSummary {
+export interface RecordingView<Links> extends RecordingSummary {
   recordingId: string;
   /** First event time, epoch ms (rrweb Cloud's field; equals startedAt). */
   timestamp: number | null;
-  links: RecordingLinks;
+  links: Links;
   metadata: Record<string, string>;
 }
 
@@ -85,6 +85,6 @@ export function metadataById(rows: readonly MetadataRow[]): Map<string, Record<s
   return new Map([...pairs].map(([id, kv]) => [id, Object.fromEntries(kv)]));
 }
 
-export function toRecordingView(recordingId: string, timestamp: number | null, links: RecordingLinks, metadata: Record<string, string> | undefined, summary: RecordingSummary): RecordingView {
+export function toRecordingView<Links>(recordingId: string, timestamp: number | null, links: Links, metadata: Record<string, string> | undefined, summary: RecordingSummary): RecordingView<Links> {
   return { recordingId, timestamp, links, metadata: metadata ?? {}, ...summary };
 }

@@ -4,8 +4,8 @@
 // per-batch summaries, which count exactly the events that event reads return. One query gives
 // the series and, WITH TOTALS, the totals (exact quantiles over all recordings of the window).
 import { Sql, sql } from '../infrastructure/clickhouse/sql';
-import { RecordingsSql, StartsScope } from '../recordings/recordings-query.sql';
-import { withDeletions } from '../recordings/recordings-query.visibility';
+import { RecordingsSql, StartsScope } from './recordings.sql';
+import { withDeletions } from './visibility.sql';
 
 export type WindowScope = StartsScope & {
   window: { from: number; to: number };

@@ -1,5 +1,5 @@
-import { recordingLinks } from './recording-links';
-import { metadataById, toRecordingView, toSummary } from './recordings-query.view';
+import { recordingLinks } from '../recordings/recording-links';
+import { metadataById, toRecordingView, toSummary } from './recording.view';
 
 describe('recording views', () => {
   it('converts 64-bit strings and derives duration, viewport and URL', () => {
