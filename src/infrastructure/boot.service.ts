@@ -2,13 +2,13 @@
 // service answers (ingestion depends on them); ClickHouse migrations are retried in the background
 // so that ingestion and event reads work while ClickHouse is down (readiness says so).
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { NatsError } from 'nats';
 import { applyBootstrapTenant } from '../auth/bootstrap-tenant';
 import { AppError } from '../common/app-error';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ClickHouse } from './clickhouse/clickhouse-client';
 import { migrateLocked } from './migration-lock';
+import { isNatsError } from './nats/jetstream-errors';
 import { NatsClient } from './nats/nats-connection';
 import { provisionStreams } from './nats/stream-provisioner';
 
@@ -55,7 +55,7 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
       } catch (e) {
         // A read right after a write (e.g. the tenant just created, read back by createKey) may be
         // answered by a replica that has not seen it yet: "not found" is transient here too.
-        const transient = e instanceof NatsError || (e instanceof AppError && e.code === 'not_found');
+        const transient = isNatsError(e) || (e instanceof AppError && e.code === 'not_found');
         if (!transient || Date.now() > deadline || this.stopped) throw e;
         this.logger.warn({ msg: `could not ${what}; retrying`, attempt, err: String((e as Error).message).slice(0, 300) });
         await sleep(Math.min(2000, 250 * attempt));

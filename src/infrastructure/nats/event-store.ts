@@ -14,6 +14,7 @@ import type { NatsClient } from './nats-connection';
 import { directGet } from './direct-get';
 import { EVENTS_STREAM, H, recordingSubject, recordingWildcard } from './subjects';
 import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { isAlreadyDeleted, isLimitRefusal, isNoMessage, isReadConsumerLost, refusalOf } from './jetstream-errors';
 import { leaderConsumer } from './leader-consumer';
 import { RawEvent, rawEvents } from './raw-events';
 
@@ -44,11 +45,6 @@ export interface ReadTuning {
 }
 
 const DEFAULT_READ_TUNING: ReadTuning = { pullExpiresMs: 30_000, readInactiveMs: 60_000 };
-
-/** The consumer of a read is gone (deleted by the server) or does not answer pulls. */
-function consumerLost(e: unknown): boolean {
-  return /consumer not found|consumer deleted|no responders/i.test(String((e as Error)?.message));
-}
 
 /**
  * nats.js (v2) treats two missed idle heartbeats as a lost pull and pulls a whole batch again, every
@@ -81,20 +77,6 @@ export interface ReadOptions {
    * deletion removed before the read began, which then answered 200 [].
    */
   mustExist?: boolean;
-}
-
-/** JetStream's answer to a message get (or a direct get) for a sequence or subject it does not hold (API error 10037). */
-function noMessageFound(err: unknown): boolean {
-  return /(no message|message not) found/i.test(String((err as Error)?.message)) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10037;
-}
-
-/**
- * JetStream's answer to deleting a message that is no longer there: another deletion of the same
- * recording (a retried DELETE, a second retention sweeper, a read finishing an interrupted deletion)
- * took it first. nats-server 2.9 answers API error 10043 "sequence N not found".
- */
-function alreadyDeleted(err: unknown): boolean {
-  return noMessageFound(err) || (err as { api_error?: { err_code?: number } })?.api_error?.err_code === 10043 || /sequence \d+ not found/i.test(String((err as Error)?.message));
 }
 
 /** Whether a read consumer has delivered everything its filter holds (cached: as created). */
@@ -193,9 +175,9 @@ export class JetStreamEventStore {
     try {
       return await this.nats.js.publish(subject, data, { msgID, headers: h, timeout: this.publishTimeoutMs });
     } catch (e) {
-      const refusal = (e as { api_error?: { description?: string } }).api_error?.description;
+      const refusal = refusalOf(e);
       this.logger.warn({ msg: 'publish failed', subject, err: String((e as Error).message), ...(refusal ? { refusal } : {}) });
-      if (refusal && /^maximum (bytes|messages) exceeded/i.test(refusal)) {
+      if (isLimitRefusal(refusal)) {
         // discard: new at STREAM_MAX_BYTES: nothing clears this until an operator makes room.
         throw new StoreFull(`Event store is full (JetStream: ${refusal}): the write was refused; retry later`);
       }
@@ -320,7 +302,7 @@ export class JetStreamEventStore {
     try {
       return await lookup;
     } catch (err) {
-      if (noMessageFound(err)) return undefined;
+      if (isNoMessage(err)) return undefined;
       // Connected, yet no answer (a stalled server, a leader election): retryable, like a lost connection.
       this.logger.warn({ msg: 'stream message get failed', err: String((err as Error).message) });
       throw new StoreUnavailable('Event store (NATS JetStream) did not answer; retry later');
@@ -482,7 +464,7 @@ export class JetStreamEventStore {
         }
         if (watch?.fired) return;
       } catch (e) {
-        if (!consumerLost(e)) throw e;
+        if (!isReadConsumerLost(e)) throw e;
       } finally {
         watch?.stop();
         signal?.removeEventListener('abort', abort);
@@ -548,7 +530,7 @@ export class JetStreamEventStore {
           if (await this.nats.jsm.streams.deleteMessage(EVENTS_STREAM, seq, false)) deleted++;
         } catch (e) {
           // Already gone (a concurrent deletion or retention sweep) is what was wanted.
-          if (!alreadyDeleted(e)) throw e;
+          if (!isAlreadyDeleted(e)) throw e;
         }
       }
     };
