@@ -1,10 +1,10 @@
-import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Inject, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { notFound } from '../common/app-error';
 import { parseWith, uuidParam } from '../common/validation';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
+import { EVENT_STORE, EventStore } from '../domain/event-store';
 import { ApiInvalidRecordingId } from './recordings-query.openapi';
 import { RecordingsQueryService } from './recordings-query.service';
 
@@ -12,7 +12,7 @@ import { RecordingsQueryService } from './recordings-query.service';
 @Controller('recordings/:recordingId')
 export class RecordingDeletionController {
   constructor(
-    private readonly store: JetStreamEventStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly recordings: RecordingsQueryService,
   ) {}
 

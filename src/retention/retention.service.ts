@@ -13,7 +13,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { BootService } from '../infrastructure/boot.service';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { sql } from '../infrastructure/clickhouse/sql';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
+import { EVENT_STORE, EventStore } from '../domain/event-store';
 
 const DAY_MS = 86_400_000;
 const BATCH = 500;
@@ -41,7 +41,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     private readonly registry: TenantRegistry,
     private readonly ch: ClickHouse,
-    private readonly store: JetStreamEventStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly boot: BootService,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
   ) {}
