@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RecordingDeletionController } from './recording-deletion.controller';
+import { RecordingDeletion } from './recording-deletion.service';
 import { RecordingEventsController } from './recording-events.controller';
 import { RecordingEventsService } from './recording-events.service';
 import { RecordingsController } from './recordings.controller';
@@ -7,7 +8,7 @@ import { RecordingsQueryService } from './recordings-query.service';
 
 @Module({
   controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController],
-  providers: [RecordingEventsService, RecordingsQueryService],
+  providers: [RecordingEventsService, RecordingsQueryService, RecordingDeletion],
   exports: [RecordingEventsService, RecordingsQueryService],
 })
 export class RecordingsModule {}
