@@ -2,6 +2,7 @@
 // shape of emmett's EventStore. Features inject it with EVENT_STORE; the JetStream adapter
 // (infrastructure/nats/event-store.ts) implements it. It fails with AppErrors only: StoreUnavailable
 // (retry hint), StoreFull, not_found, payload_too_large.
+import { AppError, notFound } from '../common/app-error';
 import type { BatchSummary } from './batch-summary';
 import type { RrwebEvent } from './rrweb-event';
 
@@ -64,4 +65,12 @@ export type RecordingEventSource = Pick<EventStore, 'read'>;
 /** A recording exists while the store holds an event batch or a metadata write of it; deletion markers alone are none. */
 export function recordingExists(counts: MessageCounts): boolean {
   return counts.ev + counts.meta > 0;
+}
+
+/** The answer for a recording that does not exist, wherever it is asked for. */
+export const recordingNotFound = (): AppError => notFound('Recording not found');
+
+/** Throws recordingNotFound unless the store holds the recording. */
+export async function assertRecordingExists(store: Pick<EventStore, 'exists'>, tenantId: string, recordingId: string): Promise<void> {
+  if (!(await store.exists(tenantId, recordingId))) throw recordingNotFound();
 }

@@ -2,8 +2,7 @@
 // deletes it (a marker, then its messages below it; see event-deleter.ts), and the projectors hide it
 // when they apply the marker. An API caller is answered once the projections hide it (bounded wait).
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { notFound } from '../common/app-error';
-import { EVENT_STORE, EventStore } from '../domain/event-store';
+import { assertRecordingExists, EVENT_STORE, EventStore } from '../domain/event-store';
 import { RecordingsQueryService } from './recordings-query.service';
 
 /**
@@ -22,7 +21,7 @@ export class RecordingDeletion {
    * projections hide it, or after their bounded wait (awaitDeletionProjected).
    */
   async delete(tenantId: string, recordingId: string): Promise<void> {
-    if (!(await this.store.exists(tenantId, recordingId))) throw notFound('Recording not found');
+    await assertRecordingExists(this.store, tenantId, recordingId);
     const { markerSeq } = await this.store.deleteRecording(tenantId, recordingId);
     await this.projections?.awaitDeletionProjected(tenantId, recordingId, markerSeq);
   }

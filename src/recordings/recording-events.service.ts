@@ -2,7 +2,7 @@
 // acknowledged (read-your-writes), even while projections lag or ClickHouse is down.
 import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { EVENT_STORE, EventStore } from '../domain/event-store';
+import { assertRecordingExists, EVENT_STORE, EventStore } from '../domain/event-store';
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { rawEventsJsonArray } from './recording-events.json';
 
@@ -13,8 +13,9 @@ export const asReadEvent = (e: RrwebEvent): ReadEvent => ({ ...e, originalTimest
 export class RecordingEventsService {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  exists(tenantId: string, recordingId: string): Promise<boolean> {
-    return this.store.exists(tenantId, recordingId);
+  /** 404 unless the event store holds the recording (an event batch or metadata). */
+  assertExists(tenantId: string, recordingId: string): Promise<void> {
+    return assertRecordingExists(this.store, tenantId, recordingId);
   }
 
   /** Stream sequence of the recording's latest deletion marker in the event store, if any. */

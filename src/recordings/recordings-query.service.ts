@@ -7,7 +7,7 @@
 // awaitDeletionProjected), and a detail request never shows rows that predate the event store's
 // latest deletion marker of the recording, even while the projector lags.
 import { Injectable } from '@nestjs/common';
-import { AppError, notFound } from '../common/app-error';
+import { AppError } from '../common/app-error';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { cachedFilterCounts } from './metadata-filter.counts';
 import { recordingLinks } from './recording-links';
@@ -71,7 +71,7 @@ export class RecordingsQueryService {
     }
     const { summaries, metadata } = details;
     const projected = hasRows(details);
-    if (!projected && !(await this.events.exists(tenantId, recordingId))) throw notFound('Recording not found');
+    if (!projected) await this.events.assertExists(tenantId, recordingId);
     const summary = toSummary(summaries[0]);
     const view = toRecordingView(recordingId, summary.startedAt, this.links(recordingId, signing), metadataById(metadata).get(recordingId), summary);
     return { ...view, projected, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };

@@ -3,7 +3,7 @@
 // before anything is sent: not_found when a deletion took them meanwhile, else StoreUnavailable.
 import { Logger } from '@nestjs/common';
 import { AppError, notFound, StoreUnavailable } from '../../common/app-error';
-import { MessageCounts, RawEvent, ReadOptions, recordingExists } from '../../domain/event-store';
+import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound } from '../../domain/event-store';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { EventDeleter } from './event-deleter';
 import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
@@ -88,7 +88,7 @@ export class EventReader {
     const { signal } = opts;
     const subject = recordingSubject(tenantId, recordingId, 'ev');
     const counts = await this.messageCounts(tenantId, recordingId);
-    if (opts.mustExist && !recordingExists(counts)) throw notFound('Recording not found');
+    if (opts.mustExist && !recordingExists(counts)) throw recordingNotFound();
     if (counts.ev === 0) return;
 
     const heads: { seq: number; batch: string; chunk?: string; summary?: string }[] = [];
