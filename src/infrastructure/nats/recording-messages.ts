@@ -82,7 +82,7 @@ export class RecordingMessages {
 
   /** Deletes one message (not erased: overwriting it is not needed); false when JetStream did not. Errors are the caller's. */
   delete(seq: number): Promise<boolean> {
-    return this.nats.jsm.streams.deleteMessage(EVENTS_STREAM, seq, false);
+    return this.nats.jsm.streams.deleteMessage(EVENTS_STREAM, seq, /* erase: */ false);
   }
 
   /** One message lookup: undefined when the stream holds no such message, 503 when JetStream does not answer. */
