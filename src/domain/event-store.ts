@@ -1,7 +1,6 @@
-// The event store port: a recording's history as features see it (append, read, delete), in the
-// shape of emmett's EventStore. Features inject it with EVENT_STORE; the JetStream adapter
-// (infrastructure/nats/event-store.ts) implements it. It fails with AppErrors only: StoreUnavailable
-// (retry hint), StoreFull, not_found, payload_too_large.
+// The event store port, in the shape of emmett's EventStore: append, read, delete a recording's history.
+// Features inject it with EVENT_STORE; infrastructure/nats/event-store.ts implements it on JetStream.
+// It fails with AppErrors only: StoreUnavailable (retry hint), StoreFull, not_found, payload_too_large.
 import { AppError, notFound } from '../common/app-error';
 import type { BatchSummary } from './batch-summary';
 import type { RrwebEvent } from './rrweb-event';

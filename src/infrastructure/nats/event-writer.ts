@@ -1,6 +1,6 @@
-// Appends to JetStream. A batch is acknowledged only after JetStream acked every message of it; a
-// publish that fails or times out throws and nothing is reported stored. Message ids derive from the
-// batch id, so a retry is a duplicate; batches above max_payload are cut into chunks.
+// Appends to JetStream, acknowledged only once JetStream acked every message (a publish that fails or
+// times out throws: nothing is reported stored). Nats-Msg-Id derives from the batch id: a retry is a
+// duplicate within the de-duplication window, and reads drop repeated batches beyond it.
 import { Logger } from '@nestjs/common';
 import { headers as natsHeaders } from 'nats';
 import { AppError } from '../../common/app-error';
