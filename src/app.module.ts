@@ -5,7 +5,7 @@ import type { AppConfig } from './config/config';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
-import { HealthController } from './health/health.controller';
+import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { IngestionModule } from './ingestion/ingestion.module';
 import { RecordingsModule } from './recordings/recordings.module';
@@ -29,8 +29,7 @@ export class AppModule {
     ];
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(cfg), MetricsModule, AuthModule, ...new Set(roleModules)],
-      controllers: [HealthController],
+      imports: [InfrastructureModule.forRoot(cfg), HealthModule, MetricsModule, AuthModule, ...new Set(roleModules)],
     };
   }
 }

@@ -8,6 +8,7 @@
 import { Logger } from '@nestjs/common';
 import { KV, KvEntry } from 'nats';
 import { AppError } from '../common/app-error';
+import { isStreamNotFound } from '../infrastructure/nats/jetstream-errors';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { TENANTS_BUCKET } from '../infrastructure/nats/subjects';
 import {
@@ -87,7 +88,7 @@ export class TenantRegistry {
     try {
       await this.nats.jsm.streams.info(`KV_${TENANTS_BUCKET}`);
     } catch (e) {
-      if (!/stream not found/i.test(String((e as Error)?.message))) throw e;
+      if (!isStreamNotFound(e)) throw e;
       throw new AppError(
         'not_found',
         `this NATS has no tenant registry (JetStream bucket ${TENANTS_BUCKET}): is NATS_URL the one the service uses? The service creates the registry when it first starts`,

@@ -24,9 +24,3 @@ export const METADATA_TAGS = new Set(['recording-meta', 'pageview-meta']);
 
 /** An event as returned by read endpoints. */
 export type ReadEvent = RrwebEvent & { originalTimestamp: number; recordingId?: string };
-
-/** Streams the events of one recording in timestamp order (stable), de-duplicated. */
-export interface RecordingEventSource {
-  read(tenantId: string, recordingId: string, signal?: AbortSignal): AsyncIterable<RrwebEvent>;
-}
-export const RECORDING_EVENT_SOURCE = Symbol('RECORDING_EVENT_SOURCE');

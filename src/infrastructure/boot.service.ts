@@ -1,16 +1,24 @@
-// Start-up and shutdown of the adapters. Streams and the tenant registry must be ready before the
-// service answers (ingestion depends on them); ClickHouse migrations are retried in the background
-// so that ingestion and event reads work while ClickHouse is down (readiness says so).
+// Start-up and shutdown of the adapters. Streams, then the NATS steps features register (the auth
+// module's tenant registry and bootstrap tenant), must be ready before the service answers (ingestion
+// depends on them); ClickHouse migrations are retried in the background so that ingestion and event
+// reads work while ClickHouse is down (readiness says so).
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { NatsError } from 'nats';
-import { applyBootstrapTenant } from '../auth/bootstrap-tenant';
 import { AppError } from '../common/app-error';
-import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ClickHouse } from './clickhouse/clickhouse-client';
 import { migrateLocked } from './migration-lock';
+import { isNatsError } from './nats/jetstream-errors';
 import { NatsClient } from './nats/nats-connection';
 import { provisionStreams } from './nats/stream-provisioner';
+
+/** A feature's start-up step on NATS, run once the streams exist and before migrations start. */
+export interface NatsBootStep {
+  /** For the log: "could not <what>; retrying". */
+  what: string;
+  run(): Promise<unknown>;
+  /** At shutdown, before ClickHouse and NATS close. */
+  stop?(): void;
+}
 
 /** How long start-up keeps retrying NATS before the process gives up (and its supervisor restarts it). */
 const BOOT_NATS_RETRY_MS = 60_000;
@@ -21,22 +29,26 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
   migrated = false;
   private migrating?: Promise<void>;
   private stopped = false;
+  private readonly steps: NatsBootStep[] = [];
 
   constructor(
     private readonly nats: NatsClient,
     private readonly ch: ClickHouse,
-    private readonly registry: TenantRegistry,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
   ) {}
 
+  /**
+   * Adds a step run in registration order after the streams are provisioned, retried as they are.
+   * Features call it from their providers' constructors: every provider is built before any module
+   * init runs, so the steps are all known when start-up begins.
+   */
+  addNatsStep(step: NatsBootStep): void {
+    this.steps.push(step);
+  }
+
   async onModuleInit() {
     await this.retryingNats('provision streams', () => provisionStreams(this.nats, this.cfg));
-    await this.retryingNats('open the tenant registry', () => this.registry.start());
-    if (await this.retryingNats('apply the bootstrap tenant', () => applyBootstrapTenant(this.registry, this.cfg))) {
-      const id = this.cfg.TAPEDECK_BOOTSTRAP_TENANT_ID!;
-      for (let i = 0; i < 100 && !this.registry.authenticate(this.cfg.TAPEDECK_BOOTSTRAP_SECRET_KEY!); i++) await sleep(20);
-      this.logger.log({ msg: 'bootstrap tenant ready', tenantId: id });
-    }
+    for (const step of this.steps) await this.retryingNats(step.what, () => step.run());
     this.migrating = this.migrateWithRetry();
     await Promise.race([this.migrating, sleep(15_000)]);
   }
@@ -55,7 +67,7 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
       } catch (e) {
         // A read right after a write (e.g. the tenant just created, read back by createKey) may be
         // answered by a replica that has not seen it yet: "not found" is transient here too.
-        const transient = e instanceof NatsError || (e instanceof AppError && e.code === 'not_found');
+        const transient = isNatsError(e) || (e instanceof AppError && e.code === 'not_found');
         if (!transient || Date.now() > deadline || this.stopped) throw e;
         this.logger.warn({ msg: `could not ${what}; retrying`, attempt, err: String((e as Error).message).slice(0, 300) });
         await sleep(Math.min(2000, 250 * attempt));
@@ -83,7 +95,7 @@ export class BootService implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown() {
     this.stopped = true;
-    this.registry.stop();
+    for (const step of this.steps) step.stop?.();
     await this.ch.close().catch(() => undefined);
     await this.nats.close();
   }

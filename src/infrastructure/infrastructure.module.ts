@@ -1,14 +1,12 @@
-// Adapters as Nest providers: configuration, NATS (connection, event store), ClickHouse and the
-// tenant registry. Boot order lives in BootService; shutdown drains NATS last.
+// Adapters as Nest providers: configuration, NATS (connection, the EventStore port on JetStream) and
+// ClickHouse. Boot order lives in BootService; shutdown drains NATS last.
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { TenantRegistry } from '../auth/tenant-registry';
 import { ClickHouse } from './clickhouse/clickhouse-client';
 import { JetStreamEventStore } from './nats/event-store';
 import { NatsClient } from './nats/nats-connection';
-import { RECORDING_EVENT_SOURCE } from '../domain/rrweb-event';
+import { EVENT_STORE } from '../domain/event-store';
 import { BootService } from './boot.service';
-import { HealthService } from '../health/health.service';
 
 @Global()
 @Module({})
@@ -19,14 +17,11 @@ export class InfrastructureModule {
       providers: [
         { provide: APP_CONFIG, useValue: cfg },
         { provide: NatsClient, useFactory: () => NatsClient.connect(cfg, `tapedeck-${cfg.TAPEDECK_ROLE}`) },
-        { provide: JetStreamEventStore, useFactory: (n: NatsClient) => new JetStreamEventStore(n, cfg.INGEST_PUBLISH_TIMEOUT_MS), inject: [NatsClient] },
-        { provide: RECORDING_EVENT_SOURCE, useExisting: JetStreamEventStore },
+        { provide: EVENT_STORE, useFactory: (n: NatsClient) => new JetStreamEventStore(n, cfg.INGEST_PUBLISH_TIMEOUT_MS), inject: [NatsClient] },
         { provide: ClickHouse, useFactory: () => new ClickHouse(cfg) },
-        { provide: TenantRegistry, useFactory: (n: NatsClient) => new TenantRegistry(n, cfg.STREAM_REPLICAS), inject: [NatsClient] },
         BootService,
-        HealthService,
       ],
-      exports: [APP_CONFIG, NatsClient, JetStreamEventStore, RECORDING_EVENT_SOURCE, ClickHouse, TenantRegistry, BootService, HealthService],
+      exports: [APP_CONFIG, NatsClient, EVENT_STORE, ClickHouse, BootService],
     };
   }
 }

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouse } from './clickhouse/clickhouse-client';
 import { migrate } from './clickhouse/migrator';
+import { isWrongLastSequence } from './nats/jetstream-errors';
 import type { NatsClient } from './nats/nats-connection';
 
 export const LOCKS_BUCKET = 'tapedeck_locks';
@@ -49,7 +50,7 @@ export async function withLock<T>(
       break;
     } catch (e) {
       // Held by another process (the key exists): its holder renews it or it expires.
-      if (!/wrong last sequence/i.test(String((e as Error)?.message))) throw e;
+      if (!isWrongLastSequence(e)) throw e;
       if (opts.wait === false) {
         const held = await kv.get(key).catch(() => null);
         throw new LockHeld(held?.string().split(' ').slice(0, 3).join(' ') || 'another process');

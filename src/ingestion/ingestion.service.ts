@@ -6,8 +6,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ClientInfo, MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue, summarizeBatch } from '../domain/batch-summary';
+import { EVENT_STORE, EventStore } from '../domain/event-store';
 import type { RrwebEvent } from '../domain/rrweb-event';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 import { IngestMetrics } from './ingest-metrics';
 
 export interface IngestResult {
@@ -22,7 +22,7 @@ export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
 @Injectable()
 export class IngestionService {
   constructor(
-    private readonly store: JetStreamEventStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly metrics: IngestMetrics,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
   ) {}

@@ -4,7 +4,7 @@
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { parseSubject, SubjectKind } from '../infrastructure/nats/subjects';
 import { directGet } from '../infrastructure/nats/direct-get';
-import { isNoMessage } from './nats-errors';
+import { isNoMessage } from '../infrastructure/nats/jetstream-errors';
 import type { ProjectionMessage } from './projection';
 
 const CONCURRENCY = 32;

@@ -12,7 +12,7 @@ import { loadBodies } from './body-loader';
 import { directGet } from '../infrastructure/nats/direct-get';
 import { consumerName, projectorConsumerConfig } from './consumer-config';
 import { toProjectionMessage } from './js-message';
-import { isConsumerNotFound, isNoMessage, isStreamNotFound } from './nats-errors';
+import { isConsumerNotFound, isNoMessage, isStreamNotFound } from '../infrastructure/nats/jetstream-errors';
 import type { Projection, ProjectionMessage } from './projection';
 import type { Delivery, FetchWait, ProjectionLag, ProjectionSource } from './projection-ports';
 

@@ -2,19 +2,14 @@ import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
-import { notFound } from '../common/app-error';
 import { parseWith, uuidParam } from '../common/validation';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 import { ApiInvalidRecordingId } from './recordings-query.openapi';
-import { RecordingsQueryService } from './recordings-query.service';
+import { RecordingDeletion } from './recording-deletion.service';
 
 @ApiTags('recordings')
 @Controller('recordings/:recordingId')
 export class RecordingDeletionController {
-  constructor(
-    private readonly store: JetStreamEventStore,
-    private readonly recordings: RecordingsQueryService,
-  ) {}
+  constructor(private readonly deletion: RecordingDeletion) {}
 
   @Delete()
   @HttpCode(204)
@@ -32,10 +27,6 @@ export class RecordingDeletionController {
   @ApiResponse({ status: 404, description: 'No such recording for this tenant' })
   @ApiResponse({ status: 503, description: 'JetStream unreachable; retry' })
   async delete(@Param('recordingId') rawId: string, @CurrentAuth() auth: AuthContext): Promise<void> {
-    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
-    const c = await this.store.messageCounts(auth.tenantId, recordingId);
-    if (c.ev + c.meta === 0) throw notFound('Recording not found');
-    const { markerSeq } = await this.store.deleteRecording(auth.tenantId, recordingId);
-    await this.recordings.awaitDeletionProjected(auth.tenantId, recordingId, markerSeq);
+    return this.deletion.delete(auth.tenantId, parseWith(uuidParam, rawId, 'recordingId'));
   }
 }

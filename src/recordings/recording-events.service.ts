@@ -1,9 +1,9 @@
 // Event reads come from JetStream, not ClickHouse, so a write is readable as soon as it was
 // acknowledged (read-your-writes), even while projections lag or ClickHouse is down.
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
+import { assertRecordingExists, EVENT_STORE, EventStore } from '../domain/event-store';
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 import { rawEventsJsonArray } from './recording-events.json';
 
 /** For a single recording, originalTimestamp equals timestamp. */
@@ -11,11 +11,11 @@ export const asReadEvent = (e: RrwebEvent): ReadEvent => ({ ...e, originalTimest
 
 @Injectable()
 export class RecordingEventsService {
-  constructor(private readonly store: JetStreamEventStore) {}
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  async exists(tenantId: string, recordingId: string): Promise<boolean> {
-    const c = await this.store.messageCounts(tenantId, recordingId);
-    return c.ev + c.meta > 0;
+  /** 404 unless the event store holds the recording (an event batch or metadata). */
+  assertExists(tenantId: string, recordingId: string): Promise<void> {
+    return assertRecordingExists(this.store, tenantId, recordingId);
   }
 
   /** Stream sequence of the recording's latest deletion marker in the event store, if any. */
@@ -25,13 +25,13 @@ export class RecordingEventsService {
 
   /** The events as a JSON array; the read fails with 404 when the recording has no message (see sendJsonStream for when that can still be a status). */
   streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal): Readable {
-    return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, signal, { mustExist: true }));
+    return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, { signal, mustExist: true }));
   }
 
   /** All events in memory (rendering needs them whole; bounded by the renderer's own limits). */
   async loadEvents(tenantId: string, recordingId: string): Promise<RrwebEvent[]> {
     const out: RrwebEvent[] = [];
-    for await (const e of this.store.read(tenantId, recordingId, undefined, { mustExist: true })) out.push(e);
+    for await (const e of this.store.read(tenantId, recordingId, { mustExist: true })) out.push(e);
     return out;
   }
 }

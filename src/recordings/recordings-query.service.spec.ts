@@ -1,7 +1,8 @@
 import { AppError } from '../common/app-error';
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../infrastructure/clickhouse/sql';
-import type { RecordingEventsService } from './recording-events.service';
+import type { EventStore } from '../domain/event-store';
+import { RecordingEventsService } from './recording-events.service';
 import type { LinkSigner } from '../auth/link-signer';
 import { ListingPlanner } from '../read-model/listing.planner';
 import { RecordingsRepository } from '../read-model/recordings.repository';
@@ -13,7 +14,7 @@ const summary = { recording_id: id, started_at: '100', ended_at: '250', event_co
 function service(rows: (q: string) => unknown[] | Error, exists = false, deletionMarker?: number) {
   const read = async (q: Sql) => { const r = rows(q.text); if (r instanceof Error) throw r; return r; };
   const ch = { rows: read, rowsBeforeLimit: async (q: Sql) => { const r = await read(q); return { rows: r, beforeLimit: r.length }; } } as unknown as ClickHouse;
-  const events = { exists: async () => exists, lastDeletionSeq: async () => deletionMarker } as unknown as RecordingEventsService;
+  const events = new RecordingEventsService({ exists: async () => exists, lastDeletionSeq: async () => deletionMarker } as unknown as EventStore);
   const signer = { base: '', forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }) } as unknown as LinkSigner;
   return new RecordingsQueryService(new ListingPlanner(ch), new RecordingsRepository(ch), events, signer);
 }

@@ -7,7 +7,7 @@
 // awaitDeletionProjected), and a detail request never shows rows that predate the event store's
 // latest deletion marker of the recording, even while the projector lags.
 import { Injectable } from '@nestjs/common';
-import { AppError, notFound } from '../common/app-error';
+import { AppError } from '../common/app-error';
 import { LinkSigner, LinkSigning } from '../auth/link-signer';
 import type { PageDetails } from '../read-model/listing-page.util';
 import { ListingPlanner } from '../read-model/listing.planner';
@@ -70,7 +70,7 @@ export class RecordingsQueryService {
     }
     const { summaries, metadata } = details;
     const projected = hasRows(details);
-    if (!projected && !(await this.events.exists(tenantId, recordingId))) throw notFound('Recording not found');
+    if (!projected) await this.events.assertExists(tenantId, recordingId);
     const summary = toSummary(summaries[0]);
     const view = toRecordingView(recordingId, summary.startedAt, this.links(recordingId, signing), metadataById(metadata).get(recordingId), summary);
     return { ...view, projected, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ReadModelModule } from '../read-model/read-model.module';
 import { RecordingDeletionController } from './recording-deletion.controller';
+import { RecordingDeletion } from './recording-deletion.service';
 import { RecordingEventsController } from './recording-events.controller';
 import { RecordingEventsService } from './recording-events.service';
 import { RecordingsController } from './recordings.controller';
@@ -9,7 +10,7 @@ import { RecordingsQueryService } from './recordings-query.service';
 @Module({
   imports: [ReadModelModule],
   controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController],
-  providers: [RecordingEventsService, RecordingsQueryService],
+  providers: [RecordingEventsService, RecordingsQueryService, RecordingDeletion],
   exports: [RecordingEventsService, RecordingsQueryService],
 })
 export class RecordingsModule {}

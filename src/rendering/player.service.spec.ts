@@ -4,12 +4,20 @@ import { AppError } from '../common/app-error';
 import { loadConfig } from '../config/config';
 import type { PlayerAssets } from './player-assets';
 import { acceptsHtml, PLAYER_EVENTS_TTL_SECONDS, PlayerService, playerTitle } from './player.service';
-import type { RecordingRenderSource } from './recording-render-source';
+import type { EventStore } from '../domain/event-store';
+import { RecordingEventsService } from '../recordings/recording-events.service';
+import { RecordingRenderSource } from './recording-render-source';
 
 const RID = '0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
 const SECRET: AuthContext = { tenantId: 'acme', credential: 'secret', keyHandle: 'h' };
 const PRESIGNED: AuthContext = { tenantId: 'acme', credential: 'presigned', scope: { kind: 'recording', recordingId: RID }, expires: 2_000_000_000 };
 const LINK = { tenantId: 'acme', expires: '2000000000', keyId: 'k1', signature: 'f'.repeat(64) };
+
+/** The real render source over an event store that holds the recording, or not. */
+function renderSource(exists: boolean): RecordingRenderSource {
+  const store = { exists: async () => exists } as unknown as EventStore;
+  return new RecordingRenderSource(store, new RecordingEventsService(store));
+}
 
 function service(o: { exists?: boolean; signingKey?: boolean } = {}) {
   const signed: { ttl?: number }[] = [];
@@ -20,7 +28,7 @@ function service(o: { exists?: boolean; signingKey?: boolean } = {}) {
       return { query: 'tenantId=acme&expires=1&keyId=k1&signature=' + 'e'.repeat(64), expires: 1 };
     },
   } as unknown as LinkSigner;
-  const source = { exists: async () => o.exists ?? true } as unknown as RecordingRenderSource;
+  const source = renderSource(o.exists ?? true);
   const assets = { version: 'v1' } as unknown as PlayerAssets;
   const cfg = loadConfig({ PLAYER_FRAME_ANCESTORS: "'self' https://app.example.com" });
   return { svc: new PlayerService(source, signer, assets, cfg), signed };
@@ -41,7 +49,7 @@ describe('PlayerService', () => {
 
   it('takes PLAYER_ASSET_SOURCES into the CSP, and refuses at start a value that is not a list of scheme or host sources', async () => {
     const cfg = loadConfig({ PLAYER_ASSET_SOURCES: 'https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000' });
-    const svc = new PlayerService({ exists: async () => true } as unknown as RecordingRenderSource, {} as LinkSigner, { version: 'v1' } as unknown as PlayerAssets, cfg);
+    const svc = new PlayerService(renderSource(true), {} as LinkSigner, { version: 'v1' } as unknown as PlayerAssets, cfg);
     const page = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: LINK });
     expect(page.headers['Content-Security-Policy']).toContain("img-src 'self' data: blob: https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000");
     for (const bad of ["'unsafe-inline'", "https: 'unsafe-eval'", 'https:; script-src *', 'https://a.example,https://b.example', "'nonce-x'", 'https://a.example/"x']) {

@@ -6,7 +6,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context';
 import { LinkSigner } from '../auth/link-signer';
 import { presignQuery } from '../auth/presign';
-import { AppError, badRequest, notFound } from '../common/app-error';
+import { AppError, badRequest } from '../common/app-error';
 import { qualityList } from '../common/quality-list';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { PlayerAssets } from './player-assets';
@@ -67,7 +67,7 @@ export class PlayerService {
     if (query.eventsUrl !== undefined && API_KEY.test(decodeSafely(query.eventsUrl))) {
       throw badRequest('eventsUrl must not carry an API key: use a presigned events URL');
     }
-    if (!(await this.source.exists(input.auth.tenantId, input.recordingId))) throw notFound('Recording not found');
+    await this.source.assertExists(input.auth.tenantId, input.recordingId);
     const page = buildPlayerPage({
       ...query,
       eventsUrl: query.eventsUrl ?? this.eventsUrl(input),

@@ -1,5 +1,7 @@
+import type { EventStore } from '../domain/event-store';
 import type { RrwebEvent } from '../domain/rrweb-event';
-import { assertRenderable } from './recording-render-source';
+import { RecordingEventsService } from '../recordings/recording-events.service';
+import { assertRenderable, RecordingRenderSource } from './recording-render-source';
 
 const snapshot = (node: unknown): RrwebEvent => ({ type: 2, timestamp: 1, data: { node, initialOffset: { left: 0, top: 0 } } });
 const html = { type: 2, id: 2, tagName: 'HTML', attributes: {}, childNodes: [] };
@@ -17,5 +19,18 @@ describe('assertRenderable', () => {
     ['no node', undefined],
   ])('refuses %s with 422', (_name, node) => {
     expect(() => assertRenderable([snapshot(node)])).toThrow(expect.objectContaining({ code: 'unprocessable' }));
+  });
+});
+
+describe('RecordingRenderSource.resolve', () => {
+  const source = (lastEventSeq: number | undefined, exists: boolean) => {
+    const store = { lastEventSeq: async () => lastEventSeq, exists: async () => exists } as unknown as EventStore;
+    return new RecordingRenderSource(store, new RecordingEventsService(store));
+  };
+
+  it('keys the content by the last event batch; 422 for a recording with metadata but no events yet; 404 for none', async () => {
+    await expect(source(7, true).resolve('t', 'r')).resolves.toMatchObject({ contentKey: 't/r/7' });
+    await expect(source(undefined, true).resolve('t', 'r')).rejects.toMatchObject({ code: 'unprocessable' });
+    await expect(source(undefined, false).resolve('t', 'r')).rejects.toMatchObject({ code: 'not_found', message: 'Recording not found' });
   });
 });

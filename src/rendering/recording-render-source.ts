@@ -3,10 +3,10 @@
 // The key is the JetStream sequence of the recording's last event batch: one direct lookup per
 // request, and stream sequences are never reused, so an append, a deletion or a re-ingestion after a
 // deletion all give a new key. Loaded events must hold replayable documents (see assertRenderable).
-import { Injectable } from '@nestjs/common';
-import { AppError, notFound } from '../common/app-error';
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError } from '../common/app-error';
+import { EVENT_STORE, EventStore } from '../domain/event-store';
 import { EventType, RrwebEvent } from '../domain/rrweb-event';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
 import { RecordingEventsService } from '../recordings/recording-events.service';
 
 export interface RenderSource {
@@ -17,7 +17,7 @@ export interface RenderSource {
 @Injectable()
 export class RecordingRenderSource {
   constructor(
-    private readonly store: JetStreamEventStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly recordings: RecordingEventsService,
   ) {}
 
@@ -25,8 +25,8 @@ export class RecordingRenderSource {
   async resolve(tenantId: string, recordingId: string): Promise<RenderSource> {
     const lastSeq = await this.store.lastEventSeq(tenantId, recordingId);
     if (lastSeq === undefined) {
-      if (await this.recordings.exists(tenantId, recordingId)) throw new AppError('unprocessable', 'The recording has no events to render yet');
-      throw notFound('Recording not found');
+      await this.recordings.assertExists(tenantId, recordingId);
+      throw new AppError('unprocessable', 'The recording has no events to render yet');
     }
     return {
       contentKey: `${tenantId}/${recordingId}/${lastSeq}`,
@@ -34,8 +34,9 @@ export class RecordingRenderSource {
     };
   }
 
-  async exists(tenantId: string, recordingId: string): Promise<boolean> {
-    return this.recordings.exists(tenantId, recordingId);
+  /** 404 for an unknown recording. */
+  assertExists(tenantId: string, recordingId: string): Promise<void> {
+    return this.recordings.assertExists(tenantId, recordingId);
   }
 }
 

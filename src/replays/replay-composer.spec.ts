@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { AppError } from '../common/app-error';
-import { EventType, ReadEvent, RecordingEventSource, RrwebEvent } from '../domain/rrweb-event';
+import type { RecordingEventSource } from '../domain/event-store';
+import { EventType, ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { splitPageViews } from './page-view';
 import { composeEventsInMemory, composeReplay, InMemoryRecording, PAGE_VIEW_GAP_MS } from './replay-composer';
 

@@ -4,7 +4,8 @@
 // page-view boundaries; events are then re-read and emitted page view by page view, so memory grows
 // with the number of page views, never with the size of a recording.
 import { AppError } from '../common/app-error';
-import { ReadEvent, RecordingEventSource, RrwebEvent } from '../domain/rrweb-event';
+import type { RecordingEventSource } from '../domain/event-store';
+import { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { PageViewBoundary, PageViewSplitter, splitPageViews } from './page-view';
 
 /**
@@ -132,7 +133,7 @@ function inPlace(view: PageViewBoundary, index: number, event: RrwebEvent): bool
 /** A member's events: one deleted while the replay is composed changed the replay under it (retry). */
 async function* memberEvents(source: RecordingEventSource, tenantId: string, recordingId: string, signal?: AbortSignal): AsyncGenerator<RrwebEvent> {
   try {
-    yield* source.read(tenantId, recordingId, signal);
+    yield* source.read(tenantId, recordingId, { signal });
   } catch (e) {
     throw e instanceof AppError && e.code === 'not_found' ? changed(recordingId) : e;
   }

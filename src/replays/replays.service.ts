@@ -6,7 +6,7 @@ import { LinkSigner } from '../auth/link-signer';
 import { badRequest, notFound } from '../common/app-error';
 import { pathSegment } from '../common/path-segment';
 import { jsonArrayStream, jsonObjectWithArray } from '../common/json-array-stream';
-import { RECORDING_EVENT_SOURCE, RecordingEventSource } from '../domain/rrweb-event';
+import { EVENT_STORE, RecordingEventSource } from '../domain/event-store';
 import { composeReplay } from './replay-composer';
 import { ReplayGroup, ReplayGroupsRepository } from '../read-model/replay-groups.repository';
 import type { MetadataFilter as MetadataMatch } from '../read-model/metadata-filter';
@@ -30,7 +30,7 @@ export class ReplaysService {
   constructor(
     private readonly groups: ReplayGroupsRepository,
     private readonly signer: LinkSigner,
-    @Inject(RECORDING_EVENT_SOURCE) private readonly source: RecordingEventSource,
+    @Inject(EVENT_STORE) private readonly source: RecordingEventSource,
   ) {}
 
   private async members(tenantId: string, filters: MetadataMatch[]): Promise<ReplayGroup> {

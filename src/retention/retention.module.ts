@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { RecordingDeletion } from '../recordings/recording-deletion.service';
 import { RetentionService } from './retention.service';
 
-@Module({ providers: [RetentionService], exports: [RetentionService] })
+@Module({ providers: [RetentionService, RecordingDeletion], exports: [RetentionService] })
 export class RetentionModule {}

@@ -1,3 +1,5 @@
+import { recordingExists } from '../domain/event-store';
+import { RecordingDeletion } from '../recordings/recording-deletion.service';
 import { FIRST_SWEEP_DELAY_MS, RetentionService } from './retention.service';
 
 describe('RetentionService.sweep', () => {
@@ -19,13 +21,13 @@ describe('RetentionService.sweep', () => {
           return [...listed].sort().filter((id) => id > after).slice(0, limit).map((recording_id) => ({ recording_id }));
         },
       } as never,
-      {
-        messageCounts: async (_t: string, id: string) => ({ ev: counts[id] ?? 0, meta: 0, del: 0 }),
+      new RecordingDeletion({
+        exists: async (_t: string, id: string) => recordingExists({ ev: counts[id] ?? 0, meta: 0, del: 0 }),
         deleteRecording: async (t: string, id: string) => {
           if (failing.has(id)) throw new Error('JetStream timeout');
           deleted.push(`${t}/${id}`);
         },
-      } as never,
+      } as never),
       { migrated: true } as never,
       { RETENTION_SWEEP_SECONDS: 0 } as never,
     );

@@ -13,7 +13,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { BootService } from '../infrastructure/boot.service';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { sql } from '../infrastructure/clickhouse/sql';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
+import { RecordingDeletion } from '../recordings/recording-deletion.service';
 
 const DAY_MS = 86_400_000;
 const BATCH = 500;
@@ -41,7 +41,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     private readonly registry: TenantRegistry,
     private readonly ch: ClickHouse,
-    private readonly store: JetStreamEventStore,
+    private readonly deletion: RecordingDeletion,
     private readonly boot: BootService,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
   ) {}
@@ -91,7 +91,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     let failed = 0;
     let tenants = 0;
     const tally = (ok: boolean) => (ok ? count++ : failed++);
-    for (const { tenantId, recordingId } of [...this.unfinished.values()]) tally(await this.delete(tenantId, recordingId));
+    for (const { tenantId, recordingId } of [...this.unfinished.values()]) tally((await this.delete(tenantId, recordingId, { ifStored: false })) === 'deleted');
     for (const t of this.registry.listTenants()) {
       if (!t.retentionDays || t.retentionDays <= 0) continue;
       tenants++;
@@ -104,9 +104,8 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
         do {
           page = await this.expired(t.id, cutoff, after);
           for (const id of page) {
-            const c = await this.store.messageCounts(t.id, id).catch(() => undefined);
-            if (c && c.ev + c.meta === 0) continue; // already deleted; its rows go when the marker is projected
-            tally(await this.delete(t.id, id));
+            const outcome = await this.delete(t.id, id, { ifStored: true });
+            if (outcome !== 'absent') tally(outcome === 'deleted'); // absent: deleted already; its rows go when the marker is projected
           }
           after = page[page.length - 1];
         } while (page.length === BATCH);
@@ -121,17 +120,17 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     return count;
   }
 
-  /** Deletes one recording; false (logged, retried at the next sweep) when that failed. */
-  private async delete(tenantId: string, recordingId: string): Promise<boolean> {
+  /** Deletes one recording (see RecordingDeletion.expire); 'failed' is logged and retried at the next sweep. */
+  private async delete(tenantId: string, recordingId: string, opts: { ifStored: boolean }): Promise<'deleted' | 'absent' | 'failed'> {
     const key = `${tenantId}/${recordingId}`;
     try {
-      await this.store.deleteRecording(tenantId, recordingId);
+      if (!(await this.deletion.expire(tenantId, recordingId, opts))) return 'absent';
       this.unfinished.delete(key);
-      return true;
+      return 'deleted';
     } catch (e) {
       this.unfinished.set(key, { tenantId, recordingId });
       this.logger.warn({ msg: 'retention could not delete a recording; next sweep', tenantId, recordingId, err: String((e as Error).message) });
-      return false;
+      return 'failed';
     }
   }
 }

@@ -6,7 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { summarizeBatch } from '../../src/domain/batch-summary';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
-import { JetStreamEventStore, pullSize } from '../../src/infrastructure/nats/event-store';
+import { pullSize } from '../../src/infrastructure/nats/event-reader';
+import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { natsClient } from '../e2e/projections-fixtures';
 

@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
+import { RecordingDeletion } from '../../src/recordings/recording-deletion.service';
 import { RetentionService } from '../../src/retention/retention.service';
 import { appendBatch, clickhouse, natsClient, recordingCounts, waitCaughtUp } from '../e2e/projections-fixtures';
 
@@ -27,7 +28,7 @@ beforeAll(async () => {
   retention = new RetentionService(
     { listTenants: () => [{ id: retained, retentionDays: 1 }, { id: unlimited }] } as never,
     ch,
-    store,
+    new RecordingDeletion(store),
     { migrated: true } as never,
     { RETENTION_SWEEP_SECONDS: 0 } as never,
   );

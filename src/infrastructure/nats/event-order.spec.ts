@@ -1,5 +1,4 @@
 import { BatchAssembler, orderBatches, ReadPlanMismatch } from './event-order';
-import { pullSize } from './event-store';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -49,14 +48,5 @@ describe('orderBatches: message sizes for the payload pass', () => {
   it('is unknown when a message belongs to a batch without a summary', () => {
     expect(orderBatches([{ seq: 1, batch: 'a', summary: summary(10) }, { seq: 2, batch: 'b' }]).maxMessageBytes).toBeUndefined();
     expect(orderBatches([{ seq: 1, batch: 'a', summary: '{not json' }]).maxMessageBytes).toBeUndefined();
-  });
-});
-
-describe('pullSize', () => {
-  it('keeps about 1 MiB per pull, between 16 and 256 messages, and 64 when sizes are unknown', () => {
-    expect(pullSize(13_000)).toBe(80);
-    expect(pullSize(1_000_000)).toBe(16);
-    expect(pullSize(100)).toBe(256);
-    expect(pullSize(undefined)).toBe(64);
   });
 });

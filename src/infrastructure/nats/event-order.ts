@@ -1,4 +1,4 @@
-// Pure pieces of the two-pass read (see JetStreamEventStore.read): which messages form which batch,
+// Pure pieces of the two-pass read (see EventReader.read): which messages form which batch,
 // in what order batches complete, and a heap merge that releases events in timestamp order.
 import { isMetadataEvent } from '../../domain/batch-summary';
 import type { RrwebEvent } from '../../domain/rrweb-event';

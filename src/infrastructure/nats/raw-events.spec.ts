@@ -1,8 +1,5 @@
 import fc from 'fast-check';
-import type { RrwebEvent } from '../../domain/rrweb-event';
-import { asReadEvent } from '../../recordings/recording-events.service';
-import { rawEventsJsonArray } from '../../recordings/recording-events.json';
-import { parsedToRaw, rawEvents, splitEvents } from './raw-events';
+import { rawEvents, splitEvents } from './raw-events';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 const decoded = (e: { json: Uint8Array }) => JSON.parse(Buffer.from(e.json).toString('utf8'));
@@ -17,12 +14,6 @@ const event = fc.record(
   },
   { requiredKeys: ['type', 'timestamp', 'data'] },
 );
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const c of stream) parts.push(Buffer.from(c as Buffer));
-  return Buffer.concat(parts).toString('utf8');
-}
 
 describe('splitEvents', () => {
   it('gives each event of any batch as its own JSON, with timestamp and sequenceId, compact or indented', () => {
@@ -60,18 +51,5 @@ describe('splitEvents', () => {
     expect(splitEvents(bytes('{"events":[]}'))).toBeNull();
     const raw = rawEvents(bytes('[{"type":3,"timestamp":1,"data":{},"originalTimestamp":9}]'));
     expect(raw.map(decoded)).toEqual([{ type: 3, timestamp: 1, data: {} }]);
-  });
-});
-
-describe('rawEventsJsonArray', () => {
-  it('writes what asReadEvent gives for every event, across chunk boundaries, on both paths', async () => {
-    const events: RrwebEvent[] = Array.from({ length: 3000 }, (_, i) => ({ type: 3, timestamp: 1000 + i, data: { text: 'x'.repeat(i % 97), n: i }, ...(i % 2 ? { sequenceId: i } : {}) }));
-    events.push({ type: 2, timestamp: 5000, data: { big: 'y'.repeat(200_000) } });
-    const payload = bytes(JSON.stringify(events));
-    for (const runs of [[splitEvents(payload)!], [parsedToRaw(payload)]]) {
-      const text = await readAll(rawEventsJsonArray((async function* () { yield* runs; })()));
-      expect(JSON.parse(text)).toEqual(events.map(asReadEvent));
-    }
-    expect(await readAll(rawEventsJsonArray((async function* () {})()))).toBe('[]');
   });
 });

@@ -4,15 +4,8 @@
 // Custom events (type 5) are decoded to tell metadata events apart; anything unexpected (an
 // `originalTimestamp` key, a malformed payload) makes the caller fall back to JSON.parse.
 import { isMetadataEvent } from '../../domain/batch-summary';
+import type { RawEvent } from '../../domain/event-store';
 import type { RrwebEvent } from '../../domain/rrweb-event';
-
-/** One event as stored: its JSON object's bytes, and what ordering and de-duplication need. */
-export interface RawEvent {
-  timestamp: number;
-  sequenceId?: number;
-  /** The event's JSON object, `{` to `}` inclusive. */
-  json: Uint8Array;
-}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -12,7 +12,7 @@ import type { NatsClient } from '../../infrastructure/nats/nats-connection';
 import { leaderConsumer } from '../../infrastructure/nats/leader-consumer';
 import { directGet } from '../../infrastructure/nats/direct-get';
 import { toProjectionMessage } from '../js-message';
-import { isNoMessage } from '../nats-errors';
+import { isNoMessage } from '../../infrastructure/nats/jetstream-errors';
 import type { ProjectionMessage } from '../projection';
 
 /** A pull that lost messages this many times in a row without getting any ends the read with an error. */

@@ -1,4 +1,4 @@
-import { chunkBounds } from './event-store';
+import { chunkBounds } from './event-writer';
 
 describe('chunkBounds', () => {
   const MB = 1024 * 1024;

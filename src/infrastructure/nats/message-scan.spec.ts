@@ -1,4 +1,4 @@
-import { idleWatch } from './event-store';
+import { idleWatch } from './message-scan';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

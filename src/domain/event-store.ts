@@ -1,0 +1,75 @@
+// The event store port, in the shape of emmett's EventStore: append, read, delete a recording's history.
+// Features inject it with EVENT_STORE; infrastructure/nats/event-store.ts implements it on JetStream.
+// It fails with AppErrors only: StoreUnavailable (retry hint), StoreFull, not_found, payload_too_large.
+import { AppError, notFound } from '../common/app-error';
+import type { BatchSummary } from './batch-summary';
+import type { RrwebEvent } from './rrweb-event';
+
+export interface AppendResult {
+  duplicate: boolean;
+  seq: number;
+  /** Stream sequence of each message (chunk) of the write: for a duplicate, where the earlier write is. */
+  seqs: number[];
+}
+
+/** Stored messages of a recording per kind: event batches (chunks), metadata writes, deletion markers. */
+export type MessageCounts = { ev: number; meta: number; del: number };
+
+export interface ReadOptions {
+  signal?: AbortSignal;
+  /**
+   * A recording with no event and no metadata is a 404 (AppError not_found), found by the count the
+   * read starts from: a separate existence check before the read could see a recording that a
+   * deletion removed before the read began, which then answered 200 [].
+   */
+  mustExist?: boolean;
+}
+
+/** One event as stored: its JSON object's bytes, and what ordering and de-duplication need. */
+export interface RawEvent {
+  timestamp: number;
+  sequenceId?: number;
+  /** The event's JSON object, `{` to `}` inclusive. */
+  json: Uint8Array;
+}
+
+export interface EventStore {
+  /** Appends one batch (a JSON array of events); resolves only once all of it is stored. A retried batch id is a duplicate. */
+  appendBatch(tenantId: string, recordingId: string, batchId: string, payload: Uint8Array, summary: BatchSummary): Promise<AppendResult>;
+  /** Appends a metadata write (a JSON object of string values). */
+  appendMetadata(tenantId: string, recordingId: string, writeId: string, metadata: Record<string, string>): Promise<AppendResult>;
+  /** What an earlier write stored at `seqs`; undefined when it is gone (for comparing a duplicate with it). */
+  storedPayload(tenantId: string, recordingId: string, kind: 'ev' | 'meta', seqs: number[]): Promise<Uint8Array | undefined>;
+
+  /** The recording's events in timestamp order (stable), repeated batches and sequenceIds dropped. */
+  read(tenantId: string, recordingId: string, options?: ReadOptions): AsyncGenerator<RrwebEvent>;
+  /** `read` without decoding: the same events as their stored JSON, in runs. */
+  readRaw(tenantId: string, recordingId: string, options?: ReadOptions): AsyncGenerator<RawEvent[]>;
+  /** The "recording exists" rule (see recordingExists). */
+  exists(tenantId: string, recordingId: string): Promise<boolean>;
+  messageCounts(tenantId: string, recordingId: string): Promise<MessageCounts>;
+  /** A version of the recording's events (its last batch's stream sequence), undefined without events. */
+  lastEventSeq(tenantId: string, recordingId: string): Promise<number | undefined>;
+  /** Stream sequence of the recording's latest deletion marker, undefined when it was never deleted. */
+  lastDeletionSeq(tenantId: string, recordingId: string): Promise<number | undefined>;
+
+  /** Deletes the recording (a marker, then every message below it); returns the messages deleted and the marker's sequence. */
+  deleteRecording(tenantId: string, recordingId: string): Promise<{ deleted: number; markerSeq: number }>;
+}
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+/** What composing replays needs of the store: one recording's events in order. */
+export type RecordingEventSource = Pick<EventStore, 'read'>;
+
+/** A recording exists while the store holds an event batch or a metadata write of it; deletion markers alone are none. */
+export function recordingExists(counts: MessageCounts): boolean {
+  return counts.ev + counts.meta > 0;
+}
+
+/** The answer for a recording that does not exist, wherever it is asked for. */
+export const recordingNotFound = (): AppError => notFound('Recording not found');
+
+/** Throws recordingNotFound unless the store holds the recording. */
+export async function assertRecordingExists(store: Pick<EventStore, 'exists'>, tenantId: string, recordingId: string): Promise<void> {
+  if (!(await store.exists(tenantId, recordingId))) throw recordingNotFound();
+}

@@ -1,0 +1,100 @@
+// Deleting a recording: a deletion marker (seq D), then every message of the recording below D, one
+// by one; done once nothing below D is left. A failure part way is a StoreUnavailable, and a retry
+// (a new marker) or the next count of the recording (`settle`, where every read starts) finishes it.
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { headers as natsHeaders } from 'nats';
+import { AppError, StoreUnavailable } from '../../common/app-error';
+import type { MessageCounts } from '../../domain/event-store';
+import { isAlreadyDeleted } from './jetstream-errors';
+import type { MessageScanner } from './message-scan';
+import type { RecordingMessages } from './recording-messages';
+import { H, recordingSubject, recordingWildcard } from './subjects';
+
+/** Message deletions in flight while a recording is deleted. */
+const DELETES_IN_FLIGHT = 32;
+
+export class EventDeleter {
+  private readonly logger = new Logger('event-store');
+
+  constructor(
+    private readonly messages: RecordingMessages,
+    private readonly scanner: MessageScanner,
+  ) {}
+
+  /**
+   * Appends a deletion marker (seq D), then deletes every message of the recording below D. The
+   * projectors remove the recording's rows below D when they apply the marker, so the stream and the
+   * projections agree on the same cut: events written for the same id after D are a new recording in
+   * both. Returns the messages deleted and the marker's stream sequence.
+   *
+   * Not a filtered stream purge: on nats-server before 2.10.11 a purge filtered on one recording
+   * moves every consumer with a wider filter past the stream's last message (nats-io/nats-server
+   * #3838, #5075), so the projector skipped other recordings' acknowledged batches written while it
+   * was between two pulls, and concurrent reads of other recordings came up short. Deleting single
+   * messages moves no consumer.
+   */
+  async deleteRecording(tenantId: string, recordingId: string): Promise<{ deleted: number; markerSeq: number }> {
+    this.messages.assertConnected();
+    const h = natsHeaders();
+    const id = `del.${randomUUID()}`;
+    h.set(H.batch, id);
+    const marker = await this.messages.publish(recordingSubject(tenantId, recordingId, 'del'), new TextEncoder().encode(JSON.stringify({ deletedAt: Date.now() })), id, h);
+    return { deleted: await this.deleteMessagesBelow(tenantId, recordingId, marker.seq), markerSeq: marker.seq };
+  }
+
+  /**
+   * The counts a read may start from: when the recording has a deletion marker with messages still
+   * below it (the process died between storing the marker and deleting the last message, or another
+   * deletion is under way), those are deleted first and the recording counted again. Costs two
+   * direct gets more only for a recording that has a deletion marker.
+   */
+  async settle(tenantId: string, recordingId: string, counts: MessageCounts): Promise<MessageCounts> {
+    if (counts.del === 0) return counts;
+    const marker = await this.messages.lastSeq(recordingSubject(tenantId, recordingId, 'del'));
+    if (marker === undefined || !(await this.messages.holdsBelow(tenantId, recordingId, marker))) return counts;
+    // Also seen while another deletion of the recording is still under way (a DELETE elsewhere, a
+    // retention sweep): both delete the same messages, which is harmless; only a crash leaves one.
+    this.logger.log({ msg: 'deleting messages below a deletion marker (a deletion under way elsewhere, or one cut short)', tenantId, recordingId, markerSeq: marker });
+    await this.deleteMessagesBelow(tenantId, recordingId, marker, counts);
+    return this.messages.counts(tenantId, recordingId);
+  }
+
+  /**
+   * Deletes the recording's messages (every kind) with a stream sequence below `belowSeq`; a message
+   * already gone counts as deleted by someone else. Any other failure is a 503: a retry finishes it.
+   */
+  private async deleteMessagesBelow(tenantId: string, recordingId: string, belowSeq: number, counts?: MessageCounts): Promise<number> {
+    try {
+      return await this.deleteEachBelow(tenantId, recordingId, belowSeq, counts);
+    } catch (e) {
+      if (e instanceof AppError) throw e;
+      this.logger.warn({ msg: 'deleting a recording\'s messages failed', err: String((e as Error).message) });
+      throw new StoreUnavailable('Event store (NATS JetStream) could not delete the recording; retry');
+    }
+  }
+
+  private async deleteEachBelow(tenantId: string, recordingId: string, belowSeq: number, counts?: MessageCounts): Promise<number> {
+    const c = counts ?? (await this.messages.counts(tenantId, recordingId));
+    const seqs: number[] = [];
+    for await (const m of this.scanner.scan(recordingWildcard(tenantId, recordingId), { headersOnly: true, startSeq: 0, expected: c.ev + c.meta + c.del })) {
+      if (m.seq >= belowSeq) break;
+      seqs.push(m.seq);
+    }
+    let deleted = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < seqs.length) {
+        const seq = seqs[next++];
+        try {
+          if (await this.messages.delete(seq)) deleted++;
+        } catch (e) {
+          // Already gone (a concurrent deletion or retention sweep) is what was wanted.
+          if (!isAlreadyDeleted(e)) throw e;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, seqs.length) }, worker));
+    return deleted;
+  }
+}
