@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { CHROMIUM_ARGS } from '../src/rendering/browser-pool';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../test/harness/browser';
 import { descendants } from '../test/harness/proc';
 import { fixtureHtml, playBusyFixture, recordedEvents, startRecording, startServer } from '../test/integration/rendering-fixtures';
 import { BenchContext, BenchSection, latencySummary, now } from './bench-kit';
@@ -20,7 +20,11 @@ const TARGETS = { warmP50Ms: 150, warmP95Ms: 400, coldMs: 2000 };
 
 type Ev = { type: number; timestamp: number; data: unknown };
 
-/** ~1000 events: the fixture page with its panel rewritten 990 times, 2 ms apart. */
+/**
+ * ~1000 events: the fixture page with its panel rewritten 990 times, 2 ms apart. Recorded in a browser
+ * of the bench with the tests' arguments: it loads the fixture from a loopback server, which the
+ * renderer's no-network arguments (src/rendering) rightly refuse.
+ */
 async function recordBusyPage(chromiumPath: string): Promise<Ev[]> {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
   const { server, origin } = await startServer((_req, res, url) => {
