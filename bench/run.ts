@@ -3,7 +3,7 @@
 // Bounded in count and time; a benchmark, never a timed test. With BENCH_SMOKE=1 (`npm test`) every
 // section runs once at a tiny size and the results go to a temporary directory. Exit code 1 when a
 // section failed (the others still run, and the results are written).
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startStack } from '../test/harness/stack';
@@ -41,6 +41,9 @@ async function main() {
   } finally {
     await service.stop();
     await Promise.all(procs.map((p) => p.stop()));
+    // The stack's data (the listing section's is over a gigabyte) goes, unless a failure needs its logs.
+    if (failed.length || process.env.TAPEDECK_KEEP_TEST_DATA) log(`the stack's data and logs are in ${env.dir}`);
+    else rmSync(env.dir, { recursive: true, force: true });
   }
   const out = {
     date: new Date().toISOString(),
