@@ -10,6 +10,15 @@ import { JetStreamEventStore } from '../src/infrastructure/nats/event-store';
 import { NatsClient } from '../src/infrastructure/nats/nats-connection';
 import type { TestEnv } from '../test/harness/stack';
 
+/**
+ * BENCH_SMOKE=1 (run by `npm test`): every section once at a tiny size, to prove it still runs; its
+ * figures mean nothing.
+ */
+export const SMOKE = process.env.BENCH_SMOKE === '1';
+
+/** A size of the real bench, or the tiny one of a smoke run. */
+export const sized = <T>(full: T, smoke: T): T => (SMOKE ? smoke : full);
+
 export interface BenchContext {
   env: TestEnv;
   /** Process ids of the stack's parts, for CPU accounting. */

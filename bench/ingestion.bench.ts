@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { AckPolicy, connect, NatsConnection } from 'nats';
 import WebSocket from 'ws';
 import { BARE_PROXY_STREAM } from './bare-proxy';
-import { BenchContext, BenchSection, cpuMeter, latencySummary, makeBatch, now, pool } from './bench-kit';
+import { BenchContext, BenchSection, cpuMeter, latencySummary, makeBatch, now, pool, sized } from './bench-kit';
 
-const BATCHES = 4000;
+const BATCHES = sized(4000, 20);
 const EVENTS_PER_BATCH = 50;
 const RAW_IN_FLIGHT = 64;
 const HTTP_CONCURRENCY = 32;

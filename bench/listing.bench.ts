@@ -9,13 +9,13 @@ import type { RrwebEvent } from '../src/domain/rrweb-event';
 import type { RebuildReport } from '../src/projections/rebuild/projection-rebuild';
 import { runCli } from '../test/harness/cli';
 import type { TestEnv } from '../test/harness/stack';
-import { appendEvents, benchEventStore, BenchSection, get, latencySummary, now, pool, sleep, waitForProjector } from './bench-kit';
+import { appendEvents, benchEventStore, BenchSection, get, latencySummary, now, pool, sized, sleep, waitForProjector } from './bench-kit';
 
-const RECORDINGS = Number(process.env.BENCH_LIST_RECORDINGS ?? 100_000);
+const RECORDINGS = Number(process.env.BENCH_LIST_RECORDINGS ?? sized(100_000, 300));
 const BATCHES_PER_RECORDING = 3;
 const PUBLISH_IN_FLIGHT = 64;
-const REQUESTS = 100;
-const WARMUP = 10;
+const REQUESTS = sized(100, 2);
+const WARMUP = sized(10, 1);
 const PLANS = ['free', 'pro', 'team', 'enterprise'];
 const COUNTRIES = 20;
 

@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { list, sql } from '../src/infrastructure/clickhouse/sql';
-import { benchClickHouse, BenchSection, latencySummary, makeBatch, now, projectorLag, sleep } from './bench-kit';
+import { benchClickHouse, BenchSection, latencySummary, makeBatch, now, projectorLag, sized, sleep } from './bench-kit';
 
-const RATE_PER_SECOND = 100;
-const SECONDS = 30;
+const RATE_PER_SECOND = sized(100, 20);
+const SECONDS = sized(30, 1);
 const EVENTS_PER_BATCH = 50;
 const RECORDINGS = 50;
 const POLL_MS = 20;

@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { BenchContext, BenchSection, latencySummary, makeBatch, now } from './bench-kit';
+import { BenchContext, BenchSection, latencySummary, makeBatch, now, sized } from './bench-kit';
 
-const RECORDINGS = 20;
-const PAGE_VIEWS = 4;
-const EVENTS_PER_PAGE_VIEW = 1000;
+const RECORDINGS = sized(20, 2);
+const PAGE_VIEWS = sized(4, 1);
+const EVENTS_PER_PAGE_VIEW = sized(1000, 50);
 const POST_BATCH = 250;
-const RUNS = 5;
+const RUNS = sized(5, 1);
 const PROP = 'benchSession';
 
 type Ev = { type: number; timestamp: number; data: Record<string, unknown> };

@@ -5,14 +5,14 @@
 // a small recording read twice first stands for the reads a running service has served before.
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { appendEvents, benchEventStore, BenchSection, cpuMeter, get, makeBatch, now, pool, rssMiB, sampleRss, sleep, waitForProjector } from './bench-kit';
+import { appendEvents, benchEventStore, BenchSection, cpuMeter, get, makeBatch, now, pool, rssMiB, sampleRss, sized, sleep, waitForProjector } from './bench-kit';
 
-const TARGET_BYTES = Number(process.env.BENCH_RETRIEVAL_MB ?? 200) * 1e6;
+const TARGET_BYTES = Number(process.env.BENCH_RETRIEVAL_MB ?? sized(200, 1)) * 1e6;
 const EVENTS_PER_BATCH = 50;
 const PUBLISH_IN_FLIGHT = 8;
-const READS = 3;
+const READS = sized(3, 1);
 /** A small recording (~5 MB) read twice before the measured reads. */
-const WARMUP_BATCHES = 300;
+const WARMUP_BATCHES = sized(300, 10);
 const MARK = Buffer.from('"originalTimestamp":');
 
 /** Counts a marker in a stream of chunks (a marker may straddle two chunks). */

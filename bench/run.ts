@@ -1,11 +1,13 @@
 // `npm run bench`: starts a private stack (nats-server, clickhouse-server, the built service) on free
 // loopback ports, runs every section, and writes bench/results/<timestamp>.json and latest.json.
-// Bounded in count and time; a benchmark, never a timed test.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+// Bounded in count and time; a benchmark, never a timed test. With BENCH_SMOKE=1 (`npm test`) every
+// section runs once at a tiny size and the results go to a temporary directory. Exit code 1 when a
+// section failed (the others still run, and the results are written).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startStack } from '../test/harness/stack';
-import type { BenchSection } from './bench-kit';
+import { BenchSection, SMOKE } from './bench-kit';
 import { ingestionBench } from './ingestion.bench';
 import { listingBench } from './listing.bench';
 import { projectionLagBench } from './projection-lag.bench';
@@ -21,6 +23,7 @@ async function main() {
   const log = (msg: string) => process.stderr.write(msg + '\n');
   const { env, procs, service } = await startStack();
   const results: Record<string, unknown> = {};
+  const failed: string[] = [];
   try {
     for (const s of SECTIONS) {
       if (only.length && !only.includes(s.name)) continue;
@@ -30,6 +33,7 @@ async function main() {
         results[s.name] = await s.run({ env, pids, log });
       } catch (e) {
         results[s.name] = { error: String((e as Error)?.stack ?? e) };
+        failed.push(s.name);
         log(`section ${s.name} failed: ${String(e)}`);
       }
       log(`${s.name}: ${Math.round(performance.now() - t)} ms`);
@@ -37,18 +41,32 @@ async function main() {
   } finally {
     await service.stop();
     await Promise.all(procs.map((p) => p.stop()));
+    // The stack's data (the listing section's is over a gigabyte) goes, unless a failure needs its logs.
+    if (failed.length || process.env.TAPEDECK_KEEP_TEST_DATA) log(`the stack's data and logs are in ${env.dir}`);
+    else rmSync(env.dir, { recursive: true, force: true });
   }
   const out = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+    ...(SMOKE ? { smoke: true } : {}),
     results,
   };
-  const dir = resolve(__dirname, '..', '..', 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
   const stamp = out.date.replace(/[:.]/g, '-');
-  writeFileSync(join(dir, `${stamp}.json`), JSON.stringify(out, null, 2));
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify(mergeLatest(join(dir, 'latest.json'), out), null, 2));
-  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  if (SMOKE) {
+    const file = join(mkdtempSync(join(tmpdir(), 'tapedeck-bench-smoke-')), `${stamp}.json`);
+    writeFileSync(file, JSON.stringify(out, null, 2));
+    log(`smoke run: results in ${file}`);
+  } else {
+    const dir = resolve(__dirname, '..', '..', 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${stamp}.json`), JSON.stringify(out, null, 2));
+    writeFileSync(join(dir, 'latest.json'), JSON.stringify(mergeLatest(join(dir, 'latest.json'), out), null, 2));
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  }
+  if (failed.length) {
+    log(`failed sections: ${failed.join(', ')}`);
+    process.exitCode = 1;
+  }
 }
 
 /**

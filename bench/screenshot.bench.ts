@@ -5,22 +5,30 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { CHROMIUM_ARGS } from '../src/rendering/browser-pool';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../test/harness/browser';
 import { descendants } from '../test/harness/proc';
 import { fixtureHtml, playBusyFixture, recordedEvents, startRecording, startServer } from '../test/integration/rendering-fixtures';
-import { BenchContext, BenchSection, latencySummary, now } from './bench-kit';
+import { BenchContext, BenchSection, latencySummary, now, sized, sleep } from './bench-kit';
 
 const SIZE = 'width=1280&height=720';
-const WARM_REQUESTS = 30;
-const THROUGHPUT_CLIENTS = 8;
-const THROUGHPUT_SECONDS = 10;
-const BURST = 50;
+const WARM_REQUESTS = sized(30, 2);
+const THROUGHPUT_CLIENTS = sized(8, 2);
+const THROUGHPUT_SECONDS = sized(10, 1);
+const BURST = sized(50, 4);
+/** Changes of the fixture's panel while it is recorded (a smoke run's recording is short). */
+const FIXTURE_CHANGES = sized(990, 50);
+/** Settling time after the burst before memory is read again. */
+const SETTLE_MS = sized(2000, 100);
 const TARGETS = { warmP50Ms: 150, warmP95Ms: 400, coldMs: 2000 };
 
 type Ev = { type: number; timestamp: number; data: unknown };
 
-/** ~1000 events: the fixture page with its panel rewritten 990 times, 2 ms apart. */
+/**
+ * ~1000 events: the fixture page with its panel rewritten 990 times, 2 ms apart. Recorded in a browser
+ * of the bench with the tests' arguments: it loads the fixture from a loopback server, which the
+ * renderer's no-network arguments (src/rendering) rightly refuse.
+ */
 async function recordBusyPage(chromiumPath: string): Promise<Ev[]> {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
   const { server, origin } = await startServer((_req, res, url) => {
@@ -32,7 +40,7 @@ async function recordBusyPage(chromiumPath: string): Promise<Ev[]> {
     const page = await context.newPage();
     await page.goto(`${origin}/fixture`);
     await startRecording(page);
-    await playBusyFixture(page);
+    await playBusyFixture(page, FIXTURE_CHANGES);
     return (await recordedEvents(page)) as Ev[];
   } finally {
     await browser.close();
@@ -170,7 +178,7 @@ export const screenshotBench: BenchSection = {
     const burstMs = now() - burstStart;
     sampling = false;
     await sampler;
-    await new Promise((r) => setTimeout(r, 2000));
+    await sleep(SETTLE_MS);
     const rssAfter = await rss();
     const treeAfter = tree();
     const burstOk = burst.filter((r) => r.status === 200);

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# The README's test command (npm test): installs what is missing, builds, then runs the unit specs
-# and the end-to-end specs (which start their own nats-server, clickhouse-server and Chromium), and
+# The README's test command (npm test): installs what is missing, builds, runs every bench section
+# once at a tiny size, then runs the unit specs and the end-to-end specs (which start their own nats-server, clickhouse-server and Chromium), and
 # the SQL-heavy end-to-end specs once more against a current ClickHouse (chDB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 export PATH="$PATH:/usr/sbin"
 npm run build --silent
-# Jest strips types without checking them: type-check the tests and the bench code here.
+# Jest strips types without checking them: type-check the tests and the bench code here (the bench is
+# compiled to dist-bench/, for the smoke run below).
 npx tsc --noEmit -p test/tsconfig.json
-npx tsc --noEmit -p bench/tsconfig.json
+npx tsc -p bench/tsconfig.json
+# Every bench section once at a tiny size on a private stack (about 20 s): a section that no longer
+# runs fails the tests; no figure is checked, and bench/results/ is left alone.
+if [ $# -eq 0 ]; then
+  BENCH_SMOKE=1 node dist-bench/bench/run.js
+fi
 npx jest --selectProjects unit --ci "$@"
 npx jest --selectProjects e2e --ci --runInBand "$@"
 # The specs whose SQL reaches every ClickHouse table, again against the current ClickHouse engine that

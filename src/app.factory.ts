@@ -9,7 +9,7 @@ import { adminSchemas } from './admin/admin-responses.schemas';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
 import { BASE_SECURITY_HEADERS, clientErrorHandler, CORS_EXPOSED_HEADERS, framedErrorCsp, frameworkErrors } from './common/security-headers';
-import { JsonLogger, redactUrl } from './common/json-logger';
+import { createLogger, Logger, nestLogger } from './common/logger';
 import { lingerAfterEarlyAnswer } from './common/lingering-close';
 import { malformedQueryEncoding } from './common/query-encoding';
 import type { AppConfig } from './config/config';
@@ -20,7 +20,9 @@ const RAW_BODY_TYPES = ['application/json', 'application/x-ndjson', 'application
 /** How long a connection answered before its body was read stays open to take the rest (common/lingering-close.ts). */
 const LINGER_MS = 5000;
 
-export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean } = {}): Promise<NestFastifyApplication> {
+/** `logger`: the process's one logger (main.ts makes it first, to log the start), else one for LOG_LEVEL. */
+export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean; logger?: Logger } = {}): Promise<NestFastifyApplication> {
+  const logger = opts.logger ?? createLogger(cfg.LOG_LEVEL);
   const adapter = new FastifyAdapter({
     bodyLimit: cfg.INGEST_MAX_BODY_BYTES,
     // Fastify's default is no limit, so a client sending its body a byte at a time held a connection
@@ -36,16 +38,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
     // Per-request log lines only at debug level. (The top-level disableRequestLogging option printed a
     // non-JSON deprecation warning on every start.)
     logController: new LogController({ disableRequestLogging: cfg.LOG_LEVEL !== 'debug' }),
-    logger:
-      cfg.LOG_LEVEL === 'silent'
-        ? false
-        : {
-            level: cfg.LOG_LEVEL,
-            serializers: {
-              // Never log credentials: no headers, and token/signature removed from URLs.
-              req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
-            },
-          },
+    loggerInstance: logger,
     // replayValue may be 500 characters, percent-encoded up to 9 bytes each.
     routerOptions: { maxParamLength: 8192 },
     clientErrorHandler,
@@ -91,7 +84,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg), adapter, {
-    logger: new JsonLogger(cfg.LOG_LEVEL),
+    logger: nestLogger(logger),
     bufferLogs: false,
     bodyParser: false,
   });

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
+import { createLogger } from './common/logger';
 import { ConfigError, loadConfig } from './config/config';
 
 async function main() {
@@ -13,13 +14,14 @@ async function main() {
     }
     throw e;
   }
-  const app = await createApp(cfg);
+  const logger = createLogger(cfg.LOG_LEVEL);
+  const app = await createApp(cfg, { logger });
   await app.listen({ port: cfg.PORT, host: cfg.HOST });
-  const url = await app.getUrl();
-  process.stdout.write(JSON.stringify({ level: 30, time: Date.now(), msg: 'tapedeck listening', url, role: cfg.TAPEDECK_ROLE }) + '\n');
+  logger.info({ url: await app.getUrl(), role: cfg.TAPEDECK_ROLE }, 'tapedeck listening');
 }
 
 main().catch((e) => {
-  process.stderr.write(JSON.stringify({ level: 60, time: Date.now(), msg: 'failed to start', err: String((e as Error)?.stack ?? e) }) + '\n');
+  // Whatever LOG_LEVEL says: a service that did not start says why.
+  createLogger('fatal').fatal({ err: String((e as Error)?.stack ?? e) }, 'failed to start');
   process.exit(1);
 });

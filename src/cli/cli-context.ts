@@ -1,5 +1,5 @@
 // The clients a CLI run needs, opened on first use and closed once the command ends.
-import { withoutCredentials } from '../common/json-logger';
+import { withoutCredentials } from '../common/redact';
 import type { AppConfig } from '../config/config';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { NatsClient } from '../infrastructure/nats/nats-connection';

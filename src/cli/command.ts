@@ -1,3 +1,4 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AppConfig } from '../config/config';
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
@@ -30,3 +31,22 @@ export type CommandMap = Record<string, CommandHandler>;
 
 /** Thrown for bad arguments: main prints the message and exits with 2. */
 export class UsageError extends Error {}
+
+/** A command's options, in node:util parseArgs' terms. */
+export type ArgOptions = NonNullable<ParseArgsConfig['options']>;
+export type ArgValues = Record<string, string | boolean | string[] | undefined>;
+
+/**
+ * The words after a command's name, through node:util parseArgs: strict (an unknown option or a
+ * missing value is a UsageError with parseArgs' message), positionals allowed, and `--help`/`-h`
+ * known to every command.
+ */
+export function parseCommandArgs(argv: readonly string[], options: ArgOptions): { values: ArgValues; positionals: string[] } {
+  try {
+    return parseArgs({ args: [...argv], options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((e as Error).message);
+    throw e;
+  }
+}

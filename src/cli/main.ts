@@ -1,7 +1,7 @@
 // The operator CLI: `node dist/cli/main.js <command> [args]` (`npm run cli -- …`). Commands are a
 // map from name to handler; feature files export their part of the map and it is merged here.
 import { Logger } from '@nestjs/common';
-import { JsonLogger } from '../common/json-logger';
+import { createLogger, nestLogger } from '../common/logger';
 import { ConfigError, loadConfig } from '../config/config';
 import { createCliContext } from './cli-context';
 import { CommandMap, UsageError } from './command';
@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const found = resolveCommand(COMMANDS, argv)!;
   const cfg = loadConfig();
-  Logger.overrideLogger(new JsonLogger(cfg.LOG_LEVEL === 'debug' ? 'debug' : 'warn'));
+  Logger.overrideLogger(nestLogger(createLogger(cfg.LOG_LEVEL === 'debug' ? 'debug' : 'warn')));
   const ctx = createCliContext(cfg);
   try {
     return (await COMMANDS[found.name](found.args, ctx)) ?? 0;

@@ -8,7 +8,7 @@ import { PROJECTIONS } from '../projections/projections.registry';
 import { describeLeftover, findLeftovers, RebuildLeftover } from '../projections/rebuild/leftovers';
 import { ProgressPrinter } from '../projections/rebuild/progress';
 import { RebuildStopped, rebuildProjection } from '../projections/rebuild/projection-rebuild';
-import { command, CommandMap, UsageError } from './command';
+import { ArgOptions, ArgValues, command, CommandMap, parseCommandArgs, UsageError } from './command';
 
 const errText = (e: unknown) => String((e as Error)?.message ?? e);
 
@@ -29,21 +29,23 @@ export const REBUILD_BATCH = 2000;
 const REBUILD_USAGE = 'projections rebuild [name] [--batch <1-10000>]';
 const STATUS_USAGE = 'projections status [name] [--json]';
 
-export function parseRebuildArgs(args: readonly string[]): { name?: string; batch: number } {
-  const rest: string[] = [];
-  let batch = REBUILD_BATCH;
-  for (let i = 0; i < args.length; i++) {
-    const m = /^--batch(?:=(.*))?$/.exec(args[i]);
-    if (!m) {
-      rest.push(args[i]);
-      continue;
-    }
-    const v = m[1] ?? args[++i] ?? '';
-    if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000) throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\nusage: ${REBUILD_USAGE}`);
-    batch = Number(v);
+/** A projection command's arguments: at most one positional (the projection's name); any misuse answers the usage. */
+function projectionArgs(args: readonly string[], options: ArgOptions, usage: string): { values: ArgValues; name?: string } {
+  try {
+    const { values, positionals } = parseCommandArgs(args, options);
+    if (positionals.length <= 1) return { values, name: positionals[0] };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
   }
-  if (rest.length > 1 || rest.some((a) => a.startsWith('-'))) throw new UsageError(`usage: ${REBUILD_USAGE}`);
-  return { name: rest[0], batch };
+  throw new UsageError(`usage: ${usage}`);
+}
+
+export function parseRebuildArgs(args: readonly string[]): { name?: string; batch: number } {
+  const { values, name } = projectionArgs(args, { batch: { type: 'string' } }, REBUILD_USAGE);
+  const v = values.batch;
+  if (typeof v !== 'string') return { name, batch: REBUILD_BATCH };
+  if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000) throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\nusage: ${REBUILD_USAGE}`);
+  return { name, batch: Number(v) };
 }
 
 export const projectionCommands: CommandMap = {
@@ -99,12 +101,10 @@ export const projectionCommands: CommandMap = {
   }),
 
   'projections status': command(STATUS_USAGE, async (args, ctx) => {
-    const json = args.includes('--json');
-    const rest = args.filter((a) => a !== '--json');
-    if (rest.length > 1) throw new UsageError(`usage: ${STATUS_USAGE}`);
+    const { values, name } = projectionArgs(args, { json: { type: 'boolean' } }, STATUS_USAGE);
     const nats = await ctx.nats();
     const rows: { projection: string; consumer: string; lag?: ProjectionLag; error?: string; leftovers?: RebuildLeftover[]; leftoversError?: string }[] = [];
-    for (const p of select(rest[0])) {
+    for (const p of select(name)) {
       const source = new JetStreamProjectionSource(nats, p, ctx.cfg);
       const row: (typeof rows)[number] = { projection: p.name, consumer: consumerName(p) };
       try {
@@ -120,7 +120,7 @@ export const projectionCommands: CommandMap = {
       }
       rows.push(row);
     }
-    if (json) {
+    if (values.json) {
       ctx.stdout.write(JSON.stringify(rows) + '\n');
     } else {
       for (const r of rows) {

@@ -62,8 +62,7 @@ export async function runCli(name: string, usage: string, io: CliIo, prepare: ()
     await work(io);
     return 0;
   } catch (e) {
-    const code = (e as { code?: unknown } | null)?.code;
-    const usageError = e instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
+    const usageError = e instanceof UsageError;
     io.err(`tapedeck ${name}: ${e instanceof Error ? e.message : String(e)}`);
     if (usageError) io.err(`usage: tapedeck ${usage}`);
     const invalid = usageError || e instanceof ValidationError || (e instanceof AppError && e.code === 'bad_request');

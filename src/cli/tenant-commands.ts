@@ -3,32 +3,30 @@
 // as the bootstrap and the admin API. Keys and generated secrets are printed once, alone on stdout
 // (scriptable); notes go to stderr. Exit codes: 0 ok, 1 operation failed, 2 usage or bad input.
 import 'reflect-metadata';
-import { parseArgs, ParseArgsConfig } from 'node:util';
 import { hashKey, keyHandle, kindOfKey } from '../auth/key-material';
 import { createKeySchema, createSigningKeySchema, createTenantSchema, signingKeyIdSchema, tenantIdSchema, updateTenantSchema } from '../admin/admin.schemas';
 import { LinkResource, recordingScope, replayScope } from '../admin/presigned-link';
 import type { TenantAdmin } from '../admin/tenant-admin.service';
 import { parseWith } from '../common/validation';
-import type { CliContext, CommandMap } from './command';
-import { command, UsageError } from './command';
+import type { ArgOptions, ArgValues, CliContext, CommandMap } from './command';
+import { command, parseCommandArgs, UsageError } from './command';
 import { AdminSession, CliIo, contextIo, openTenantAdmin, runCli, table } from './tenant-cli-support';
 
-type Values = Record<string, string | boolean | string[] | undefined>;
 interface Spec {
   usage: string;
-  options: NonNullable<ParseArgsConfig['options']>;
+  options: ArgOptions;
   positionals?: number;
-  run(v: Values, pos: string[], admin: TenantAdmin, io: CliIo): Promise<void>;
+  run(v: ArgValues, pos: string[], admin: TenantAdmin, io: CliIo): Promise<void>;
 }
 
 const tenant = { tenant: { type: 'string' } } as const;
 const json = { json: { type: 'boolean' } } as const;
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-const tenantOf = (v: Values) => parseWith(tenantIdSchema, need(v, 'tenant'), 'arguments: --tenant');
+const tenantOf = (v: ArgValues) => parseWith(tenantIdSchema, need(v, 'tenant'), 'arguments: --tenant');
 const date = (ms: number) => new Date(ms).toISOString();
 const num = (v: unknown) => (typeof v === 'string' ? Number(v) : undefined);
 
-function need(v: Values, name: string): string {
+function need(v: ArgValues, name: string): string {
   const s = str(v[name]);
   if (s === undefined) throw new UsageError(`--${name} is required`);
   return s;
@@ -155,7 +153,7 @@ export function makeTenantCommands(open: (ctx: CliContext) => Promise<AdminSessi
       name,
       command(spec.usage, (argv, ctx) =>
         runCli(name, spec.usage, io ?? contextIo(ctx), () => {
-          const { values, positionals } = parseArgs({ args: argv, options: { ...spec.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+          const { values, positionals } = parseCommandArgs(argv, spec.options);
           if (values.help) return 'help';
           if (positionals.length !== (spec.positionals ?? 0)) throw new UsageError(`expected ${spec.positionals ?? 0} argument(s), got ${positionals.length}`);
           return async (cliIo: CliIo) => {

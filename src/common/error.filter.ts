@@ -5,7 +5,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, headersOf, statusOf } from './app-error';
-import { redactUrl } from './json-logger';
+import { redactUrl } from './redact';
 import { setReplyHeaders } from './reply-headers';
 import { ValidationError } from './validation';
 

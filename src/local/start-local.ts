@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createApp } from '../app.factory';
-import { withoutCredentials } from '../common/json-logger';
+import { withoutCredentials } from '../common/redact';
 import { ConfigError, loadConfig } from '../config/config';
 import { ManagedProcess, startClickHouse, startNats } from './processes';
 

@@ -127,16 +127,16 @@ export async function playAnimated(page: Page): Promise<{ at: number; live: Buff
   return { at, live };
 }
 
-/** About 1000 events on a recording page: the fixture's panel rewritten 990 times, 2 ms apart. */
-export async function playBusyFixture(page: Page): Promise<void> {
-  await page.evaluate(async () => {
+/** About 1000 events on a recording page: the fixture's panel rewritten 990 times (or `changes`), 2 ms apart. */
+export async function playBusyFixture(page: Page, changes = 990): Promise<void> {
+  await page.evaluate(async (changes) => {
     const panel = document.getElementById('panel')!;
-    for (let i = 0; i < 990; i++) {
+    for (let i = 0; i < changes; i++) {
       panel.textContent = `tick ${i}`;
       if (i % 100 === 0) panel.classList.toggle('open');
       await new Promise((r) => setTimeout(r, 2));
     }
-  });
+  }, changes);
   await page.waitForTimeout(100);
 }
 

@@ -2,7 +2,7 @@
 // a publish can be expected to succeed now, so ingestion answers 503 at once while NATS is away.
 import { Logger } from '@nestjs/common';
 import { connect, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
-import { withoutCredentials } from '../../common/json-logger';
+import { withoutCredentials } from '../../common/redact';
 import type { AppConfig } from '../../config/config';
 
 /** How long a process waits for its first NATS connection before it gives up (as start-up's other NATS steps). */

@@ -1,4 +1,4 @@
-import { JsonLogger, redactUrl, withoutCredentials } from './json-logger';
+import { redactUrl, withoutCredentials } from './redact';
 
 describe('redactUrl', () => {
   it('removes token and signature values, keeping the other parameters', () => {
@@ -35,19 +35,3 @@ describe('withoutCredentials', () => {
     expect(withoutCredentials('http://h:8123/path@not-userinfo')).toBe('http://h:8123/path@not-userinfo');
   });
 });
-
-describe('JsonLogger', () => {
-  it('logs an Error by its message and stack (Nest hands start-up failures over as Errors)', () => {
-    const lines: string[] = [];
-    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
-    try {
-      new JsonLogger('info').error(new Error('ClickHouse URL protocol must be either http or https'));
-    } finally {
-      spy.mockRestore();
-    }
-    const logged = JSON.parse(lines[0]);
-    expect(logged).toMatchObject({ level: 50, msg: 'ClickHouse URL protocol must be either http or https' });
-    expect(logged.err).toMatch(/^Error: ClickHouse URL protocol/);
-  });
-});
-
