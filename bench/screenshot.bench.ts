@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { CHROMIUM_ARGS } from '../src/rendering/browser-pool';
+import { CHROMIUM_ARGS } from '../src/rendering/browser-pool/browser-pool';
 import { chromium } from 'playwright-core';
 import { descendants } from '../test/harness/proc';
 import { fixtureHtml, playBusyFixture, recordedEvents, startRecording, startServer } from '../test/integration/rendering-fixtures';

@@ -4,10 +4,10 @@
 // request, and stream sequences are never reused, so an append, a deletion or a re-ingestion after a
 // deletion all give a new key. Loaded events must hold replayable documents (see assertRenderable).
 import { Injectable } from '@nestjs/common';
-import { AppError, notFound } from '../common/app-error';
-import { EventType, RrwebEvent } from '../domain/rrweb-event';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
-import { RecordingEventsService } from '../recordings/recording-events.service';
+import { AppError, notFound } from '../../common/app-error';
+import { EventType, RrwebEvent } from '../../domain/rrweb-event';
+import { JetStreamEventStore } from '../../infrastructure/nats/event-store';
+import { RecordingEventsService } from '../../recordings/recording-events.service';
 
 export interface RenderSource {
   contentKey: string;

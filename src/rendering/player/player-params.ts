@@ -1,8 +1,8 @@
 // Query validation for the hosted player page. eventsUrl may only point at our own origin:
 // a relative reference, or an absolute http(s) URL whose origin is the request's.
 import { z } from 'zod';
-import { parseWith, queryBoolean } from '../common/validation';
-import { parseTimeSelector, TimeSelector } from './time-selector';
+import { parseWith, queryBoolean } from '../../common/validation';
+import { parseTimeSelector, TimeSelector } from '../shared/time-selector';
 
 export type PlayerMode = 'standard' | 'minimal' | 'capture';
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../common/validation';
+import { ValidationError } from '../../common/validation';
 import { parseScreenshotQuery, resolveScreenshotSize } from './screenshot-params';
 
 describe('parseScreenshotQuery', () => {

@@ -3,17 +3,17 @@
 // replay pages by contentKey, so a repeat screenshot of a recording only seeks and shoots.
 // contentKey must change whenever the recording's events change (e.g. id + last sequence).
 import { createHash } from 'node:crypto';
-import { AppError } from '../common/app-error';
-import type { RrwebEvent } from '../domain/rrweb-event';
-import type { BrowserLease, BrowserPool } from './browser-pool';
+import { AppError } from '../../common/app-error';
+import type { RrwebEvent } from '../../domain/rrweb-event';
+import type { BrowserLease, BrowserPool } from '../browser-pool/browser-pool';
 import { encodeImage } from './image-encoder';
 import type { ImageFormat } from './image-format';
 import { LruCache } from './lru-cache';
 import { RecordingSummary, summarizeRecording, viewportAt } from './recording-summary';
 import { ReplayPage } from './replay-page';
 import { resolveScreenshotSize, Viewport } from './screenshot-params';
-import { resolvePosition, TimeSelector } from './time-selector';
-import { untilAborted } from './until-aborted';
+import { resolvePosition, TimeSelector } from '../shared/time-selector';
+import { untilAborted } from '../browser-pool/until-aborted';
 
 export interface ScreenshotRendererOptions {
   /** RENDER_TIMEOUT_MS, applied to every page operation. */

@@ -6,7 +6,7 @@
 // on a fresh browser, then answered 503. The browser is replaced after `recycleAfter` renders.
 import { Logger } from '@nestjs/common';
 import { chromium, type Browser } from 'playwright-core';
-import { AppError, StoreUnavailable } from '../common/app-error';
+import { AppError, StoreUnavailable } from '../../common/app-error';
 import { AdmissionQueue } from './admission-queue';
 
 export interface BrowserPoolOptions {

@@ -1,7 +1,7 @@
 // Output format negotiation for screenshots: a path extension wins, then the Accept header
 // (q-values respected, most specific range first), then PNG.
-import { AppError } from '../common/app-error';
-import { qualityList } from '../common/quality-list';
+import { AppError } from '../../common/app-error';
+import { qualityList } from '../../common/quality-list';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { RrwebEvent } from '../domain/rrweb-event';
-import type { BrowserLease, BrowserPool } from './browser-pool';
+import type { RrwebEvent } from '../../domain/rrweb-event';
+import type { BrowserLease, BrowserPool } from '../browser-pool/browser-pool';
 import { ScreenshotRenderer, ScreenshotRequest } from './screenshot-renderer';
 
 class MockReplayPage {

@@ -1,5 +1,5 @@
-import { AppError } from '../common/app-error';
-import type { RecordingRenderSource } from './recording-render-source';
+import { AppError } from '../../common/app-error';
+import type { RecordingRenderSource } from '../shared/recording-render-source';
 import type { ScreenshotRenderer, ScreenshotRequest } from './screenshot-renderer';
 import { etagMatches, ScreenshotService, screenshotMaxAge } from './screenshot.service';
 

@@ -1,6 +1,6 @@
 // What the renderer needs to know about a recording before touching a browser: its time range,
 // its viewports (rrweb Meta events and window resizes) and whether it can be replayed at all.
-import { EventType, RrwebEvent } from '../domain/rrweb-event';
+import { EventType, RrwebEvent } from '../../domain/rrweb-event';
 import type { Viewport } from './screenshot-params';
 
 /** rrweb's IncrementalSource code of a window resize (an IncrementalSnapshot's data.source). */

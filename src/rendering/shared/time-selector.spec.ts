@@ -1,4 +1,4 @@
-import { AppError } from '../common/app-error';
+import { AppError } from '../../common/app-error';
 import { parseTimeSelector, resolvePosition } from './time-selector';
 
 const codeOf = (fn: () => unknown): string | undefined => {

@@ -1,6 +1,6 @@
 // Playback position selectors shared by the screenshot and player endpoints:
 // `offset:<ms>` (negative counts back from the end), `percent:<0..100>`, `epoch:<ms>`.
-import { AppError } from '../common/app-error';
+import { AppError } from '../../common/app-error';
 
 export type TimeSelector =
   | { kind: 'offset'; value: number }

@@ -1,8 +1,8 @@
 // Screenshot query validation (400 on bad input) and the spec's size derivation from the
 // recording's viewport ratio.
 import { z } from 'zod';
-import { parseWith, queryInt } from '../common/validation';
-import { parseTimeSelector, TimeSelector } from './time-selector';
+import { parseWith, queryInt } from '../../common/validation';
+import { parseTimeSelector, TimeSelector } from '../shared/time-selector';
 
 export const MAX_SCREENSHOT_SIDE = 4096;
 const DEFAULT_WIDTH = 1280;

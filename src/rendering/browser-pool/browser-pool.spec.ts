@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Browser } from 'playwright-core';
-import { AppError } from '../common/app-error';
+import { AppError } from '../../common/app-error';
 import { BrowserLease, BrowserPool } from './browser-pool';
 
 class FakeBrowser extends EventEmitter {

@@ -4,11 +4,11 @@
 import { applyDecorators, Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Auth, CurrentAuth } from '../auth/auth.decorator';
-import type { AuthContext } from '../auth/auth-context';
-import { setReplyHeaders } from '../common/reply-headers';
-import { parseWith, uuidParam } from '../common/validation';
-import { ApiBadRequest, ApiTextError } from '../recordings/recordings-query.openapi';
+import { Auth, CurrentAuth } from '../../auth/auth.decorator';
+import type { AuthContext } from '../../auth/auth-context';
+import { setReplyHeaders } from '../../common/reply-headers';
+import { parseWith, uuidParam } from '../../common/validation';
+import { ApiBadRequest, ApiTextError } from '../../recordings/recordings-query.openapi';
 import { MAX_SCREENSHOT_SIDE } from './screenshot-params';
 import { ScreenshotService } from './screenshot.service';
 

@@ -3,7 +3,7 @@
 // it (422 outside its range, 503 over capacity). Conditional requests compare the strong ETag.
 import { Injectable } from '@nestjs/common';
 import { negotiateImageFormat } from './image-format';
-import { RecordingRenderSource } from './recording-render-source';
+import { RecordingRenderSource } from '../shared/recording-render-source';
 import { parseScreenshotQuery } from './screenshot-params';
 import { RenderedImage, ScreenshotRenderer } from './screenshot-renderer';
 

@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { FINISH_ANIMATIONS } from './finish-animations';
-import { REPLAY_FIXES } from './replay-fixes';
-import { SKIP_BAD_EVENTS } from './skip-bad-events';
+import { FINISH_ANIMATIONS } from '../in-page/finish-animations';
+import { REPLAY_FIXES } from '../in-page/replay-fixes';
+import { SKIP_BAD_EVENTS } from '../in-page/skip-bad-events';
 import type { Viewport } from './screenshot-params';
-import { untilAborted } from './until-aborted';
+import { untilAborted } from '../browser-pool/until-aborted';
 
 export const MAX_PAGE_SIDE = 4096;
 

@@ -1,4 +1,4 @@
-import type { RrwebEvent } from '../domain/rrweb-event';
+import type { RrwebEvent } from '../../domain/rrweb-event';
 import { assertRenderable } from './recording-render-source';
 
 const snapshot = (node: unknown): RrwebEvent => ({ type: 2, timestamp: 1, data: { node, initialOffset: { left: 0, top: 0 } } });

@@ -4,11 +4,11 @@
 import { applyDecorators, Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Auth, CurrentAuth } from '../auth/auth.decorator';
-import type { AuthContext } from '../auth/auth-context';
-import { setReplyHeaders } from '../common/reply-headers';
-import { parseWith, uuidParam } from '../common/validation';
-import { ApiBadRequest, ApiTextError, QUERY_BOOLEAN } from '../recordings/recordings-query.openapi';
+import { Auth, CurrentAuth } from '../../auth/auth.decorator';
+import type { AuthContext } from '../../auth/auth-context';
+import { setReplyHeaders } from '../../common/reply-headers';
+import { parseWith, uuidParam } from '../../common/validation';
+import { ApiBadRequest, ApiTextError, QUERY_BOOLEAN } from '../../recordings/recordings-query.openapi';
 import { PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
 
 const SUMMARY = {

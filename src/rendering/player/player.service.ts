@@ -3,16 +3,16 @@
 // caller's own link (presigned access), a short-lived link signed here (private key), or the
 // caller's same-origin eventsUrl override.
 import { Inject, Injectable } from '@nestjs/common';
-import type { AuthContext } from '../auth/auth-context';
-import { LinkSigner } from '../auth/link-signer';
-import { presignQuery } from '../auth/presign';
-import { AppError, badRequest, notFound } from '../common/app-error';
-import { qualityList } from '../common/quality-list';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import type { AuthContext } from '../../auth/auth-context';
+import { LinkSigner } from '../../auth/link-signer';
+import { presignQuery } from '../../auth/presign';
+import { AppError, badRequest, notFound } from '../../common/app-error';
+import { qualityList } from '../../common/quality-list';
+import { APP_CONFIG, AppConfig } from '../../config/config';
 import { PlayerAssets } from './player-assets';
 import { buildPlayerPage, PlayerPage } from './player-page';
 import { parsePlayerQuery } from './player-params';
-import { RecordingRenderSource } from './recording-render-source';
+import { RecordingRenderSource } from '../shared/recording-render-source';
 
 /** Lifetime of the events link signed for a page requested with the private key. */
 export const PLAYER_EVENTS_TTL_SECONDS = 600;

@@ -1,4 +1,4 @@
-import { AppError } from '../common/app-error';
+import { AppError } from '../../common/app-error';
 import { negotiateImageFormat } from './image-format';
 
 describe('negotiateImageFormat', () => {

@@ -1,7 +1,7 @@
 // Admission control in front of the browser: at most `concurrency` holders, at most `queueLimit`
 // waiters, each waiting at most `waitMs`. Over capacity the caller is refused at once with 503 and
 // Retry-After rather than piling up.
-import { AppError, StoreUnavailable } from '../common/app-error';
+import { AppError, StoreUnavailable } from '../../common/app-error';
 
 interface Waiter {
   grant: () => void;

@@ -1,4 +1,4 @@
-import { ValidationError } from '../common/validation';
+import { ValidationError } from '../../common/validation';
 import { parsePlayerQuery } from './player-params';
 
 describe('parsePlayerQuery', () => {

@@ -1,10 +1,10 @@
-import type { AuthContext } from '../auth/auth-context';
-import type { LinkSigner } from '../auth/link-signer';
-import { AppError } from '../common/app-error';
-import { loadConfig } from '../config/config';
+import type { AuthContext } from '../../auth/auth-context';
+import type { LinkSigner } from '../../auth/link-signer';
+import { AppError } from '../../common/app-error';
+import { loadConfig } from '../../config/config';
 import type { PlayerAssets } from './player-assets';
 import { acceptsHtml, PLAYER_EVENTS_TTL_SECONDS, PlayerService, playerTitle } from './player.service';
-import type { RecordingRenderSource } from './recording-render-source';
+import type { RecordingRenderSource } from '../shared/recording-render-source';
 
 const RID = '0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
 const SECRET: AuthContext = { tenantId: 'acme', credential: 'secret', keyHandle: 'h' };

@@ -2,10 +2,10 @@
 // admits only our inline bootstrap. The page carries no credential of its own: it fetches the
 // events from the (already signed) same-origin eventsUrl.
 import { randomBytes } from 'node:crypto';
-import { isSourceList } from '../common/security-headers';
-import { PLAYER_BOOTSTRAP } from './player-bootstrap';
+import { isSourceList } from '../../common/security-headers';
+import { PLAYER_BOOTSTRAP } from '../in-page/player-bootstrap';
 import type { PlayerMode } from './player-params';
-import type { TimeSelector } from './time-selector';
+import type { TimeSelector } from '../shared/time-selector';
 
 export interface PlayerPageInput {
   /** Same-origin URL of the events, signed by the caller when the viewer is untrusted. */
