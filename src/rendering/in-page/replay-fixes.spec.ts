@@ -1,7 +1,4 @@
-import { REPLAY_FIXES } from './replay-fixes';
-
-// eslint-disable-next-line @typescript-eslint/no-implied-eval
-const replayFixes = new Function(`return (${REPLAY_FIXES});`)() as (events: unknown[]) => string[];
+import { replayFixes } from './replay-fixes';
 
 const el = (id: number, tagName: string, attributes: Record<string, unknown> = {}, childNodes: unknown[] = []) => ({ type: 2, id, tagName, attributes, childNodes });
 

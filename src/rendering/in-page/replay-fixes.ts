@@ -1,4 +1,4 @@
-// Shared by the screenshot page and the hosted player (plain ES5 text, run in the browser):
+// Run in the browser by the screenshot page and the hosted player:
 // `replayFixes(events)` prepares a recording for rrweb's Replayer and returns the style rules to give
 // it (insertStyleRules, put before the page's own styles). Two things rrweb's rebuild gets wrong:
 //
@@ -20,66 +20,80 @@
 //   later Meta event takes its snapshot's time, so until the new page exists the previous one is
 //   shown as it ended (recording-summary.ts sizes that moment by the same rule). The first Meta
 //   stays: it is the recording's start.
-export const REPLAY_FIXES = String.raw`function replayFixes(events) {
-  var widths = {}, heights = {}, canvases = {}, iframes = {};
-  var seenMeta = false, meta = null;
-  for (var m = 0; m < events.length; m++) {
-    var ev = events[m];
-    if (!ev) continue;
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null;
+/** `v[key]` for an object, undefined for anything else (JSON holds no other values with fields). */
+const field = (v: unknown, key: string): unknown => (isObject(v) ? v[key] : undefined);
+
+export function replayFixes(events: readonly unknown[]): string[] {
+  const widths: Record<string, boolean> = {};
+  const heights: Record<string, boolean> = {};
+  const canvases: Record<string, boolean> = {};
+  const iframes: Record<string, boolean> = {};
+  let seenMeta = false;
+  let meta: Json | null = null;
+  for (let m = 0; m < events.length; m++) {
+    const ev = events[m];
+    if (!isObject(ev)) continue;
     if (ev.type === 4) {
       meta = seenMeta ? ev : null;
       seenMeta = true;
     } else if (ev.type === 2 && meta) {
-      if (ev.timestamp > meta.timestamp) meta.timestamp = ev.timestamp;
+      if ((ev.timestamp as number) > (meta.timestamp as number)) meta.timestamp = ev.timestamp;
       meta = null;
     }
   }
-  function size(v) {
-    var s = typeof v === 'number' ? String(v) : v;
+  function size(v: unknown): string | null {
+    const s = typeof v === 'number' ? String(v) : v;
     return typeof s === 'string' && /^\d{1,5}$/.test(s) ? s : null;
   }
-  function noteCanvas(attrs) {
-    if (!attrs || typeof attrs !== 'object') return;
-    var w = size(attrs.width), h = size(attrs.height);
+  function noteCanvas(attrs: unknown): void {
+    if (!isObject(attrs)) return;
+    const w = size(attrs.width);
+    const h = size(attrs.height);
     if (w !== null) widths[w] = true;
     if (h !== null) heights[h] = true;
   }
-  function visit(node, depth) {
-    if (!node || typeof node !== 'object' || depth > 500) return;
+  function visit(node: unknown, depth: number): void {
+    if (!isObject(node) || depth > 500) return;
     if (node.type === 2 && typeof node.tagName === 'string') {
-      var tag = node.tagName.toLowerCase();
+      const tag = node.tagName.toLowerCase();
       if (tag === 'canvas') {
-        canvases[node.id] = true;
+        canvases[String(node.id)] = true;
         noteCanvas(node.attributes);
       } else if (tag === 'iframe') {
-        iframes[node.id] = true;
-        if (node.attributes && typeof node.attributes === 'object') delete node.attributes.srcdoc;
+        iframes[String(node.id)] = true;
+        if (isObject(node.attributes)) delete node.attributes.srcdoc;
       }
     }
-    var kids = node.childNodes;
-    if (kids && kids.length) for (var i = 0; i < kids.length; i++) visit(kids[i], depth + 1);
+    const kids = node.childNodes as ArrayLike<unknown> | null | undefined;
+    if (kids && kids.length) for (let i = 0; i < kids.length; i++) visit(kids[i], depth + 1);
   }
-  for (var i = 0; i < events.length; i++) {
-    var e = events[i], d = e && e.data;
-    if (!d || typeof d !== 'object') continue;
-    if (e.type === 2) visit(d.node, 0);
-    else if (e.type === 3 && d.source === 0) {
-      var adds = d.adds || [], attrs = d.attributes || [], j, a;
-      for (j = 0; j < adds.length; j++) if (adds[j]) visit(adds[j].node, 0);
-      for (j = 0; j < attrs.length; j++) {
-        a = attrs[j];
-        if (!a || !a.attributes || typeof a.attributes !== 'object') continue;
-        if (canvases[a.id]) noteCanvas(a.attributes);
-        if (iframes[a.id]) delete a.attributes.srcdoc;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    const d = field(e, 'data');
+    if (!isObject(d)) continue;
+    const type = field(e, 'type');
+    if (type === 2) visit(d.node, 0);
+    else if (type === 3 && d.source === 0) {
+      const adds = (d.adds || []) as ArrayLike<unknown>;
+      const attrs = (d.attributes || []) as ArrayLike<unknown>;
+      for (let j = 0; j < adds.length; j++) if (adds[j]) visit(field(adds[j], 'node'), 0);
+      for (let j = 0; j < attrs.length; j++) {
+        const a = attrs[j];
+        if (!isObject(a) || !isObject(a.attributes)) continue;
+        if (canvases[String(a.id)]) noteCanvas(a.attributes);
+        if (iframes[String(a.id)]) delete a.attributes.srcdoc;
       }
     }
   }
-  var rules = [
+  const rules = [
     ':where(canvas){display:inline-block;width:300px;height:150px;overflow:hidden;color:transparent}',
-    ':where(canvas) *{visibility:hidden}'
+    ':where(canvas) *{visibility:hidden}',
   ];
-  var n = 0, k;
-  for (k in widths) if (n++ < 500) rules.push(':where(canvas[width="' + k + '"]){width:' + Number(k) + 'px}');
-  for (k in heights) if (n++ < 1000) rules.push(':where(canvas[height="' + k + '"]){height:' + Number(k) + 'px}');
+  let n = 0;
+  for (const k of Object.keys(widths)) if (n++ < 500) rules.push(':where(canvas[width="' + k + '"]){width:' + Number(k) + 'px}');
+  for (const k of Object.keys(heights)) if (n++ < 1000) rules.push(':where(canvas[height="' + k + '"]){height:' + Number(k) + 'px}');
   return rules;
-}`;
+}

@@ -1,11 +1,13 @@
 // The hosted player page: static HTML around rrweb-player, served with a strict CSP whose nonce
-// admits only our inline bootstrap. The page carries no credential of its own: it fetches the
-// events from the (already signed) same-origin eventsUrl.
+// admits only our inline bootstrap (in-page/player-bootstrap.ts, bundled into dist/in-page/). The
+// page carries no credential of its own: it fetches the events from the (already signed)
+// same-origin eventsUrl.
 import { randomBytes } from 'node:crypto';
 import { isSourceList } from '../../common/security-headers';
-import { PLAYER_BOOTSTRAP } from '../in-page/player-bootstrap';
-import type { PlayerMode } from './player-params';
+import type { PlayerPageConfig } from '../in-page/player-config';
+import { inPageScript } from '../shared/in-page-scripts';
 import type { TimeSelector } from '../shared/time-selector';
+import type { PlayerMode } from './player-params';
 
 export interface PlayerPageInput {
   /** Same-origin URL of the events, signed by the caller when the viewer is untrusted. */
@@ -46,7 +48,7 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
   const base = (input.assetsBase ?? '/assets').replace(/\/+$/, '');
   const v = input.assetVersion ? `?v=${encodeURIComponent(input.assetVersion)}` : '';
   const title = input.title ?? 'Session replay';
-  const config = {
+  const config: PlayerPageConfig = {
     eventsUrl: input.eventsUrl,
     controls: input.mode === 'capture' ? false : input.controls,
     autoplay: input.autoplay,
@@ -69,7 +71,7 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
 ${input.mode === 'standard' ? `<header><h1>${escapeHtml(title)}</h1></header>\n` : ''}<main><div id="player"></div><p id="status" role="alert" hidden></p></main>
 <script type="application/json" id="tapedeck-config">${jsonForHtml(config)}</script>
 <script src="${escapeHtml(`${base}/rrweb-player.js${v}`)}"></script>
-<script nonce="${nonce}">${PLAYER_BOOTSTRAP}</script>
+<script nonce="${nonce}">${inPageScript('player-bootstrap')}</script>
 </body>
 </html>
 `;

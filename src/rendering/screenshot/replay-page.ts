@@ -6,11 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { FINISH_ANIMATIONS } from '../in-page/finish-animations';
-import { REPLAY_FIXES } from '../in-page/replay-fixes';
-import { SKIP_BAD_EVENTS } from '../in-page/skip-bad-events';
-import type { Viewport } from './screenshot-params';
 import { untilAborted } from '../browser-pool/until-aborted';
+import { inPageScript } from '../shared/in-page-scripts';
+import type { Viewport } from './screenshot-params';
 
 export const MAX_PAGE_SIDE = 4096;
 
@@ -34,49 +32,8 @@ html,body{margin:0;padding:0;background:#fff;overflow:hidden}
 .replayer-mouse,.replayer-mouse-tail{display:none!important}
 </style></head><body><div id="root"></div></body></html>`;
 
-// The constructor builds the first snapshot on a 1 ms timer; waiting on a later 1 ms timer keeps
-// that from landing on top of our first seek.
-const SETUP = `async (json) => {
-  ${SKIP_BAD_EVENTS}
-  ${REPLAY_FIXES}
-  const silent = { log() {}, warn() {}, error() {} };
-  const events = JSON.parse(json);
-  window.__replayer = new rrweb.Replayer(events, {
-    root: document.getElementById('root'),
-    speed: 1, skipInactive: false, mouseTail: false, triggerFocus: false,
-    showWarning: false, showDebug: false, UNSAFE_replayCanvas: false, logger: silent,
-    insertStyleRules: replayFixes(events),
-  });
-  skipBadEvents(window.__replayer);
-  await new Promise((res) => setTimeout(res, 1));
-}`;
-
-// Seek, finish the animations the seek set off, then let images and fonts of the replayed document
-// settle (bounded). No frame wait: Page.captureScreenshot composites a fresh frame (checked against
-// seeks that flip the page).
-// Forgetting the last played event makes every seek replay from the last snapshot before the
-// target, so the image never depends on what this warm page showed before (rrweb would otherwise
-// continue incrementally forwards, and loses its node map seeking back before a snapshot).
-const SEEK = `async ([offset, settleMs]) => {
-  ${FINISH_ANIMATIONS}
-  const r = window.__replayer;
-  r.service.state.context.lastPlayedEvent = null;
-  r.pause(offset);
-  const frame = r.iframe;
-  // Only a Meta event sizes and shows rrweb's frame: without one, the frame takes the window.
-  if (!frame.offsetWidth) r.handleResize({ width: innerWidth, height: innerHeight });
-  const doc = frame.contentDocument;
-  const waits = [];
-  if (doc) {
-    finishAnimations(doc);
-    if (doc.fonts) waits.push(doc.fonts.ready);
-    for (const img of Array.from(doc.images)) {
-      if (!img.complete) waits.push(new Promise((res) => { img.addEventListener('load', res); img.addEventListener('error', res); }));
-    }
-  }
-  if (waits.length) await Promise.race([Promise.all(waits), new Promise((res) => setTimeout(res, settleMs))]);
-  return { width: frame.offsetWidth, height: frame.offsetHeight };
-}`;
+// In the page: window.__tapedeckReplay.setup(json) loads the recording into rrweb's Replayer, and
+// seek(offset, settleMs) shows a moment of it (in-page/screenshot-page.ts, bundled into dist/in-page/).
 
 export class ReplayPage {
   /** Set while a render uses the page; a busy page is never shared. */
@@ -119,7 +76,8 @@ export class ReplayPage {
       const { js, css } = bundle();
       await page.addStyleTag({ content: css });
       await page.addScriptTag({ content: js });
-      await page.evaluate(`(${SETUP})(${JSON.stringify(eventsJson)})`);
+      // One evaluation installs the in-page functions and loads the recording.
+      await page.evaluate(`${inPageScript('screenshot-page')}\n;window.__tapedeckReplay.setup(${JSON.stringify(eventsJson)})`);
       const cdp = await context.newCDPSession(page);
       return new ReplayPage(generation, context, page, cdp, size, options.settleMs ?? 1000);
     };
@@ -141,7 +99,7 @@ export class ReplayPage {
    * than enlarged afterwards, so text and edges stay sharp.
    */
   async shoot(offsetMs: number, box?: Viewport): Promise<Buffer> {
-    const frame = await this.page.evaluate<{ width: number; height: number }>(`(${SEEK})(${JSON.stringify([offsetMs, this.settleMs])})`);
+    const frame = await this.page.evaluate<{ width: number; height: number }>(`window.__tapedeckReplay.seek(${JSON.stringify(offsetMs)}, ${JSON.stringify(this.settleMs)})`);
     const size = frame.width > 0 && frame.height > 0 ? { width: clampSize(frame.width), height: clampSize(frame.height) } : this.viewport;
     if (size.width !== this.viewport.width || size.height !== this.viewport.height) {
       await this.page.setViewportSize(size); // the recording resized its window before this moment
