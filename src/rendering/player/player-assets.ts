@@ -4,17 +4,12 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { conditionalGet, type StaticAsset, staticAsset } from '../../common/static-asset';
 
 export interface AssetResponse {
   status: 200 | 304 | 404;
   headers: Record<string, string>;
   body?: Buffer;
-}
-
-interface Asset {
-  body: Buffer;
-  contentType: string;
-  etag: string;
 }
 
 const FILES: Record<string, { file: string; contentType: string }> = {
@@ -24,7 +19,7 @@ const FILES: Record<string, { file: string; contentType: string }> = {
 
 @Injectable()
 export class PlayerAssets {
-  private assets?: Map<string, Asset>;
+  private assets?: Map<string, StaticAsset>;
   private hash?: string;
 
   /** Changes with the installed rrweb-player: use it as ?v= in asset URLs. */
@@ -36,29 +31,26 @@ export class PlayerAssets {
   respond(name: string, ifNoneMatch?: string, v?: string): AssetResponse {
     const asset = this.load().get(name);
     if (!asset) return { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: Buffer.from('Not found') };
-    const headers = {
+    // Content-Type goes with a 304 too, as it always did here.
+    return conditionalGet(ifNoneMatch, asset.etag, asset.body, {
       'Content-Type': asset.contentType,
-      ETag: asset.etag,
       'Cache-Control': v === this.hash ? 'public, max-age=31536000, immutable' : 'public, max-age=86400',
       'X-Content-Type-Options': 'nosniff',
       'Cross-Origin-Resource-Policy': 'same-origin',
-    };
-    const matches = ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === asset.etag || t.trim() === '*');
-    return matches ? { status: 304, headers } : { status: 200, headers, body: asset.body };
+    });
   }
 
-  private load(): Map<string, Asset> {
+  private load(): Map<string, StaticAsset> {
     if (this.assets) return this.assets;
     const dist = dirname(require.resolve('rrweb-player')); // .../rrweb-player/dist/rrweb-player.cjs
-    const assets = new Map<string, Asset>();
+    const assets = new Map<string, StaticAsset>();
     const all = createHash('sha256');
     for (const [name, { file, contentType }] of Object.entries(FILES)) {
       // The source map is not served: drop the comment pointing at it.
       const text = readFileSync(join(dist, file), 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
-      const body = Buffer.from(text);
-      const digest = createHash('sha256').update(body).digest('base64url');
-      all.update(digest);
-      assets.set(name, { body, contentType, etag: `"${digest}"` });
+      const asset = staticAsset(Buffer.from(text), contentType);
+      all.update(asset.etag.slice(1, -1)); // the digest inside the quotes
+      assets.set(name, asset);
     }
     this.hash = all.digest('base64url').slice(0, 12);
     this.assets = assets;

@@ -2,8 +2,8 @@
 // (contentKey, position, format, size, quality); recording summaries by contentKey; and a few warm
 // replay pages by contentKey, so a repeat screenshot of a recording only seeks and shoots.
 // contentKey must change whenever the recording's events change (e.g. id + last sequence).
-import { createHash } from 'node:crypto';
 import { AppError } from '../../common/app-error';
+import { strongEtag } from '../../common/static-asset';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { BrowserLease, BrowserPool } from '../browser-pool/browser-pool';
 import { encodeImage } from './image-encoder';
@@ -127,8 +127,7 @@ export class ScreenshotRenderer {
     const png = await this.pool.run((lease) => this.shoot(lease, contentKey, events, viewport, offsetMs, out));
     const bytes = await encodeImage(png, out);
     this.options.onRendered?.((performance.now() - started) / 1000);
-    const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
-    return { bytes, contentType: CONTENT_TYPES[out.format], etag, width: out.width, height: out.height };
+    return { bytes, contentType: CONTENT_TYPES[out.format], etag: strongEtag(bytes), width: out.width, height: out.height };
   }
 
   private async shoot(

@@ -2,10 +2,11 @@
 // negotiates the format (extension, then Accept, then PNG), finds the recording (404) and renders
 // it (422 outside its range, 503 over capacity). Conditional requests compare the strong ETag.
 import { Injectable } from '@nestjs/common';
+import { type ConditionalAnswer, conditionalGet } from '../../common/static-asset';
 import { negotiateImageFormat } from './image-format';
 import { RecordingRenderSource } from '../shared/recording-render-source';
 import { parseScreenshotQuery } from './screenshot-params';
-import { RenderedImage, ScreenshotRenderer } from './screenshot-renderer';
+import { ScreenshotRenderer } from './screenshot-renderer';
 
 export interface ScreenshotRequestInput {
   tenantId: string;
@@ -27,11 +28,7 @@ export function screenshotMaxAge(linkExpires: number | undefined, nowMs: number)
   return Math.max(0, Math.min(60, Math.floor(linkExpires - nowMs / 1000)));
 }
 
-export interface ScreenshotResponse {
-  status: 200 | 304;
-  headers: Record<string, string>;
-  body?: Buffer;
-}
+export type ScreenshotResponse = ConditionalAnswer;
 
 const EXTENSION_OF: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
@@ -47,34 +44,17 @@ export class ScreenshotService {
     const { format } = negotiateImageFormat(input.extension, input.accept);
     const source = await this.source.resolve(input.tenantId, input.recordingId);
     const image = await this.renderer.render({ contentKey: source.contentKey, events: source.events, format, ...query });
-    const headers = this.headers(image, input);
-    if (etagMatches(input.ifNoneMatch, image.etag)) return { status: 304, headers };
-    return {
-      status: 200,
-      headers: {
-        ...headers,
-        'Content-Type': image.contentType,
-        'Content-Disposition': `inline; filename="${input.recordingId}.${EXTENSION_OF[image.contentType]}"`,
-      },
-      body: image.bytes,
-    };
+    return conditionalGet(input.ifNoneMatch, image.etag, image.bytes, this.headers(input), {
+      'Content-Type': image.contentType,
+      'Content-Disposition': `inline; filename="${input.recordingId}.${EXTENSION_OF[image.contentType]}"`,
+    });
   }
 
-  private headers(image: RenderedImage, input: ScreenshotRequestInput): Record<string, string> {
+  private headers(input: ScreenshotRequestInput): Record<string, string> {
     return {
-      ETag: image.etag,
       'Cache-Control': `private, max-age=${screenshotMaxAge(input.linkExpires, input.now ?? Date.now())}`,
       // Without an extension the format depends on Accept.
       ...(input.extension ? {} : { Vary: 'Accept' }),
     };
   }
-}
-
-/** If-None-Match: a list of entity tags (weak comparison, as RFC 9110 asks for this header) or `*`. */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((t) => {
-    const tag = t.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === etag;
-  });
 }
