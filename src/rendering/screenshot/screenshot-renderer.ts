@@ -2,18 +2,19 @@
 // (contentKey, position, format, size, quality); recording summaries by contentKey; and a few warm
 // replay pages by contentKey, so a repeat screenshot of a recording only seeks and shoots.
 // contentKey must change whenever the recording's events change (e.g. id + last sequence).
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../../common/app-error';
 import { strongEtag } from '../../common/static-asset';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { BrowserLease, BrowserPool } from '../browser-pool/browser-pool';
+import { untilAborted } from '../browser-pool/until-aborted';
+import { resolvePosition, TimeSelector } from '../shared/time-selector';
 import { encodeImage } from './image-encoder';
 import type { ImageFormat } from './image-format';
-import { LruCache } from './lru-cache';
 import { RecordingSummary, summarizeRecording, viewportAt } from './recording-summary';
+import { imageCache, warmPageCache } from './render-caches';
 import { ReplayPage } from './replay-page';
 import { resolveScreenshotSize, Viewport } from './screenshot-params';
-import { resolvePosition, TimeSelector } from '../shared/time-selector';
-import { untilAborted } from '../browser-pool/until-aborted';
 
 export interface ScreenshotRendererOptions {
   /** RENDER_TIMEOUT_MS, applied to every page operation. */
@@ -49,9 +50,9 @@ export interface RenderedImage {
 const CONTENT_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
 export class ScreenshotRenderer {
-  private readonly images: LruCache<string, RenderedImage>;
-  private readonly summaries = new LruCache<string, RecordingSummary>(1024);
-  private readonly warm: LruCache<string, ReplayPage>;
+  private readonly images: LRUCache<string, RenderedImage>;
+  private readonly summaries = new LRUCache<string, RecordingSummary>({ max: 1024 });
+  private readonly warm: LRUCache<string, ReplayPage>;
   private readonly pending = new Map<string, Promise<RenderedImage>>();
   private readonly counts = { imageHits: 0, warmHits: 0, coldRenders: 0 };
 
@@ -59,8 +60,8 @@ export class ScreenshotRenderer {
     private readonly pool: BrowserPool,
     private readonly options: ScreenshotRendererOptions,
   ) {
-    this.images = new LruCache(4096, { maxWeight: options.imageCacheBytes ?? 64 * 1024 * 1024, weigh: (i) => i.bytes.length });
-    this.warm = new LruCache(options.warmPages ?? 4, { onEvict: (_k, page) => void (page.busy || page.close()) });
+    this.images = imageCache(4096, options.imageCacheBytes ?? 64 * 1024 * 1024);
+    this.warm = warmPageCache(options.warmPages ?? 4);
   }
 
   get imageCacheHits(): number {
@@ -109,7 +110,7 @@ export class ScreenshotRenderer {
   }
 
   async close(): Promise<void> {
-    const pages = this.warm.values();
+    const pages = [...this.warm.values()];
     this.warm.clear();
     await Promise.all(pages.map((p) => p.close()));
   }
