@@ -1,12 +1,12 @@
 // Pure logic of the browser recorder (no DOM): batch queue, batching, sequence ids, persistence,
-// wire format, backoff and ids.
+// wire format, CSP violations, backoff and ids.
 import fc from 'fast-check';
 import { Backoff } from './browser/backoff';
 import { BatchQueue } from './browser/batch-queue';
 import { EventBuffer } from './browser/event-buffer';
 import { isUuid, uuid } from './browser/ids';
 import { decodePending, encodePending } from './browser/persist';
-import { batchFrame, classifyStatus, isServerUrl, parseServerFrame, slowLinkMs, utf8Length } from './browser/protocol';
+import { batchFrame, blockedByPolicy, classifyStatus, eventUrls, isServerUrl, parseServerFrame, slowLinkMs, utf8Length } from './browser/protocol';
 import { SequenceCounter } from './browser/sequence';
 import { MemoryStore, SafeStore } from './browser/storage';
 
@@ -339,6 +339,25 @@ describe('protocol', () => {
     ['', 'https://rec.example.com', false],
   ])('isServerUrl(%s, %s) -> %s', (blocked, server, expected) => {
     expect(isServerUrl(blocked, server)).toBe(expected);
+  });
+
+  it('reads a CSP violation: sockets to the server blocked, all requests blocked, or nothing that matters', () => {
+    const server = 'https://rec.example.com';
+    const ev = (blockedURI: string, effectiveDirective = 'connect-src', disposition = 'enforce') => ({ blockedURI, effectiveDirective, disposition });
+    expect(blockedByPolicy(ev('wss://rec.example.com/recordings/x/events/ws?token=k'), server)).toBe('websocket');
+    expect(blockedByPolicy(ev('https://rec.example.com/recordings/x/events'), server)).toBe('all');
+    expect(blockedByPolicy(ev('https://rec.example.com'), server)).toBe('all');
+    expect(blockedByPolicy(ev('https://rec.example.com/logo.png', 'img-src'), server)).toBeNull();
+    expect(blockedByPolicy(ev('wss://rec.example.com/x', 'connect-src', 'report'), server)).toBeNull();
+    expect(blockedByPolicy(ev('https://other.example.com/x'), server)).toBeNull();
+  });
+
+  it('names the events endpoint, and the socket beside it with the key as its token', () => {
+    expect(eventUrls('https://rec.example.com', 'a b', 'public_key_svc_k+1', true)).toEqual({
+      http: 'https://rec.example.com/recordings/a%20b/events',
+      websocket: 'wss://rec.example.com/recordings/a%20b/events/ws?token=public_key_svc_k%2B1',
+    });
+    expect(eventUrls('http://127.0.0.1:4000', 'r', 'k', false)).toEqual({ http: 'http://127.0.0.1:4000/recordings/r/events', websocket: null });
   });
 
   it('waits longer for bytes still going up a slow link', () => {

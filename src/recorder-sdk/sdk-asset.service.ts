@@ -4,20 +4,16 @@
 // official-client-wrapper.ts), served at /record.js as rrweb Cloud's API host does.
 // A file that is missing is looked for again on the next request.
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { type StaticAsset, staticAsset } from '../common/static-asset';
 import { wrapOfficialClient } from './official-client-wrapper';
 
 export const SDK_ASSET_DIR = Symbol('SDK_ASSET_DIR');
 
 export type SdkAssetName = 'recorder.js' | 'recorder.js.map' | 'record.js';
 
-export interface SdkAsset {
-  body: Buffer;
-  etag: string;
-  contentType: string;
-}
+export type SdkAsset = StaticAsset;
 
 const CONTENT_TYPES: Record<SdkAssetName, string> = {
   'recorder.js': 'application/javascript; charset=utf-8',
@@ -50,23 +46,8 @@ export class SdkAssetService {
     } catch {
       return null;
     }
-    const asset = {
-      body,
-      etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
-      contentType: CONTENT_TYPES[name],
-    };
+    const asset = staticAsset(body, CONTENT_TYPES[name]);
     this.cache.set(name, asset);
     return asset;
   }
-}
-
-/** If-None-Match matching (RFC 9110 weak comparison): a list of tags, W/ prefixes, or `*`. */
-export function etagMatches(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  const header = Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch;
-  const opaque = etag.replace(/^W\//, '');
-  return header
-    .split(',')
-    .map((t) => t.trim())
-    .some((t) => t === '*' || t.replace(/^W\//, '') === opaque);
 }

@@ -2,7 +2,15 @@ import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../common/app-error';
-import { SdkAssetService, etagMatches, type SdkAssetName } from './sdk-asset.service';
+import { conditionalGet } from '../common/static-asset';
+import { SdkAssetService, type SdkAssetName } from './sdk-asset.service';
+
+/** Public scripts: cacheable for 5 minutes, loadable from any origin. */
+const SCRIPT_HEADERS = {
+  'Cache-Control': 'public, max-age=300',
+  'Access-Control-Allow-Origin': '*',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+};
 
 @ApiTags('sdk')
 @Controller()
@@ -56,12 +64,7 @@ export class SdkController {
   private serve(name: SdkAssetName, req: FastifyRequest, reply: FastifyReply) {
     const asset = this.assets.get(name);
     if (!asset) throw notFound(`${name} is not built`);
-    reply
-      .header('etag', asset.etag)
-      .header('cache-control', 'public, max-age=300')
-      .header('access-control-allow-origin', '*')
-      .header('cross-origin-resource-policy', 'cross-origin');
-    if (etagMatches(req.headers['if-none-match'], asset.etag)) return reply.status(304).send();
-    return reply.status(200).header('content-type', asset.contentType).send(asset.body);
+    const answer = conditionalGet(req.headers['if-none-match'], asset.etag, asset.body, SCRIPT_HEADERS, { 'Content-Type': asset.contentType });
+    return reply.status(answer.status).headers(answer.headers).send(answer.body);
   }
 }

@@ -1,21 +1,22 @@
 // Rendering: the Chromium pool and screenshot renderer (built from configuration; Chromium starts on
 // the first render), the screenshot and player routes and the player's assets. Metrics and readiness
 // details report the pool; readiness never fails on the renderer. Shutdown closes the warm replay
-// pages, then the browser.
+// pages, then the browser. Parts by folder: browser-pool/, screenshot/, player/, in-page/ (scripts
+// that run in the replaying browser) and shared/ (what screenshot and player both use).
 import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RecordingsModule } from '../recordings/recordings.module';
-import { AssetsController } from './assets.controller';
-import { BrowserPool } from './browser-pool';
-import { PlayerController } from './player.controller';
-import { PlayerService } from './player.service';
-import { PlayerAssets } from './player-assets';
-import { RecordingRenderSource } from './recording-render-source';
-import { ScreenshotController } from './screenshot.controller';
-import { ScreenshotRenderer } from './screenshot-renderer';
-import { ScreenshotService } from './screenshot.service';
+import { BrowserPool } from './browser-pool/browser-pool';
+import { AssetsController } from './player/assets.controller';
+import { PlayerController } from './player/player.controller';
+import { PlayerService } from './player/player.service';
+import { PlayerAssets } from './player/player-assets';
+import { ScreenshotController } from './screenshot/screenshot.controller';
+import { ScreenshotRenderer } from './screenshot/screenshot-renderer';
+import { ScreenshotService } from './screenshot/screenshot.service';
+import { RecordingRenderSource } from './shared/recording-render-source';
 
 @Module({
   imports: [RecordingsModule],

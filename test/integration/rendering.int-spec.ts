@@ -7,12 +7,12 @@ import sharp from 'sharp';
 import { Browser, chromium, ConsoleMessage, Page } from 'playwright-core';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import type { AppError } from '../../src/common/app-error';
-import { BrowserPool } from '../../src/rendering/browser-pool';
+import { BrowserPool } from '../../src/rendering/browser-pool/browser-pool';
 import { CHROMIUM_ARGS as NETWORKED_ARGS } from '../harness/browser';
-import { PlayerAssets } from '../../src/rendering/player-assets';
-import { buildPlayerPage } from '../../src/rendering/player-page';
-import { parsePlayerQuery } from '../../src/rendering/player-params';
-import { ScreenshotRenderer, ScreenshotRequest } from '../../src/rendering/screenshot-renderer';
+import { PlayerAssets } from '../../src/rendering/player/player-assets';
+import { buildPlayerPage } from '../../src/rendering/player/player-page';
+import { parsePlayerQuery } from '../../src/rendering/player/player-params';
+import { ScreenshotRenderer, ScreenshotRequest } from '../../src/rendering/screenshot/screenshot-renderer';
 import { pollUntil } from '../harness/poll-until';
 import {
   ANIMATED_HTML,

@@ -3,6 +3,12 @@
 
 export const PING_FRAME = '{"type":"ping"}';
 
+/** Where a recording's events go: POST `http`, or the socket at `websocket` (the key as its token). */
+export function eventUrls(serverUrl: string, recordingId: string, publicKey: string, websocket: boolean): { http: string; websocket: string | null } {
+  const http = `${serverUrl}/recordings/${encodeURIComponent(recordingId)}/events`;
+  return { http, websocket: websocket ? `${http.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(publicKey)}` : null };
+}
+
 /** A batch frame; `body` is already a JSON array text of events. */
 export function batchFrame(batchId: string, body: string): string {
   return `{"type":"batch","batch":${JSON.stringify(batchId)},"events":${body}}`;
@@ -90,6 +96,25 @@ export function isServerUrl(blockedUri: string, serverUrl: string): boolean {
     return false;
   }
   return httpScheme(blocked.protocol) === httpScheme(server.protocol) && blocked.host === server.host;
+}
+
+/** The fields of a SecurityPolicyViolationEvent that blockedByPolicy() reads. */
+export interface PolicyViolation {
+  disposition: string;
+  effectiveDirective: string;
+  blockedURI: string;
+}
+
+/**
+ * What a Content-Security-Policy violation means for delivery to `serverUrl`: `websocket` (sockets are
+ * blocked, HTTP remains), `all` (requests are blocked), or null (report-only, or not a connection to
+ * the server: an <img> of the service blocked by img-src says nothing about delivery). connect-src
+ * (or default-src, reported as connect-src) governs fetch and WebSocket.
+ */
+export function blockedByPolicy(ev: PolicyViolation, serverUrl: string): 'websocket' | 'all' | null {
+  if (ev.disposition === 'report') return null;
+  if (ev.effectiveDirective !== 'connect-src' || !isServerUrl(ev.blockedURI, serverUrl)) return null;
+  return /^wss?:/i.test(ev.blockedURI) ? 'websocket' : 'all';
 }
 
 /** The slowest uplink the recorder waits for before it calls a silent socket dead (64 KiB/s). */

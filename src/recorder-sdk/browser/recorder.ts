@@ -3,7 +3,8 @@
 // State lives on a global symbol, so a page that loads the script twice still records once.
 import { isUuid, uuid } from './ids';
 import { httpScheme } from './protocol';
-import { RECORDER_VERSION, RecorderSession, type RecordOptions, type RecorderStats } from './session';
+import { RECORDER_VERSION, type RecordOptions } from './rrweb-recording';
+import { RecorderSession, type RecorderStats } from './session';
 import { MemoryStore, RECORDING_ID_KEY, SafeStore, pendingKey, sequenceKey } from './storage';
 import { TabCheck } from './tab-check';
 

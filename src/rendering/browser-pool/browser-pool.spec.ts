@@ -1,0 +1,230 @@
+import { EventEmitter } from 'node:events';
+import type { Browser } from 'playwright-core';
+import { AppError } from '../../common/app-error';
+import { BrowserLease, BrowserPool } from './browser-pool';
+
+class FakeBrowser extends EventEmitter {
+  connected = true;
+  closed = 0;
+  isConnected() {
+    return this.connected;
+  }
+  async close() {
+    this.closed++;
+    this.crash();
+  }
+  crash() {
+    if (!this.connected) return;
+    this.connected = false;
+    this.emit('disconnected');
+  }
+}
+
+function setup(opts: Partial<{ concurrency: number; queueLimit: number; timeoutMs: number; recycleAfter: number }> = {}) {
+  const browsers: FakeBrowser[] = [];
+  const pool = new BrowserPool({
+    chromiumPath: '/nonexistent',
+    concurrency: opts.concurrency ?? 1,
+    queueLimit: opts.queueLimit ?? 0,
+    timeoutMs: opts.timeoutMs ?? 1000,
+    recycleAfter: opts.recycleAfter,
+    launch: async () => {
+      const b = new FakeBrowser();
+      browsers.push(b);
+      return b as unknown as Browser;
+    },
+  });
+  return { pool, browsers };
+}
+
+function deferred<T = void>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+async function errorOf(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (e) {
+    return e as AppError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('BrowserPool', () => {
+  it('launches lazily, once, and shares the browser', async () => {
+    const { pool, browsers } = setup({ concurrency: 2 });
+    expect(browsers).toHaveLength(0);
+    const gens = await Promise.all([pool.run(async (l) => l.generation), pool.run(async (l) => l.generation)]);
+    expect(browsers).toHaveLength(1);
+    expect(gens).toEqual([1, 1]);
+    expect(pool.renders).toBe(2);
+    await pool.close();
+    expect(browsers[0].closed).toBe(1);
+  });
+
+  it('bounds concurrency and the queue, refusing at once over capacity', async () => {
+    const { pool } = setup({ concurrency: 2, queueLimit: 1 });
+    const gate = deferred();
+    let started = 0;
+    const task = async () => {
+      started++;
+      await gate.promise;
+      return 'ok';
+    };
+    const running = [pool.run(task), pool.run(task), pool.run(task)];
+    await tick();
+    expect(started).toBe(2);
+    expect(pool.inFlight).toBe(2);
+    expect(pool.queueLength).toBe(1);
+    const refused = await errorOf(pool.run(task));
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused.code).toBe('unavailable');
+    expect(refused.retryAfterSeconds).toBe(1);
+    expect(pool.rejected).toBe(1);
+    gate.resolve();
+    await expect(Promise.all(running)).resolves.toEqual(['ok', 'ok', 'ok']);
+    expect(pool.inFlight).toBe(0);
+    expect(pool.queueLength).toBe(0);
+    await pool.close();
+  });
+
+  it('gives up waiting in the queue after the timeout', async () => {
+    const { pool } = setup({ concurrency: 1, queueLimit: 5, timeoutMs: 60 });
+    const gate = deferred();
+    const first = pool.run(() => gate.promise);
+    const waited = await errorOf(pool.run(async () => 'never'));
+    expect(waited.code).toBe('unavailable');
+    expect(pool.queueLength).toBe(0);
+    gate.resolve();
+    await first;
+    await pool.close();
+  });
+
+  it('times out an attempt, aborts its signal and keeps the slot until the task lets go', async () => {
+    const { pool } = setup({ concurrency: 1, queueLimit: 1, timeoutMs: 50 });
+    let lease: BrowserLease | undefined;
+    const let_go = deferred();
+    const err = await errorOf(
+      pool.run(async (l) => {
+        lease = l;
+        await let_go.promise;
+      }),
+    );
+    expect(err.code).toBe('unavailable');
+    expect(err.message).toMatch(/timed out/);
+    expect(lease!.signal.aborted).toBe(true);
+    expect(pool.timeouts).toBe(1);
+    expect(pool.inFlight).toBe(1);
+    let_go.resolve();
+    await tick();
+    expect(pool.inFlight).toBe(0);
+    await pool.close();
+  });
+
+  it('restarts the browser when a timed-out task ignores its abort signal', async () => {
+    const { pool, browsers } = setup({ timeoutMs: 30 });
+    await errorOf(pool.run(() => new Promise(() => undefined)));
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(browsers[0].connected).toBe(false);
+    expect(pool.inFlight).toBe(0);
+    await expect(pool.run(async (l) => l.generation)).resolves.toBe(2);
+    await pool.close();
+  });
+
+  it('retries once on a new browser after a crash', async () => {
+    const { pool, browsers } = setup();
+    const generations: number[] = [];
+    const result = await pool.run(async (l) => {
+      generations.push(l.generation);
+      if (generations.length === 1) {
+        browsers[0].crash();
+        throw new Error('page.screenshot: Target page, context or browser has been closed');
+      }
+      return 'second try';
+    });
+    expect(result).toBe('second try');
+    expect(generations).toEqual([1, 2]);
+    expect(pool.crashes).toBe(1);
+    expect(pool.launches).toBe(2);
+    await pool.close();
+  });
+
+  it('answers 503 when the retry crashes too', async () => {
+    const { pool, browsers } = setup();
+    const err = await errorOf(
+      pool.run(async () => {
+        browsers[browsers.length - 1].crash();
+        throw new Error('Browser has been closed');
+      }),
+    );
+    expect(err.code).toBe('unavailable');
+    expect(err.message).toMatch(/crashed/);
+    expect(pool.crashes).toBe(2);
+    expect(pool.failures).toBe(1);
+    await pool.close();
+  });
+
+  it('passes other errors through without a retry', async () => {
+    const { pool } = setup();
+    let calls = 0;
+    const plain = await errorOf(
+      pool.run(async () => {
+        calls++;
+        throw new TypeError('bug');
+      }),
+    );
+    expect(plain).toBeInstanceOf(TypeError);
+    const app = await errorOf(
+      pool.run(async () => {
+        calls++;
+        throw new AppError('unprocessable', 'no snapshot');
+      }),
+    );
+    expect(app.code).toBe('unprocessable');
+    expect(calls).toBe(2);
+    expect(pool.failures).toBe(2);
+    await pool.close();
+  });
+
+  it('recycles the browser after N renders, once it is idle', async () => {
+    const { pool, browsers } = setup({ recycleAfter: 2 });
+    for (let i = 0; i < 5; i++) await pool.run(async () => undefined);
+    await tick();
+    expect(browsers).toHaveLength(3);
+    expect(browsers.map((b) => b.connected)).toEqual([false, false, true]);
+    await pool.close();
+  });
+
+  it('refuses work after close and rejects the queue', async () => {
+    const { pool } = setup({ concurrency: 1, queueLimit: 2 });
+    const gate = deferred();
+    const first = pool.run(() => gate.promise);
+    const queued = pool.run(async () => 'x');
+    await tick();
+    const closing = pool.close();
+    expect((await errorOf(queued)).code).toBe('unavailable');
+    expect((await errorOf(pool.run(async () => 'y'))).code).toBe('unavailable');
+    gate.resolve();
+    await first.catch(() => undefined);
+    await closing;
+  });
+
+  it('answers 503 when Chromium cannot start', async () => {
+    const pool = new BrowserPool({
+      chromiumPath: '/nonexistent',
+      concurrency: 1,
+      queueLimit: 0,
+      timeoutMs: 1000,
+      launch: () => Promise.reject(new Error('spawn ENOENT')),
+    });
+    const err = await errorOf(pool.run(async () => 1));
+    expect(err.code).toBe('unavailable');
+    expect(pool.inFlight).toBe(0);
+    await pool.close();
+  });
+});

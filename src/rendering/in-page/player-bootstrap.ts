@@ -1,0 +1,140 @@
+// The player page's only inline script (admitted by the CSP nonce), bundled by scripts/build-sdk.mjs
+// into dist/in-page/player-bootstrap.js. It reads the JSON config block, fetches the events from the
+// same origin and mounts rrweb-player; tests observe window.__tapedeck.
+import { finishAnimations } from './finish-animations';
+import { accessibleControls } from './player-a11y';
+import type { PlayerPageConfig } from './player-config';
+import { replayFixes } from './replay-fixes';
+import type { RrwebPlayer } from './rrweb-shapes';
+import { skipBadEvents } from './skip-bad-events';
+
+interface PlayerState {
+  ready: boolean;
+  error: string | undefined;
+  player: RrwebPlayer | undefined;
+}
+
+interface ReplayEvent {
+  type: number;
+  timestamp: number;
+}
+
+type PlayerConstructor = new (options: { target: HTMLElement; props: Record<string, unknown> }) => RrwebPlayer;
+
+declare global {
+  interface Window {
+    __tapedeck: PlayerState;
+    /** rrweb-player's UMD bundle, loaded by the script tag before this one. */
+    rrwebPlayer?: { Player?: PlayerConstructor; default?: PlayerConstructor };
+  }
+}
+
+const CONTROLLER_HEIGHT = 80;
+
+// Out-of-range positions start at the nearest end: the page cannot answer 422 once it is served.
+function startOffset(sel: PlayerPageConfig['time'], first: number, last: number): number {
+  const length = last - first;
+  const at = sel.kind === 'offset' ? (sel.value < 0 ? length + sel.value : sel.value) : sel.kind === 'percent' ? Math.round((length * sel.value) / 100) : sel.value - first;
+  return Math.min(length, Math.max(0, at));
+}
+
+function main(): void {
+  const state: PlayerState = { ready: false, error: undefined, player: undefined };
+  window.__tapedeck = state;
+  const cfg = JSON.parse((document.getElementById('tapedeck-config') as HTMLElement).textContent as string) as PlayerPageConfig;
+  const mount = document.getElementById('player') as HTMLElement;
+
+  function fail(message: string): void {
+    state.error = message;
+    const el = document.getElementById('status') as HTMLElement;
+    el.textContent = message;
+    el.hidden = false;
+    document.body.classList.add('failed');
+  }
+  function frameSize(): { width: number; height: number } {
+    const r = mount.getBoundingClientRect();
+    return {
+      width: Math.max(80, Math.floor(r.width)),
+      height: Math.max(45, Math.floor(r.height) - (cfg.controls ? CONTROLLER_HEIGHT : 0)),
+    };
+  }
+
+  const lib = window.rrwebPlayer;
+  const Player = lib && (lib.Player || lib.default);
+  if (typeof Player !== 'function') {
+    fail('The player could not be loaded.');
+    return;
+  }
+  fetch(cfg.eventsUrl, { credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json' } })
+    .then(
+      (res) => {
+        if (!res.ok) throw new Error('The recording could not be loaded (HTTP ' + res.status + ').');
+        return res.json().catch(() => {
+          throw new Error('The recording could not be read.');
+        }) as Promise<unknown>;
+      },
+      () => {
+        throw new Error('The recording could not be loaded (network error).');
+      },
+    )
+    .then((body: unknown) => {
+      const listed = body as { events?: unknown } | null;
+      let events = (Array.isArray(body) ? body : listed && Array.isArray(listed.events) ? listed.events : null) as ReplayEvent[] | null;
+      // Without a full snapshot rrweb shows an empty frame (the screenshot answers 422 then).
+      const snapshot = events && events.some((e) => e && e.type === 2);
+      if (!events || events.length < 2 || !snapshot) throw new Error('This recording has nothing to replay yet.');
+      events = events.slice().sort((a, b) => a.timestamp - b.timestamp);
+      // The control bar offers only speeds the player's speed parameter accepts (0.25 to 4).
+      let speeds = [1, 2, 4];
+      if (speeds.indexOf(cfg.speed) < 0) speeds = speeds.concat([cfg.speed]).sort((a, b) => a - b);
+      const size = frameSize();
+      const capture = cfg.mode === 'capture';
+      const player = new Player({
+        target: mount,
+        props: {
+          events: events,
+          width: size.width,
+          height: size.height,
+          maxScale: capture ? 0 : 1,
+          autoPlay: false,
+          showController: cfg.controls,
+          speed: cfg.speed,
+          speedOption: speeds,
+          mouseTail: !capture,
+          UNSAFE_replayCanvas: false,
+          insertStyleRules: replayFixes(events),
+        },
+      });
+      state.player = player;
+      skipBadEvents(player.getReplayer());
+      accessibleControls(player, player.getMetaData().totalTime);
+      // The speed prop reaches the replayer only; the control bar highlights speedOption[0] until told.
+      player.setSpeed(cfg.speed);
+      window.addEventListener('resize', () => {
+        const s = frameSize();
+        player.$set({ width: s.width, height: s.height });
+        player.triggerResize();
+      });
+      // rrweb's Replayer sizes its frame to the first Meta event on a 0 ms timer and builds the first
+      // snapshot on a 1 ms one: seeking after both keeps a later window resize. Like a screenshot,
+      // the start shows the events at that very millisecond (rrweb applies those strictly before).
+      const sorted = events;
+      return new Promise((resolve) => setTimeout(resolve, 1)).then(() => {
+        player.goto(startOffset(cfg.time, sorted[0].timestamp, sorted[sorted.length - 1].timestamp) + 1, cfg.autoplay);
+        // Only a Meta event sizes and shows rrweb's frame: without one, the frame takes the player's size.
+        const replayer = player.getReplayer();
+        if (!replayer.iframe.offsetWidth) {
+          replayer.handleResize(frameSize());
+          player.triggerResize();
+        }
+        if (replayer.iframe.contentDocument) finishAnimations(replayer.iframe.contentDocument);
+        state.ready = true;
+        document.body.classList.add('ready');
+      });
+    })
+    .catch((err: { message?: string } | undefined) => {
+      fail(err && err.message ? err.message : 'The recording could not be played.');
+    });
+}
+
+main();

@@ -1,0 +1,12 @@
+// The JSON block the player page carries for its bootstrap (player/player-page.ts writes it,
+// player-bootstrap.ts reads it): one type, so the page builder and the page cannot drift apart.
+export interface PlayerPageConfig {
+  /** Same-origin URL of the events (signed when the viewer is untrusted). */
+  eventsUrl: string;
+  controls: boolean;
+  autoplay: boolean;
+  mode: 'standard' | 'minimal' | 'capture';
+  speed: number;
+  /** Where playback starts; out-of-range positions start at the nearest end. */
+  time: { kind: 'offset' | 'percent' | 'epoch'; value: number };
+}

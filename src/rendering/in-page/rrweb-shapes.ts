@@ -1,0 +1,30 @@
+// The parts of rrweb's Replayer and rrweb-player the in-page scripts use, some of them internal to
+// rrweb (applyIncremental, service.state): types only, nothing here reaches the bundles.
+
+/** rrweb's Replayer, with the internals the scripts patch or reset. */
+export interface ReplayerInternals {
+  iframe: HTMLIFrameElement;
+  applyIncremental(event: unknown, isSync: boolean): unknown;
+  /** Set by skipBadEvents(): incremental events rrweb threw on. */
+  skippedEvents?: number;
+  pause(timeOffset?: number): void;
+  handleResize(dimension: { width: number; height: number }): void;
+  service: { state: { context: { lastPlayedEvent: unknown } } };
+}
+
+/** An event rrweb-player dispatches to its listeners. */
+export interface PlayerUiEvent {
+  payload?: unknown;
+}
+
+/** rrweb-player's component (the UMD global rrwebPlayer.Player). */
+export interface RrwebPlayer {
+  getReplayer(): ReplayerInternals;
+  getMetaData(): { totalTime: number };
+  addEventListener(event: string, handler: (detail?: PlayerUiEvent) => unknown): void;
+  goto(timeOffset: number, play?: boolean): void;
+  toggle(): void;
+  setSpeed(speed: number): void;
+  triggerResize(): void;
+  $set(props: { width: number; height: number }): void;
+}

@@ -1,0 +1,128 @@
+// The hosted player page: static HTML around rrweb-player, served with a strict CSP whose nonce
+// admits only our inline bootstrap (in-page/player-bootstrap.ts, bundled into dist/in-page/). The
+// page carries no credential of its own: it fetches the events from the (already signed)
+// same-origin eventsUrl.
+import { randomBytes } from 'node:crypto';
+import { isSourceList } from '../../common/security-headers';
+import type { PlayerPageConfig } from '../in-page/player-config';
+import { inPageScript } from '../shared/in-page-scripts';
+import type { TimeSelector } from '../shared/time-selector';
+import type { PlayerMode } from './player-params';
+
+export interface PlayerPageInput {
+  /** Same-origin URL of the events, signed by the caller when the viewer is untrusted. */
+  eventsUrl: string;
+  controls: boolean;
+  autoplay: boolean;
+  mode: PlayerMode;
+  speed: number;
+  time: TimeSelector;
+  /** PLAYER_FRAME_ANCESTORS, e.g. "'self' https://app.example.com". */
+  frameAncestors: string;
+  /** PLAYER_ASSET_SOURCES: where the recorded site's images, fonts, stylesheets and media may load from. */
+  assetSources?: string;
+  title?: string;
+  /** Where AssetsController is mounted. */
+  assetsBase?: string;
+  /** PlayerAssets.version: makes the asset URLs immutable. */
+  assetVersion?: string;
+  /** Fixed nonce for tests; a fresh random one otherwise. */
+  nonce?: string;
+}
+
+export interface PlayerPage {
+  html: string;
+  headers: Record<string, string>;
+}
+
+const API_KEY = /(?:secret|public)_key_svc_/;
+
+export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
+  if (API_KEY.test(input.eventsUrl) || API_KEY.test(input.title ?? '')) {
+    throw new Error('refusing to build a player page that contains an API key');
+  }
+  if (!isSourceList(input.frameAncestors)) {
+    throw new Error('PLAYER_FRAME_ANCESTORS must be a space-separated source list');
+  }
+  const nonce = input.nonce ?? randomBytes(18).toString('base64');
+  const base = (input.assetsBase ?? '/assets').replace(/\/+$/, '');
+  const v = input.assetVersion ? `?v=${encodeURIComponent(input.assetVersion)}` : '';
+  const title = input.title ?? 'Session replay';
+  const config: PlayerPageConfig = {
+    eventsUrl: input.eventsUrl,
+    controls: input.mode === 'capture' ? false : input.controls,
+    autoplay: input.autoplay,
+    mode: input.mode,
+    speed: input.speed,
+    time: input.time,
+  };
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${escapeHtml(`${base}/rrweb-player.css${v}`)}">
+<style>${PAGE_CSS}</style>
+</head>
+<body class="mode-${input.mode}">
+${input.mode === 'standard' ? `<header><h1>${escapeHtml(title)}</h1></header>\n` : ''}<main><div id="player"></div><p id="status" role="alert" hidden></p></main>
+<script type="application/json" id="tapedeck-config">${jsonForHtml(config)}</script>
+<script src="${escapeHtml(`${base}/rrweb-player.js${v}`)}"></script>
+<script nonce="${nonce}">${inPageScript('player-bootstrap')}</script>
+</body>
+</html>
+`;
+  // The replayed page is an about:blank frame of this page, so these also govern what it loads.
+  const remote = (input.assetSources ?? '').trim().split(/\s+/).filter(Boolean).join(' ');
+  const withRemote = (sources: string) => (remote ? `${sources} ${remote}` : sources);
+  const csp = [
+    "default-src 'none'",
+    `script-src 'self' 'nonce-${nonce}'`,
+    withRemote("style-src 'self' 'unsafe-inline'"),
+    withRemote("img-src 'self' data: blob:"),
+    withRemote("font-src 'self' data:"),
+    ...(remote ? [`media-src ${remote}`] : []),
+    "connect-src 'self'",
+    "frame-src 'self' blob: data: about:",
+    "child-src 'self' blob:",
+    `frame-ancestors ${input.frameAncestors}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return {
+    html,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': csp,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-store',
+    },
+  };
+}
+
+const PAGE_CSS = `
+html,body{margin:0;height:100%}
+body{display:flex;flex-direction:column;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;background:#f3f4f6;color:#111827}
+header{flex:none;height:48px;display:flex;align-items:center;padding:0 16px;background:#111827;color:#f9fafb}
+header h1{margin:0;font-size:16px;font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+main{flex:1;min-height:0;position:relative;box-sizing:border-box;padding:16px}
+#player{width:100%;height:100%;display:flex;align-items:center;justify-content:center;overflow:hidden}
+#status{position:absolute;inset:0;margin:auto;height:fit-content;max-width:32em;padding:16px;text-align:center;background:#fff;border:1px solid #e5e7eb;border-radius:6px}
+body.mode-minimal main,body.mode-capture main{padding:0}
+body.mode-capture{background:#fff}
+body.mode-capture .rr-player{box-shadow:none;border-radius:0}
+body.mode-capture .replayer-mouse,body.mode-capture .replayer-mouse-tail{display:none!important}
+`;
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON that cannot close its <script> block nor open a comment. */
+function jsonForHtml(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,0 +1,130 @@
+// GET /recordings/{id}/player[.html]: the hosted player page. The page never carries a credential
+// of the caller: it fetches the events through a presigned URL, relative to the page, either the
+// caller's own link (presigned access), a short-lived link signed here (private key), or the
+// caller's same-origin eventsUrl override.
+import { Inject, Injectable } from '@nestjs/common';
+import type { AuthContext } from '../../auth/auth-context';
+import { LinkSigner } from '../../auth/link-signer';
+import { presignQuery } from '../../auth/presign';
+import { AppError, badRequest } from '../../common/app-error';
+import { qualityList } from '../../common/quality-list';
+import { APP_CONFIG, AppConfig } from '../../config/config';
+import { PlayerAssets } from './player-assets';
+import { buildPlayerPage, PlayerPage } from './player-page';
+import { parsePlayerQuery } from './player-params';
+import { RecordingRenderSource } from '../shared/recording-render-source';
+
+/** Lifetime of the events link signed for a page requested with the private key. */
+export const PLAYER_EVENTS_TTL_SECONDS = 600;
+
+export interface PlayerRequestInput {
+  auth: AuthContext;
+  recordingId: string;
+  /** True for /player.html: the extension wins over Accept. */
+  html: boolean;
+  accept?: string;
+  query: Record<string, unknown>;
+  /** Origin the viewer used, e.g. "https://tapedeck.example.com", for absolute eventsUrl values. */
+  origin?: string;
+}
+
+const API_KEY = /(?:secret|public)_key_svc_/;
+
+/**
+ * What the page is titled: the recording, or what eventsUrl plays instead (a group replay played
+ * through one member's page said "Recording <that member>").
+ */
+export function playerTitle(recordingId: string, eventsUrl?: string): string {
+  if (eventsUrl === undefined) return `Recording ${recordingId}`;
+  let path: string;
+  try {
+    path = new URL(eventsUrl, `http://service/recordings/${recordingId}/player`).pathname;
+  } catch {
+    return `Recording ${recordingId}`;
+  }
+  const part = (s: string) => decodeSafely(s).slice(0, 200);
+  const group = /\/replays\/([^/]+)\/([^/]+)(?:\/events)?$/.exec(path);
+  if (group) return `Replay of ${part(group[1])} = ${part(group[2])}`;
+  if (/\/replays?$/.test(path)) return 'Replay';
+  const other = /\/recordings\/([^/]+)\/events$/.exec(path);
+  return `Recording ${other ? part(other[1]) : recordingId}`;
+}
+
+@Injectable()
+export class PlayerService {
+  constructor(
+    private readonly source: RecordingRenderSource,
+    private readonly signer: LinkSigner,
+    private readonly assets: PlayerAssets,
+    @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+  ) {}
+
+  async page(input: PlayerRequestInput): Promise<PlayerPage> {
+    if (!input.html && !acceptsHtml(input.accept)) {
+      throw new AppError('not_acceptable', 'The player is an HTML page: request /player.html or send Accept: text/html');
+    }
+    const query = parsePlayerQuery(input.query, input.origin);
+    if (query.eventsUrl !== undefined && API_KEY.test(decodeSafely(query.eventsUrl))) {
+      throw badRequest('eventsUrl must not carry an API key: use a presigned events URL');
+    }
+    await this.source.assertExists(input.auth.tenantId, input.recordingId);
+    const page = buildPlayerPage({
+      ...query,
+      eventsUrl: query.eventsUrl ?? this.eventsUrl(input),
+      frameAncestors: this.cfg.PLAYER_FRAME_ANCESTORS,
+      assetSources: this.cfg.PLAYER_ASSET_SOURCES,
+      title: playerTitle(input.recordingId, query.eventsUrl),
+      // Relative to /recordings/{id}/player(.html), so a path prefix in front of the service works.
+      assetsBase: '../../assets',
+      assetVersion: this.assets.version,
+    });
+    return { html: page.html, headers: { ...page.headers, ...(input.html ? {} : { Vary: 'Accept' }) } };
+  }
+
+  /** `events?<presigned query>`, relative to the page (a sibling of /player). */
+  private eventsUrl(input: PlayerRequestInput): string {
+    const { auth } = input;
+    if (auth.credential === 'presigned') {
+      const q = (name: string) => first(input.query[name]);
+      // The guard has verified these four values against this recording.
+      return `events?${presignQuery({ tenantId: q('tenantId'), expires: q('expires'), keyId: q('keyId'), signature: q('signature') })}`;
+    }
+    try {
+      return `events?${this.signer.sign(auth.tenantId, { kind: 'recording', recordingId: input.recordingId }, PLAYER_EVENTS_TTL_SECONDS).query}`;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'bad_request') {
+        throw badRequest(
+          'The player page loads the events through a presigned URL, and this tenant has no signing key: create one (signing-keys create), or pass a presigned eventsUrl',
+        );
+      }
+      throw err;
+    }
+  }
+}
+
+/**
+ * Whether an Accept header admits text/html: the most specific matching range (text/html, text/*,
+ * *\/*) must have q > 0. No header accepts anything.
+ */
+export function acceptsHtml(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  const ranges = qualityList(accept);
+  for (const candidate of ['text/html', 'text/*', '*/*']) {
+    const hits = ranges.filter((r) => r.value === candidate);
+    if (hits.length) return Math.max(...hits.map((r) => r.q)) > 0;
+  }
+  return false;
+}
+
+/** A query value as the guard read it: the first of repeated values. */
+function first(v: unknown): string {
+  return typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '';
+}
+
+function decodeSafely(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,187 @@
+// Renders a recording at a moment to an image. Caches, in order of cost saved: encoded images by
+// (contentKey, position, format, size, quality); recording summaries by contentKey; and a few warm
+// replay pages by contentKey, so a repeat screenshot of a recording only seeks and shoots.
+// contentKey must change whenever the recording's events change (e.g. id + last sequence).
+import { LRUCache } from 'lru-cache';
+import { AppError } from '../../common/app-error';
+import { strongEtag } from '../../common/static-asset';
+import type { RrwebEvent } from '../../domain/rrweb-event';
+import type { BrowserLease, BrowserPool } from '../browser-pool/browser-pool';
+import { untilAborted } from '../browser-pool/until-aborted';
+import { resolvePosition, TimeSelector } from '../shared/time-selector';
+import { encodeImage } from './image-encoder';
+import type { ImageFormat } from './image-format';
+import { RecordingSummary, summarizeRecording, viewportAt } from './recording-summary';
+import { imageCache, warmPageCache } from './render-caches';
+import { ReplayPage } from './replay-page';
+import { resolveScreenshotSize, Viewport } from './screenshot-params';
+
+export interface ScreenshotRendererOptions {
+  /** RENDER_TIMEOUT_MS, applied to every page operation. */
+  timeoutMs: number;
+  /** Warm replay pages kept open (0: a fresh context per render). Default 4. */
+  warmPages?: number;
+  /** Encoded-image cache bound. Default 64 MiB. */
+  imageCacheBytes?: number;
+  /** Told the seconds of each successful browser render, from asking for a slot to the encoded image. */
+  onRendered?: (seconds: number) => void;
+}
+
+export interface ScreenshotRequest {
+  contentKey: string;
+  /** The events, or a loader called only when no cache can answer. */
+  events: readonly RrwebEvent[] | (() => Promise<readonly RrwebEvent[]>);
+  time: TimeSelector;
+  format: ImageFormat;
+  width?: number;
+  height?: number;
+  quality?: number;
+}
+
+export interface RenderedImage {
+  bytes: Buffer;
+  contentType: string;
+  /** Strong ETag: the quoted sha256 of the bytes. */
+  etag: string;
+  width: number;
+  height: number;
+}
+
+const CONTENT_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+
+export class ScreenshotRenderer {
+  private readonly images: LRUCache<string, RenderedImage>;
+  private readonly summaries = new LRUCache<string, RecordingSummary>({ max: 1024 });
+  private readonly warm: LRUCache<string, ReplayPage>;
+  private readonly pending = new Map<string, Promise<RenderedImage>>();
+  private readonly counts = { imageHits: 0, warmHits: 0, coldRenders: 0 };
+
+  constructor(
+    private readonly pool: BrowserPool,
+    private readonly options: ScreenshotRendererOptions,
+  ) {
+    this.images = imageCache(4096, options.imageCacheBytes ?? 64 * 1024 * 1024);
+    this.warm = warmPageCache(options.warmPages ?? 4);
+  }
+
+  get imageCacheHits(): number {
+    return this.counts.imageHits;
+  }
+  get warmHits(): number {
+    return this.counts.warmHits;
+  }
+  get coldRenders(): number {
+    return this.counts.coldRenders;
+  }
+
+  async render(req: ScreenshotRequest): Promise<RenderedImage> {
+    let loaded: Promise<readonly RrwebEvent[]> | undefined;
+    const events = () => (loaded ??= typeof req.events === 'function' ? req.events() : Promise.resolve(req.events));
+    let summary = this.summaries.get(req.contentKey);
+    if (!summary) {
+      summary = summarizeRecording(await events());
+      this.summaries.set(req.contentKey, summary);
+    }
+    if (summary.firstSnapshotTs === undefined) throw new AppError('unprocessable', 'The recording has no full snapshot to render yet');
+    // rrweb's Replayer refuses fewer than two events (a real recording starts with Meta and FullSnapshot).
+    if (summary.eventCount < 2) throw new AppError('unprocessable', 'The recording has too few events to render yet: rrweb replays two or more (a full snapshot and at least one other)');
+    const at = resolvePosition(req.time, summary.firstTs, summary.lastTs);
+    // The page as it stands after every event at or before `at` (rrweb applies those strictly
+    // before its baseline, hence +1); before the first snapshot, the first snapshot. A side left
+    // out follows the ratio of the window at that moment (the recording may have resized it).
+    const shown = Math.max(at, summary.firstSnapshotTs);
+    const seekMs = shown - summary.firstTs + 1;
+    const size = resolveScreenshotSize(req, viewportAt(summary, shown));
+    const quality = req.format === 'png' ? 0 : (req.quality ?? 80);
+    const key = [req.contentKey, at, req.format, size.width, size.height, quality].join('\u0000');
+
+    const cached = this.images.get(key);
+    if (cached) {
+      this.counts.imageHits++;
+      return cached;
+    }
+    let job = this.pending.get(key);
+    if (!job) {
+      job = this.produce(req.contentKey, events, summary, seekMs, { format: req.format, ...size, quality });
+      this.pending.set(key, job);
+      job.then((img) => this.images.set(key, img), () => undefined).finally(() => this.pending.delete(key));
+    }
+    return job;
+  }
+
+  async close(): Promise<void> {
+    const pages = [...this.warm.values()];
+    this.warm.clear();
+    await Promise.all(pages.map((p) => p.close()));
+  }
+
+  private async produce(
+    contentKey: string,
+    events: () => Promise<readonly RrwebEvent[]>,
+    summary: RecordingSummary,
+    offsetMs: number,
+    out: { format: ImageFormat; width: number; height: number; quality: number },
+  ): Promise<RenderedImage> {
+    if (!this.warm.peek(contentKey)) await events(); // load before taking a browser slot
+    const viewport = summary.viewport ?? { width: out.width, height: out.height };
+    const started = performance.now();
+    const png = await this.pool.run((lease) => this.shoot(lease, contentKey, events, viewport, offsetMs, out));
+    const bytes = await encodeImage(png, out);
+    this.options.onRendered?.((performance.now() - started) / 1000);
+    return { bytes, contentType: CONTENT_TYPES[out.format], etag: strongEtag(bytes), width: out.width, height: out.height };
+  }
+
+  private async shoot(
+    lease: BrowserLease,
+    contentKey: string,
+    events: () => Promise<readonly RrwebEvent[]>,
+    viewport: Viewport,
+    offsetMs: number,
+    box: Viewport,
+  ): Promise<Buffer> {
+    let page = this.warm.get(contentKey);
+    if (page && (page.generation !== lease.generation || page.closed)) {
+      this.drop(contentKey, page);
+      page = undefined;
+    }
+    let temporary = false;
+    if (page && !page.busy) {
+      this.counts.warmHits++;
+    } else {
+      this.counts.coldRenders++;
+      const json = JSON.stringify(sortByTime(await events()));
+      const opened = await ReplayPage.open(lease.browser, lease.generation, json, viewport, {
+        timeoutMs: this.options.timeoutMs,
+        signal: lease.signal,
+      });
+      // A busy warm page, another request that warmed this key meanwhile, or warming disabled:
+      // this page serves one render and is closed after it.
+      temporary = !!page || !!this.warm.peek(contentKey) || (this.options.warmPages ?? 4) <= 0 || lease.signal.aborted;
+      if (!temporary) this.warm.set(contentKey, opened);
+      page = opened;
+    }
+    const used = page;
+    used.busy = true;
+    const onAbort = () => this.drop(contentKey, used);
+    lease.signal.addEventListener('abort', onAbort);
+    try {
+      return await untilAborted(used.shoot(offsetMs, { width: box.width, height: box.height }), lease.signal);
+    } catch (err) {
+      this.drop(contentKey, used);
+      throw err;
+    } finally {
+      lease.signal.removeEventListener('abort', onAbort);
+      used.busy = false;
+      if (temporary || this.warm.peek(contentKey) !== used) await used.close();
+    }
+  }
+
+  private drop(contentKey: string, page: ReplayPage): void {
+    if (this.warm.peek(contentKey) === page) this.warm.delete(contentKey);
+    void page.close();
+  }
+}
+
+function sortByTime(events: readonly RrwebEvent[]): RrwebEvent[] {
+  return [...events].sort((a, b) => a.timestamp - b.timestamp); // Array.prototype.sort is stable
+}
