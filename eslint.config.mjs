@@ -45,6 +45,11 @@ export default tseslint.config(
     },
   },
   {
+    // In-page code has its own tsconfig (DOM, no Node); its specs run under Jest with the tests' one.
+    files: ['src/rendering/in-page/**/*.spec.ts'],
+    languageOptions: { parserOptions: { projectService: false, project: './test/tsconfig.json' } },
+  },
+  {
     files: ['**/*.spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

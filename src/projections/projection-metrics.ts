@@ -32,7 +32,7 @@ export class ProjectionMetrics {
   private readonly lagReaders = new Map<string, () => Promise<ProjectionLag>>();
 
   constructor(metrics: MetricsService) {
-    const self = this;
+    const collectAll = () => this.collect();
     const labelNames = ['projection'];
     const registers = [metrics.registry];
     const gauge = (name: string, help: string, read: (s: ProjectionStats) => number | undefined) =>
@@ -42,7 +42,7 @@ export class ProjectionMetrics {
         labelNames,
         registers,
         async collect() {
-          for (const [projection, s] of Object.entries(await self.collect())) {
+          for (const [projection, s] of Object.entries(await collectAll())) {
             const v = read(s);
             if (v !== undefined) this.set({ projection }, v);
           }
@@ -55,7 +55,7 @@ export class ProjectionMetrics {
         labelNames,
         registers,
         async collect() {
-          const all = Object.entries(await self.collect());
+          const all = Object.entries(await collectAll());
           this.reset();
           for (const [projection, s] of all) this.inc({ projection }, read(s));
         },

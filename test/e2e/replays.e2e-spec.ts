@@ -20,7 +20,7 @@ import { clickhouse } from './projections-fixtures';
 const GAP_MS = 1000; // PAGE_VIEW_GAP_MS, as documented on GET /replays/{groupingProp}/{replayValue}
 const STEP_MS = 700; // real time between two steps of the browsing session
 
-type Ev = { type: number; timestamp: number; data: any; sequenceId?: number; originalTimestamp?: number; recordingId?: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Ev = { type: number; timestamp: number; data: any; sequenceId?: number; originalTimestamp?: number; recordingId?: string };  
 type Replay = { metadata: Record<string, string>; events: Ev[] };
 type ListItem = { groupingProp: string; replayValue: string; recordings: number; startedAt: number; endedAt: number; duration: number; links: Record<string, string>; signedUrlsExpireAt?: number };
 
@@ -109,12 +109,12 @@ beforeAll(async () => {
   };
   const open = async (p: Page, path: string) => {
     await p.goto(`${pages.url}${path}`);
-    await pollUntil(() => p.evaluate(() => (window as any).Tapedeck.stats()), (s) => !!s && s.acked > 0, 15_000); // eslint-disable-line @typescript-eslint/no-explicit-any
+    await pollUntil(() => p.evaluate(() => (window as any).Tapedeck.stats()), (s) => !!s && s.acked > 0, 15_000);  
   };
   const step = () => new Promise((r) => setTimeout(r, STEP_MS)); // real time between page views is the point
   const addMeta = async (p: Page, meta: Record<string, string>) => {
-    await p.evaluate((m) => (window as any).Tapedeck.addMeta(m), meta); // eslint-disable-line @typescript-eslint/no-explicit-any
-    await p.evaluate(() => (window as any).Tapedeck.flush()); // eslint-disable-line @typescript-eslint/no-explicit-any
+    await p.evaluate((m) => (window as any).Tapedeck.addMeta(m), meta);  
+    await p.evaluate(() => (window as any).Tapedeck.flush());  
   };
 
   const [a, b, c] = [await tab(), await tab(), await tab()];
@@ -138,11 +138,11 @@ beforeAll(async () => {
   await open(c, '/c2');
   await c.click('#go');
   await addMeta(c, { plan: 'pro' }); // the latest write of the key in the group
-  const id = (p: Page) => p.evaluate(() => (window as any).Tapedeck.getRecordingId() as string); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const id = (p: Page) => p.evaluate(() => (window as any).Tapedeck.getRecordingId() as string);  
   ids = { A: await id(a), B: await id(b), C: await id(c) };
   for (const p of [a, b, c]) {
-    await p.evaluate(() => (window as any).Tapedeck.flush()); // eslint-disable-line @typescript-eslint/no-explicit-any
-    const s = await p.evaluate(() => (window as any).Tapedeck.stats()); // eslint-disable-line @typescript-eslint/no-explicit-any
+    await p.evaluate(() => (window as any).Tapedeck.flush());  
+    const s = await p.evaluate(() => (window as any).Tapedeck.stats());  
     expect(s).toMatchObject({ pending: 0, dropped: 0, lost: 0 });
   }
   await ctx.close();
@@ -359,7 +359,7 @@ describe('the composed replay in rrweb\'s Replayer', () => {
 
       const shownAt = (time: number) =>
         player.evaluate((t) => {
-          const r = (window as any).replayer; // eslint-disable-line @typescript-eslint/no-explicit-any
+          const r = (window as any).replayer;  
           r.pause(t);
           const doc: Document = r.iframe.contentDocument;
           return { marker: doc.querySelector('#marker')?.textContent, out: doc.querySelector('#out')?.textContent ?? '' };

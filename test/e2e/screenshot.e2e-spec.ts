@@ -140,7 +140,11 @@ describe('screenshot', () => {
       const { data } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
       let ink = 0;
       let core = 0;
-      for (const v of data) if (v < 224) (ink++, v < 64 && core++);
+      for (const v of data) {
+        if (v >= 224) continue;
+        ink++;
+        if (v < 64) core++;
+      }
       return core / ink;
     };
     const [ours, reference, enlarged] = await Promise.all([solid(big.body), solid(sharpShot), solid(await sharp(png).resize(1200, 180, { kernel: 'lanczos3' }).png().toBuffer())]);

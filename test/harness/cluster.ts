@@ -153,7 +153,7 @@ export class NatsCluster {
   async stop(): Promise<void> {
     await this.admin?.nc.close().catch(() => undefined);
     this.admin = undefined;
-    await Promise.all(this.nodes.map((n) => n.proc?.stop('SIGKILL')));
+    await Promise.all(this.nodes.map((n) => n.proc?.stop('SIGKILL') ?? Promise.resolve()));
     for (const n of this.nodes) n.proc = undefined;
   }
 }

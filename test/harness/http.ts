@@ -4,7 +4,7 @@ export interface Res {
   status: number;
   headers: Headers;
   text: string;
-  json<T = any>(): T; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json<T = any>(): T;  
 }
 
 /** fetch against the service under test; `key` becomes a Bearer header. */

@@ -59,8 +59,8 @@ export class PrivateStack {
   static async start(o: PrivateStackOptions = {}): Promise<PrivateStack> {
     const dir = mkdtempSync(join(tmpdir(), 'tapedeck-private-'));
     const parts = await Promise.allSettled([
-      o.cluster ? undefined : startNats({ dir: join(dir, 'nats') }),
-      o.cluster ? NatsCluster.start(dir) : undefined,
+      o.cluster ? Promise.resolve(undefined) : startNats({ dir: join(dir, 'nats') }),
+      o.cluster ? NatsCluster.start(dir) : Promise.resolve(undefined),
       startTestClickHouse({ dir: join(dir, 'clickhouse') }),
     ] as const);
     const failed = parts.find((r): r is PromiseRejectedResult => r.status === 'rejected');

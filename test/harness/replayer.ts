@@ -14,7 +14,7 @@ export async function playToEnd(page: Page, events: unknown[], speed: number, ti
   return page.evaluate(
     ({ events, speed, timeoutMs }) =>
       new Promise<number>((resolve, reject) => {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+         
         const w = window as any;
         const replayer = new w.rrwebReplay.Replayer(events, { root: document.getElementById('root'), speed });
         w.replayer = replayer;

@@ -185,7 +185,7 @@ export const percentile = (xs: number[], p: number) => {
 /** What the hosted player page shows: its readiness, the replayer's state and the replayed text. */
 export const playerState = (page: Page) =>
   page.evaluate(() => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+     
     const t = (window as unknown as { __tapedeck: { ready: boolean; error?: string; player?: any } }).__tapedeck;
     const r = t.player?.getReplayer();
     const visible = (sel: string) => {

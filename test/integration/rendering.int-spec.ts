@@ -426,7 +426,7 @@ describe('rendering with Chromium', () => {
     it('starts at a time after a window resize with the window of that time', async () => {
       const { page, problems } = await open(`eventsUrl=/resized.json&mode=capture&time=epoch:${resized.at}`);
       const frame = await page.evaluate(() => {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+         
         const f = (window as any).__tapedeck.player.getReplayer().iframe as HTMLIFrameElement;
         return { width: f.width, height: f.height };
       });
@@ -459,14 +459,14 @@ describe('rendering with Chromium', () => {
       // Started 300 ms before the bad events and the panel opening: playback reaches both.
       await pollUntil(() => state(play.page), (s) => s.replayText.includes('open: the panel is orange'), 5_000);
       expect(notRrwebsOwn(play.problems)).toEqual([]);
-      expect(await play.page.evaluate(() => (window as any).__tapedeck.player.getReplayer().skippedEvents)).toBeGreaterThan(0); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(await play.page.evaluate(() => (window as any).__tapedeck.player.getReplayer().skippedEvents)).toBeGreaterThan(0);  
       await play.page.context().close();
     });
 
     it('shows a recording without a Meta event in the whole player', async () => {
       const { page, problems } = await open('eventsUrl=/no-meta.json&mode=capture');
       const frame = await page.evaluate(() => {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+         
         const f = (window as any).__tapedeck.player.getReplayer().iframe as HTMLIFrameElement;
         return f.getBoundingClientRect().toJSON() as { width: number; height: number };
       });
@@ -479,7 +479,7 @@ describe('rendering with Chromium', () => {
     it('starts at a time with the animations the seek set off finished, as a screenshot shows them', async () => {
       const { page, problems } = await open(`eventsUrl=/animated.json&mode=capture&time=epoch:${animated.at}`);
       const shown = await page.evaluate(() => {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+         
         const doc = (window as any).__tapedeck.player.getReplayer().iframe.contentDocument as Document;
         const style = (el: Element) => doc.defaultView!.getComputedStyle(el);
         return {

@@ -41,7 +41,7 @@ const MIN_WS_TIMEOUT_SECONDS = 3600;
 // ------------------------------------------------------------------------------------------------
 // helpers
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;  
 
 /** Parses every document of a YAML file as Compose and Kubernetes would (YAML 1.1, merge keys). */
 function loadYaml(file: string): Obj[] {

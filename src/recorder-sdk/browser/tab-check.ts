@@ -51,7 +51,8 @@ export class TabCheck {
   ask(id: string, timeoutMs: number, done: (takenElsewhere: boolean) => void): (() => void) | null {
     if (!this.open() || !this.channel) return null;
     const probe = uuid();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Fires after timeoutMs, by when `finish` is defined.
+    const timer = setTimeout(() => finish(false), timeoutMs);
     let settled = false;
     const finish = (taken: boolean) => {
       if (settled) return;
@@ -63,7 +64,6 @@ export class TabCheck {
     };
     this.store.setItem(PROBE_KEY, probe);
     this.asking.set(probe, () => finish(true));
-    timer = setTimeout(() => finish(false), timeoutMs);
     this.channel.postMessage({ t: 'ask', id, probe } satisfies Message);
     return () => finish(false);
   }

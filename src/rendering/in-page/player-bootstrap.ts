@@ -92,7 +92,7 @@ function main(): void {
       const player = new Player({
         target: mount,
         props: {
-          events: events,
+          events,
           width: size.width,
           height: size.height,
           maxScale: capture ? 0 : 1,
