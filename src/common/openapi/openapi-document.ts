@@ -22,7 +22,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       .build(),
     { operationIdFactory },
   );
-  return withoutOutputSuffix(cleanupOpenApiDoc(doc));
+  return withoutOutputSuffix(cleanupOpenApiDoc(doc, { version: '3.0' }));
 }
 
 /**

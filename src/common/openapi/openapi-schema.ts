@@ -23,5 +23,12 @@ export function ApiQueryParams(schema: z.ZodObject) {
   );
 }
 
+/**
+ * A string or null. The description goes on the string: zod renders a bare nullable string as
+ * `type: ['string', 'null']`, which OpenAPI 3.0 lacks and @nestjs/swagger misreads as an array; a
+ * described one stays `anyOf`, which nestjs-zod turns into `nullable: true`.
+ */
+export const nullableString = (description: string) => z.string().describe(description).nullable();
+
 /** Epoch milliseconds: 64-bit for client generators (epoch ms overflow 32-bit integers). */
 export const epochMs = (description: string) => z.int().min(0).describe(description).meta({ format: 'int64' });
