@@ -4,7 +4,6 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { adminSchemas } from './admin/admin-responses.schemas';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
@@ -114,7 +113,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
   });
 
   const doc = buildOpenApiDocument(app);
-  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...sharedSchemas, ...adminSchemas } };
+  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...sharedSchemas } };
   fastify.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(doc));
   return app;
 }

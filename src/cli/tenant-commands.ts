@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { hashKey, keyHandle, kindOfKey } from '../auth/key-material';
-import { createKeySchema, createSigningKeySchema, createTenantSchema, signingKeyIdSchema, tenantIdSchema, updateTenantSchema } from '../admin/admin.schemas';
+import { createKeySchema, createSigningKeySchema, createTenantSchema, signingKeyIdSchema, tenantIdSchema, updateTenantSchema } from '../admin/admin.dto';
 import { LinkResource, recordingScope, replayScope } from '../admin/presigned-link';
 import type { TenantAdmin } from '../admin/tenant-admin.service';
 import { parseWith } from '../common/validation';
