@@ -113,23 +113,6 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean 
   });
 
   const doc = buildOpenApiDocument(app);
-  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...sharedSchemas } };
   fastify.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(doc));
   return app;
 }
-
-const sharedSchemas = {
-  Event: {
-    type: 'object',
-    required: ['type', 'timestamp', 'data'],
-    properties: {
-      type: { type: 'integer', minimum: 0, description: 'rrweb EventType: 0 DomContentLoaded, 1 Load, 2 FullSnapshot, 3 IncrementalSnapshot, 4 Meta, 5 Custom, 6 Plugin' },
-      timestamp: { type: 'integer', description: 'Epoch milliseconds' },
-      data: { type: 'object', additionalProperties: true },
-      sequenceId: { type: 'integer', minimum: 0, description: 'Optional per-recording client sequence; repeated values at the same timestamp are dropped on read' },
-      originalTimestamp: { type: 'integer', description: 'On reads: the original absolute epoch ms (equal to timestamp for a single recording; replays renumber timestamp)' },
-      recordingId: { type: 'string', format: 'uuid', description: 'On replay reads: the recording the event came from' },
-    },
-    additionalProperties: true,
-  },
-};

@@ -1,11 +1,11 @@
 import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { notFound } from '../common/app-error';
-import { parseWith, uuidParam } from '../common/validation';
+import { ApiInvalidRecordingId, ApiTextError } from '../common/openapi/api-responses';
+import { RecordingIdParams } from '../domain/recording.dto';
 import { JetStreamEventStore } from '../infrastructure/nats/event-store';
-import { ApiInvalidRecordingId } from './recordings-query.openapi';
 import { RecordingsQueryService } from './recordings-query.service';
 
 @ApiTags('recordings')
@@ -26,13 +26,11 @@ export class RecordingDeletionController {
       'waiting at most 3 s for the projector; if it lags longer, the listing and statistics follow shortly after (a deletion marker is projected) while detail, events, player and screenshots are 404 at once. ' +
       'A rebuild cannot bring it back: the data is gone from the stream. Events ingested for the same id afterwards start a new recording.',
   })
-  @ApiParam({ name: 'recordingId', format: 'uuid' })
   @ApiResponse({ status: 204, description: 'Deleted' })
   @ApiInvalidRecordingId()
-  @ApiResponse({ status: 404, description: 'No such recording for this tenant' })
+  @ApiTextError(404, 'No such recording for this tenant', 'Recording not found')
   @ApiResponse({ status: 503, description: 'JetStream unreachable; retry' })
-  async delete(@Param('recordingId') rawId: string, @CurrentAuth() auth: AuthContext): Promise<void> {
-    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
+  async delete(@Param() { recordingId }: RecordingIdParams, @CurrentAuth() auth: AuthContext): Promise<void> {
     const c = await this.store.messageCounts(auth.tenantId, recordingId);
     if (c.ev + c.meta === 0) throw notFound('Recording not found');
     const { markerSeq } = await this.store.deleteRecording(auth.tenantId, recordingId);

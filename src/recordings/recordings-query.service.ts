@@ -17,19 +17,8 @@ import type { ListParams } from './recordings-query.params';
 import { fromReadModel } from './recordings-query.read-model';
 import { RecordingsSql } from './recordings-query.sql';
 import { fetchDetails, filteredPage, ListingPage, NARROW, narrowPage, newestPage, PageDetails, PageRow, VERIFY_MAX } from './recordings-timeline';
-import { metadataById, RecordingView, toRecordingView, toSummary } from './recordings-query.view';
-
-export interface RecordingList {
-  recordings: RecordingView[];
-  limit: number;
-  offset: number;
-  /** True when at least one more recording follows this page. */
-  hasMore: boolean;
-  /** With includeSignedUrls: when every signed link of the response expires, UNIX seconds. */
-  signedUrlsExpireAt?: number;
-}
-
-export type RecordingDetail = RecordingView & { projected: boolean; signedUrlsExpireAt?: number };
+import { metadataById, toRecordingView, toSummary } from './recordings-query.view';
+import type { RecordingDetail, RecordingList } from './recordings.dto';
 
 /** How long DELETE waits for the projections to hide the recording (the projector's linger plus an insert, when healthy). */
 const DELETION_WAIT_MS = 3000;
