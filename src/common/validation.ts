@@ -29,8 +29,9 @@ export function parseWith<T extends z.ZodTypeAny>(schema: T, value: unknown, whe
   );
 }
 
-/** The words a query-string boolean takes: true/false/1/0 only; anything else fails validation. */
-export const QUERY_BOOLEAN_WORDS = z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' });
+/** The words a query-string boolean takes: true/false/1/0 only; anything else fails validation. (A literal
+ * list, not z.enum, which would document them as 0, 1, true, false.) */
+export const QUERY_BOOLEAN_WORDS = z.literal(['true', 'false', '1', '0'], { message: 'must be true or false' });
 
 /** A query-string boolean; its schema documents the four words and the default. */
 export const queryBoolean = (defaultValue: boolean) =>
