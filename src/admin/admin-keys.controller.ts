@@ -20,7 +20,7 @@ export class AdminKeysController {
       'allowedOrigins restricts browser use: a request whose Origin header is not listed is refused (requests without Origin are not affected).',
   })
   @ApiResponse({ status: 201, description: 'The key (shown once) and its handle', type: CreatedApiKey.Output })
-  @ApiValidationError('Invalid body (JSON {error, message, issues})')
+  @ApiValidationError('Invalid tenantId or body (JSON {error, message, issues})')
   create(@Param() { tenantId }: TenantParams, @Req() req: FastifyRequest): Promise<CreatedApiKey> {
     return this.admin.createKey(tenantId, adminBody(CreateApiKeyBody, req));
   }
@@ -29,6 +29,7 @@ export class AdminKeysController {
   @AdminRoute()
   @ApiOperation({ summary: "List a tenant's API keys", description: 'Handles, kinds and origins only; never the keys.' })
   @ApiResponse({ status: 200, type: ApiKeyList.Output })
+  @ApiValidationError('Invalid tenantId')
   list(@Param() { tenantId }: TenantParams): ApiKeyList {
     return { keys: this.admin.listKeys(tenantId) };
   }
@@ -38,6 +39,7 @@ export class AdminKeysController {
   @AdminRoute()
   @ApiOperation({ summary: 'Revoke an API key', description: 'By handle (never put a key in a URL). Every instance refuses the key within about a second.' })
   @ApiResponse({ status: 204, description: 'Revoked' })
+  @ApiValidationError('Invalid tenantId, or a handle that is not one (16 hex digits)')
   async revoke(@Param() { tenantId, handle }: KeyParams): Promise<void> {
     await this.admin.revokeKey(tenantId, handle);
   }

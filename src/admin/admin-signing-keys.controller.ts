@@ -21,7 +21,7 @@ export class AdminSigningKeysController {
   })
   @ApiResponse({ status: 201, description: 'Created; secret present only when generated', type: CreatedSigningKey.Output })
   @ApiResponse({ status: 200, description: 'Already existed with this secret (unchanged; created false, no secret)', type: CreatedSigningKey.Output })
-  @ApiValidationError('Invalid body (JSON {error, message, issues})')
+  @ApiValidationError('Invalid tenantId or body (JSON {error, message, issues})')
   @ApiResponse({ status: 409, description: 'keyId exists with another secret (text/plain)' })
   async create(@Param() { tenantId }: TenantParams, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     const r = await this.admin.createSigningKey(tenantId, adminBody(CreateSigningKeyBody, req));
@@ -32,6 +32,7 @@ export class AdminSigningKeysController {
   @AdminRoute()
   @ApiOperation({ summary: "List a tenant's signing keys", description: 'Key ids only; never the secrets.' })
   @ApiResponse({ status: 200, type: SigningKeyList.Output })
+  @ApiValidationError('Invalid tenantId')
   list(@Param() { tenantId }: TenantParams): SigningKeyList {
     return { signingKeys: this.admin.listSigningKeys(tenantId) };
   }
@@ -41,6 +42,7 @@ export class AdminSigningKeysController {
   @AdminRoute()
   @ApiOperation({ summary: 'Revoke a signing key', description: 'Links signed with it stop working on every instance within about a second.' })
   @ApiResponse({ status: 204, description: 'Revoked' })
+  @ApiValidationError('Invalid tenantId or keyId')
   async revoke(@Param() { tenantId, keyId }: SigningKeyParams): Promise<void> {
     await this.admin.revokeSigningKey(tenantId, keyId);
   }

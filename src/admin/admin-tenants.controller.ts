@@ -6,8 +6,6 @@ import { adminBody, AdminRoute } from './admin-route.decorator';
 import { CreateTenantBody, Tenant, TenantList, TenantParams, UpdateTenantBody } from './admin.dto';
 import { TenantAdmin } from './tenant-admin.service';
 
-const INVALID_BODY = 'Invalid body (JSON {error, message, issues})';
-
 @ApiTags('admin')
 @Controller('admin/tenants')
 export class AdminTenantsController {
@@ -18,7 +16,7 @@ export class AdminTenantsController {
   @ApiOperation({ summary: 'Create a tenant', description: 'Idempotent: creating an existing tenant changes nothing and answers 200 with the stored tenant.' })
   @ApiResponse({ status: 201, description: 'Created', type: Tenant.Output })
   @ApiResponse({ status: 200, description: 'Already existed (unchanged)', type: Tenant.Output })
-  @ApiValidationError(INVALID_BODY)
+  @ApiValidationError('Invalid body (JSON {error, message, issues})')
   async create(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     const { tenant, created } = await this.admin.createTenant(adminBody(CreateTenantBody, req));
     return reply.status(created ? 201 : 200).send(tenant);
@@ -33,7 +31,7 @@ export class AdminTenantsController {
       'The retention sweep of every projector sees the change within moments, without a restart.',
   })
   @ApiResponse({ status: 200, description: 'The updated tenant', type: Tenant.Output })
-  @ApiValidationError(INVALID_BODY)
+  @ApiValidationError('Invalid tenantId or body (JSON {error, message, issues})')
   update(@Param() { tenantId }: TenantParams, @Req() req: FastifyRequest): Promise<Tenant> {
     return this.admin.updateTenant(tenantId, adminBody(UpdateTenantBody, req));
   }
