@@ -1,6 +1,8 @@
 // /openapi.json as a client generator or a traffic validator reads it: the parameters carry their
 // documented bounds in their schemas, not only in prose, every status a route answers is declared, and
-// the bodies it answers conform to the declared schemas.
+// the bodies it answers conform to the declared schemas. Every operation of the document is called: the
+// requests conform to what it documents, its answers to what it declares, and each bound it documents
+// on a parameter or a JSON body field is one the route enforces (a value past it is a 400 naming it).
 import { randomUUID } from 'node:crypto';
 import { testEnv } from '../harness/env';
 import { api, postEvents, Res, sampleEvents } from '../harness/http';
@@ -38,17 +40,29 @@ type Schema = {
   pattern?: string;
   minimum?: number;
   maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;
   items?: Schema;
   oneOf?: Schema[];
+  anyOf?: Schema[];
+  description?: string;
 };
 
-/** Where `value` breaks `schema`: the subset of OpenAPI 3.0 schemas the document uses. A schema that only gives an example describes nothing. */
+const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] as Schema) : schema);
+
+/**
+ * Where `value` breaks `schema`: the subset of OpenAPI 3.0 schemas the document uses. A schema that only
+ * gives an example describes nothing; one with no keyword but a description is any value (unknown).
+ */
 function violations(schema: Schema, value: unknown, at = '$'): string[] {
-  if (schema.$ref) return violations(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] as Schema, value, at);
+  if (schema.$ref) return violations(resolve(schema), value, at);
   if (schema.oneOf) return schema.oneOf.filter((s) => violations(s, value, at).length === 0).length === 1 ? [] : [`${at}: not exactly one of oneOf`];
+  if (schema.anyOf) return schema.anyOf.some((s) => violations(s, value, at).length === 0) ? [] : [`${at}: none of anyOf`];
+  if (!schema.type && Object.keys(schema).every((k) => k === 'description')) return [];
   if (!schema.type) return [`${at}: the schema declares no type (an example alone?)`];
   if (value === null) return schema.nullable ? [] : [`${at}: null`];
   if (schema.enum && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in enum`];
@@ -65,13 +79,15 @@ function violations(schema: Schema, value: unknown, at = '$'): string[] {
       return out;
     }
     case 'array':
-      return Array.isArray(value) ? value.flatMap((x, i) => violations(schema.items!, x, `${at}[${i}]`)) : [`${at}: not an array`];
+      if (!Array.isArray(value)) return [`${at}: not an array`];
+      return schema.maxItems !== undefined && value.length > schema.maxItems ? [`${at}: more than ${schema.maxItems} items`] : value.flatMap((x, i) => violations(schema.items!, x, `${at}[${i}]`));
     case 'integer':
     case 'number':
       if (typeof value !== 'number' || (schema.type === 'integer' && !Number.isInteger(value))) return [`${at}: not an ${schema.type}`];
       return (schema.minimum !== undefined && value < schema.minimum) || (schema.maximum !== undefined && value > schema.maximum) ? [`${at}: ${value} out of range`] : [];
     case 'string':
       if (typeof value !== 'string') return [`${at}: not a string`];
+      if ((schema.minLength !== undefined && value.length < schema.minLength) || (schema.maxLength !== undefined && value.length > schema.maxLength)) return [`${at}: length ${value.length} out of range`];
       if (schema.pattern && !new RegExp(schema.pattern).test(value)) return [`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`];
       return schema.format === 'uuid' && !/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(value) ? [`${at}: not a uuid`] : [];
     case 'boolean':
@@ -86,6 +102,7 @@ function conformance(method: string, path: string, r: Res): string[] {
   const declared = doc.paths[path][method].responses[String(r.status)] as { content?: Record<string, { schema?: Schema }> } | undefined;
   if (!declared) return [`status ${r.status} not declared`];
   const type = (r.headers.get('content-type') ?? '').split(';')[0];
+  if ((r.status === 204 || r.status === 304) && r.text === '') return [];
   const content = declared.content?.[type];
   if (!content) return [`${type} not declared for ${r.status}`];
   return type === 'application/json' && content.schema ? violations(content.schema, r.json()) : [];
@@ -216,56 +233,170 @@ describe('statuses', () => {
   });
 });
 
-describe('success bodies', () => {
-  const id = randomUUID();
-  const value = `oa-${id}`;
-  const secret = () => testEnv().secretKey;
-  const cases: [string, string, () => Promise<Res>][] = [
-    ['post', '/recordings/{recordingId}/events', () => postEvents(id, sampleEvents(5, Date.now() - 60_000))],
-    ['post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ openapiRun: value, n: 1 }) })],
-    ['get', '/recordings', () => pollUntil(() => api(`/recordings?metadata[openapiRun]=${value}&includeSignedUrls=true`, { key: secret() }), (r) => r.json().recordings?.length === 1)],
-    ['get', '/recordings/{recordingId}', () => api(`/recordings/${id}?includeSignedUrls=true`, { key: secret() })],
-    ['get', '/recordings/{recordingId}/events', () => api(`/recordings/${id}/events`, { key: secret() })],
-    ['get', '/replays/{groupingProp}', () => api('/replays/openapiRun?includeSignedUrls=true&limit=100', { key: secret() })],
-    ['get', '/replays/{groupingProp}/{replayValue}', () => api(`/replays/openapiRun/${value}`, { key: secret() })],
-    ['get', '/replays/{groupingProp}/{replayValue}/events', () => api(`/replays/openapiRun/${value}/events`, { key: secret() })],
-    ['get', '/replay', () => api(`/replay?metadata[openapiRun]=${value}`, { key: secret() })],
-    ['get', '/statistics', () => api(`/statistics?metadata[openapiRun]=${value}&groupBy=n`, { key: secret() })],
-    ['get', '/healthz', () => api('/healthz')],
-  ];
+/** A request as the cases below send it; its URL may depend on what an earlier answer named. */
+interface Call {
+  method: string;
+  /** The document's path template. */
+  path: string;
+  url: string | (() => string);
+  key?: () => string | undefined;
+  body?: unknown;
+  /** Poll until the answer satisfies this (the projections lag ingestion). */
+  until?: (r: Res) => boolean;
+  /** Reads the answer for later calls. */
+  keep?: (r: Res) => void;
+}
 
+const urlOf = (c: Call) => (typeof c.url === 'function' ? c.url() : c.url);
+
+function send(c: Call, url = urlOf(c), body = c.body): Promise<Res> {
+  const once = () =>
+    api(url, {
+      method: c.method.toUpperCase(),
+      key: c.key?.(),
+      ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+  return c.until ? pollUntil(once, c.until) : once();
+}
+
+const pathPattern = (path: string) => new RegExp(`^${path.replace(/\{[^}]+\}/g, '([^/]+)')}$`);
+
+/** How a request breaks what its operation documents: path and query parameters (every one it sends documented), and a JSON body. */
+function requestViolations(c: Call, url = urlOf(c), body = c.body): string[] {
+  const op = doc.paths[c.path][c.method];
+  const params = op.parameters ?? [];
+  const u = new URL(url, 'http://x');
+  const out: string[] = [];
+  const pathValues = pathPattern(c.path).exec(u.pathname)?.slice(1) ?? [];
+  [...c.path.matchAll(/\{([^}]+)\}/g)].forEach((m, i) => {
+    const p = params.find((x) => x.in === 'path' && x.name === m[1]);
+    out.push(...(p?.schema ? violations(p.schema as Schema, decodeURIComponent(pathValues[i] ?? ''), `path ${m[1]}`) : [`path ${m[1]}: not documented`]));
+  });
+  // An API key in the query (security scheme `token`) is a credential the document names as such.
+  const credentials = (op.security ?? []).flatMap((r) => Object.keys(r)).map((k) => doc.components.securitySchemes[k]).filter((k) => k?.in === 'query').map((k) => k.name);
+  const filters: Record<string, Record<string, string>> = {};
+  for (const [name, value] of u.searchParams) {
+    if (credentials.includes(name) && !params.some((x) => x.name === name)) continue;
+    const deep = /^([^[]+)\[(.*)\]$/.exec(name);
+    const p = params.find((x) => x.in === 'query' && x.name === (deep && params.some((y) => y.name === deep[1] && y.style === 'deepObject') ? deep[1] : name));
+    if (!p?.schema) out.push(`query ${name}: not documented`);
+    else if (p.style === 'deepObject') (filters[p.name] ??= {})[deep![2]] = value;
+    else {
+      const type = resolve(p.schema as Schema).type;
+      out.push(...violations(p.schema as Schema, (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value, `query ${name}`));
+    }
+  }
+  for (const [name, value] of Object.entries(filters)) out.push(...violations(params.find((p) => p.name === name)!.schema as Schema, value, `query ${name}`));
+  for (const p of params.filter((x) => x.required && x.in === 'query')) if (!u.searchParams.has(p.name)) out.push(`query ${p.name}: required, missing`);
+  if (body !== undefined) {
+    const content = (op as unknown as { requestBody?: { content: Record<string, { schema: Schema }> } }).requestBody?.content['application/json'];
+    out.push(...(content ? violations(content.schema, typeof body === 'string' ? JSON.parse(body) : body, 'body') : ['body: not documented']));
+  }
+  return out;
+}
+
+const id = randomUUID();
+const value = `oa-${id}`;
+const tenant = `oa-${id}`;
+const signingSecret = 'openapi-signing-secret-0123456789';
+const kept: { handle?: string } = {};
+const secret = () => testEnv().secretKey;
+const publicKey = () => testEnv().publicKey;
+const adminToken = () => testEnv().adminToken;
+const events = () => sampleEvents(5, Date.now() - 60_000);
+const tokenIngestId = randomUUID();
+
+/** Every operation of the document with a request it answers with success, in an order where each finds what it reads. */
+const SUCCESS: Call[] = [
+  { method: 'post', path: '/recordings/{recordingId}/events', url: `/recordings/${id}/events`, key: publicKey, body: events() },
+  { method: 'post', path: '/recordings/{recordingId}/metadata', url: `/recordings/${id}/metadata`, key: publicKey, body: { openapiRun: value, n: 1 } },
+  { method: 'get', path: '/recordings', url: `/recordings?metadata[openapiRun]=${value}&includeSignedUrls=true`, key: secret, until: (r) => r.json().recordings?.length === 1 },
+  { method: 'get', path: '/recordings/{recordingId}', url: `/recordings/${id}?includeSignedUrls=true`, key: secret },
+  { method: 'get', path: '/recordings/{recordingId}/events', url: `/recordings/${id}/events`, key: secret },
+  { method: 'get', path: '/replays/{groupingProp}', url: '/replays/openapiRun?includeSignedUrls=true&limit=100', key: secret },
+  { method: 'get', path: '/replays/{groupingProp}/{replayValue}', url: `/replays/openapiRun/${value}`, key: secret },
+  { method: 'get', path: '/replays/{groupingProp}/{replayValue}/events', url: `/replays/openapiRun/${value}/events`, key: secret },
+  { method: 'get', path: '/replay', url: `/replay?metadata[openapiRun]=${value}`, key: secret },
+  { method: 'get', path: '/statistics', url: `/statistics?metadata[openapiRun]=${value}&groupBy=n`, key: secret },
+  { method: 'get', path: '/healthz', url: '/healthz' },
+];
+
+/** The operations the cases above leave out: aliases, the other reads, and the deletion last. */
+const MORE: Call[] = [
+  { method: 'post', path: '/recordings/{recordingId}/ingest', url: `/recordings/${randomUUID()}/ingest`, key: publicKey, body: events() },
+  { method: 'post', path: '/', url: `/?recordingId=${randomUUID()}`, key: publicKey, body: events() },
+  { method: 'post', path: '/events', url: `/events?recordingId=${randomUUID()}`, key: publicKey, body: { events: events() } },
+  { method: 'post', path: '/ingest', url: () => `/ingest?recordingId=${tokenIngestId}&token=${encodeURIComponent(publicKey())}`, body: events() },
+  { method: 'post', path: '/recordings/{recordingId}/meta', url: `/recordings/${id}/meta`, key: publicKey, body: { openapiAlias: true } },
+  { method: 'get', path: '/replays', url: `/replays?meta[openapiRun]=${value}`, key: secret },
+  { method: 'get', path: '/readyz', url: '/readyz' },
+  { method: 'get', path: '/recordings/{recordingId}/player', url: `/recordings/${id}/player?mode=minimal`, key: secret },
+  { method: 'get', path: '/recordings/{recordingId}/player.html', url: `/recordings/${id}/player.html?speed=2`, key: secret },
+  { method: 'get', path: '/recordings/{recordingId}/preview', url: `/recordings/${id}/preview`, key: secret },
+  ...['screenshot', 'screenshot.png', 'screenshot.jpeg', 'screenshot.jpg', 'screenshot.webp'].map(
+    (s): Call => ({ method: 'get', path: `/recordings/{recordingId}/${s}`, url: `/recordings/${id}/${s}?width=64&height=48&quality=50`, key: secret }),
+  ),
+  { method: 'get', path: '/assets/{name}', url: '/assets/rrweb-player.css' },
+  { method: 'get', path: '/sdk/recorder.js', url: '/sdk/recorder.js' },
+  { method: 'get', path: '/sdk/recorder.js.map', url: '/sdk/recorder.js.map' },
+  { method: 'get', path: '/record.js', url: '/record.js' },
+  { method: 'delete', path: '/recordings/{recordingId}', url: `/recordings/${id}`, key: secret },
+];
+
+/** In order: each builds on the tenant the first creates; the revocations come last. */
+const ADMIN: [number, Call][] = [
+  [201, { method: 'post', path: '/admin/tenants', url: '/admin/tenants', body: { id: tenant, name: 'OpenAPI', retentionDays: 30 } }],
+  [200, { method: 'post', path: '/admin/tenants', url: '/admin/tenants', body: { id: tenant } }],
+  [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: 7 } }],
+  [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: null } }],
+  [200, { method: 'get', path: '/admin/tenants', url: '/admin/tenants' }],
+  [201, { method: 'post', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys`, body: { kind: 'public', allowedOrigins: ['https://app.example.test'] } }],
+  [201, { method: 'post', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys`, body: { kind: 'secret' }, keep: (r: Res) => (kept.handle = r.json().handle) }],
+  [200, { method: 'get', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys` }],
+  [201, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'generated' } }],
+  [201, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'given.1', secret: signingSecret } }],
+  [200, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'given.1', secret: signingSecret } }],
+  [200, { method: 'get', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys` }],
+  [204, { method: 'delete', path: '/admin/tenants/{tenantId}/keys/{handle}', url: () => `/admin/tenants/${tenant}/keys/${kept.handle}` }],
+  [204, { method: 'delete', path: '/admin/tenants/{tenantId}/signing-keys/{keyId}', url: `/admin/tenants/${tenant}/signing-keys/generated` }],
+].map(([status, c]) => [status as number, { ...(c as Call), key: adminToken }]);
+
+/**
+ * The SDK controller (src/recorder-sdk/sdk.controller.ts) declares no content type for its scripts
+ * yet: their answers are checked for status only until it does.
+ */
+const CONTENT_NOT_DECLARED = new Set(['get /sdk/recorder.js', 'get /sdk/recorder.js.map', 'get /record.js']);
+
+/** The answer breaks what its operation declares (status, content type, JSON body), or the request what it documents. */
+async function callViolations(c: Call): Promise<{ status: number; violations: string[] }> {
+  const url = urlOf(c);
+  const r = await send(c, url);
+  c.keep?.(r);
+  const answer = CONTENT_NOT_DECLARED.has(`${c.method} ${c.path}`) ? (doc.paths[c.path][c.method].responses[String(r.status)] ? [] : [`status ${r.status} not declared`]) : conformance(c.method, c.path, r);
+  return { status: r.status, violations: [...requestViolations(c, url).map((v) => `request: ${v}`), ...answer] };
+}
+
+describe('success bodies', () => {
   // In order: the reads need the recording written and projected.
-  it.each(cases)('%s %s answers what it declares', async (method, path, send) => {
-    const r = await send();
-    expect(r.status).toBeLessThan(300);
-    expect(conformance(method, path, r)).toEqual([]);
+  it.each(SUCCESS.map((c) => [c.method, c.path, c]))('%s %s answers what it declares', async (_method, _path, c) => {
+    const { status, violations: found } = await callViolations(c);
+    expect(status).toBeLessThan(300);
+    expect(found).toEqual([]);
+  });
+
+  it.each(MORE.map((c) => [c.method, c.path, c]))('%s %s answers what it declares (and is sent as documented)', async (_method, _path, c) => {
+    const { status, violations: found } = await callViolations(c);
+    expect(status).toBeLessThan(300);
+    expect(found).toEqual([]);
   });
 
   describe('admin API', () => {
-    const tenant = `oa-${id}`;
-    const secret = 'openapi-signing-secret-0123456789';
-    const cases: [number, string, string, () => Promise<Res>][] = [
-      [201, 'post', '/admin/tenants', () => admin('POST', '/tenants', { id: tenant, name: 'OpenAPI', retentionDays: 30 })],
-      [200, 'post', '/admin/tenants', () => admin('POST', '/tenants', { id: tenant })],
-      [200, 'patch', '/admin/tenants/{tenantId}', () => admin('PATCH', `/tenants/${tenant}`, { retentionDays: 7 })],
-      [200, 'patch', '/admin/tenants/{tenantId}', () => admin('PATCH', `/tenants/${tenant}`, { retentionDays: null })],
-      [200, 'get', '/admin/tenants', () => admin('GET', '/tenants')],
-      [201, 'post', '/admin/tenants/{tenantId}/keys', () => admin('POST', `/tenants/${tenant}/keys`, { kind: 'public', allowedOrigins: ['https://app.example.test'] })],
-      [201, 'post', '/admin/tenants/{tenantId}/keys', () => admin('POST', `/tenants/${tenant}/keys`, { kind: 'secret' })],
-      [200, 'get', '/admin/tenants/{tenantId}/keys', () => admin('GET', `/tenants/${tenant}/keys`)],
-      [201, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'generated' })],
-      [201, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'given.1', secret })],
-      [200, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'given.1', secret })],
-      [200, 'get', '/admin/tenants/{tenantId}/signing-keys', () => admin('GET', `/tenants/${tenant}/signing-keys`)],
-    ];
-
     // In order: each builds on the tenant the first creates.
-    it.each(cases)('%s: %s %s answers what it declares', async (status, method, path, send) => {
-      const r = await send();
-      expect(r.status).toBe(status);
-      expect(conformance(method, path, r)).toEqual([]);
+    it.each(ADMIN.map(([status, c]) => [status, c.method, c.path, c]))('%s: %s %s answers what it declares', async (status, _method, _path, c) => {
+      const { status: answered, violations: found } = await callViolations(c);
+      expect(answered).toBe(status);
+      expect(found).toEqual([]);
     });
-
     it('declares an object schema with typed properties for every success answer with a body', () => {
       const untyped = Object.entries(doc.paths)
         .filter(([path]) => path.startsWith('/admin/'))
@@ -286,7 +417,7 @@ describe('success bodies', () => {
   });
 
   it('the replay carries the metadata and events it declares as required', () => {
-    expect((doc.paths['/replays/{groupingProp}/{replayValue}'].get.responses['200'] as { content: Record<string, { schema: Schema }> }).content['application/json'].schema.required).toEqual(['metadata', 'events']);
+    expect(resolve((doc.paths['/replays/{groupingProp}/{replayValue}'].get.responses['200'] as { content: Record<string, { schema: Schema }> }).content['application/json'].schema).required).toEqual(['metadata', 'events']);
   });
 });
 
@@ -305,5 +436,112 @@ describe('request bodies', () => {
         expect(violations(content[type].schema, form)).toEqual([]);
       }
     }
+  });
+});
+
+const CALLS = [...SUCCESS, ...MORE, ...ADMIN.map(([, c]) => c)];
+
+describe('every operation', () => {
+  it('is called by a case above, with a request it answers with success', () => {
+    const called = new Set(CALLS.map((c) => `${c.method} ${c.path}`));
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`));
+    expect(operations.filter((o) => !called.has(o))).toEqual([]);
+    expect([...called].filter((o) => !operations.includes(o))).toEqual([]);
+  });
+});
+
+/** Values just past the bounds a schema documents (safe-integer limits aside); `sample` is a valid value, for arrays. */
+function pastBounds(schema: Schema, sample?: unknown): unknown[] {
+  const s = resolve(schema);
+  const out: unknown[] = [];
+  const safe = (n: number | undefined): n is number => n !== undefined && Math.abs(n) < Number.MAX_SAFE_INTEGER;
+  if (s.enum) out.push('not-one-of-them');
+  if (s.type === 'integer' || s.type === 'number') {
+    if (safe(s.minimum)) out.push(s.minimum - 1);
+    if (safe(s.maximum)) out.push(s.maximum + 1);
+    if (s.type === 'integer') out.push(1.5);
+  }
+  if (s.type === 'string') {
+    if (s.minLength) out.push('x'.repeat(s.minLength - 1));
+    if (s.maxLength !== undefined) out.push('x'.repeat(s.maxLength + 1));
+    const bad = s.pattern ? ['!', ' ', 'x!y'].find((v) => !new RegExp(s.pattern!).test(v)) : undefined;
+    if (bad !== undefined) out.push(bad);
+  }
+  if (s.type === 'array' && s.maxItems !== undefined && Array.isArray(sample) && sample.length > 0) out.push(Array(s.maxItems + 1).fill(sample[0]));
+  return out;
+}
+
+/** Values exactly at the numeric and length bounds a schema documents. */
+function atBounds(schema: Schema): unknown[] {
+  const s = resolve(schema);
+  if (s.type === 'integer' || s.type === 'number') return [s.minimum, s.maximum].filter((n) => n !== undefined && Math.abs(n) < Number.MAX_SAFE_INTEGER);
+  if (s.type === 'string') return [s.minLength ? 'x'.repeat(s.minLength) : undefined, s.maxLength !== undefined ? 'x'.repeat(s.maxLength) : undefined].filter((v) => v !== undefined);
+  return [];
+}
+
+/** The call with one parameter (path or query) set to `v`. */
+function withParam(c: Call, p: Parameter, v: unknown): string {
+  const u = new URL(urlOf(c), 'http://x');
+  if (p.in === 'query') u.searchParams.set(p.name, String(v));
+  else {
+    const index = [...c.path.matchAll(/\{([^}]+)\}/g)].findIndex((m) => m[1] === p.name);
+    const values = pathPattern(c.path).exec(u.pathname)!.slice(1);
+    values[index] = encodeURIComponent(String(v));
+    let i = 0;
+    u.pathname = c.path.replace(/\{[^}]+\}/g, () => values[i++]);
+  }
+  return u.pathname + u.search;
+}
+
+describe('documented bounds', () => {
+  // One call per operation (its first case), after the cases above made what it reads.
+  const firsts = CALLS.filter((c, i) => CALLS.findIndex((x) => x.method === c.method && x.path === c.path) === i);
+
+  /** The refusal of a value past a bound: a declared 4xx; a 400 names what it refuses. */
+  const refusal = (c: Call, r: Res, name: string) => {
+    const declared = Object.keys(doc.paths[c.path][c.method].responses).includes(String(r.status));
+    return declared && (r.status === 404 || (r.status === 400 && r.text.includes(name))) ? 'refused' : `${r.status} ${r.text.slice(0, 200)}`;
+  };
+
+  it.each(firsts.map((c) => [c.method, c.path, c]))('%s %s refuses values past the bounds of its parameters and JSON body fields', async (_m, _p, c) => {
+    const op = doc.paths[c.path][c.method];
+    const answers: Record<string, string> = {};
+    for (const p of (op.parameters ?? []).filter((x) => x.schema && (x.in === 'query' || x.in === 'path'))) {
+      if (p.style === 'deepObject') {
+        const values = resolve(p.schema!.additionalProperties as Schema);
+        if (values?.maxLength === undefined) continue;
+        const u = new URL(urlOf(c), 'http://x');
+        u.searchParams.set(`${p.name}[bound]`, 'x'.repeat(values.maxLength + 1));
+        answers[`${p.name}[bound]`] = refusal(c, await send({ ...c, until: undefined }, u.pathname + u.search), p.name);
+        continue;
+      }
+      for (const v of pastBounds(p.schema as Schema)) {
+        if (p.in === 'path' && v === '') continue; // an empty segment is another path
+        answers[`${p.name}=${JSON.stringify(v).slice(0, 20)}`] = refusal(c, await send({ ...c, until: undefined }, withParam(c, p, v)), p.name);
+      }
+    }
+    const body = (op as unknown as { requestBody?: { content: Record<string, { schema: Schema }> } }).requestBody?.content['application/json']?.schema;
+    const fields = body && resolve(body).type === 'object' && c.body && typeof c.body === 'object' ? resolve(body).properties ?? {} : {};
+    for (const [name, schema] of Object.entries(fields)) {
+      for (const v of pastBounds(schema, (c.body as Record<string, unknown>)[name])) {
+        answers[`body.${name}=${JSON.stringify(v).slice(0, 20)}`] = refusal(c, await send({ ...c, until: undefined }, urlOf(c), { ...(c.body as object), [name]: v }), name);
+      }
+    }
+    expect(Object.entries(answers).filter(([, a]) => a !== 'refused')).toEqual([]);
+  });
+
+  // Rendering a screenshot or player at its largest takes seconds: their bounds are taken as far as refusals.
+  it.each(firsts.map((c) => [c.method, c.path, c]))('%s %s takes values at the bounds of its parameters', async (_m, _p, c) => {
+    if (c.path.startsWith('/recordings/{recordingId}/') && /screenshot|player|preview/.test(c.path)) return;
+    const op = doc.paths[c.path][c.method];
+    const refused: string[] = [];
+    for (const p of (op.parameters ?? []).filter((x) => x.schema && x.style !== 'deepObject' && (x.in === 'query' || x.in === 'path'))) {
+      for (const v of atBounds(p.schema as Schema)) {
+        const url = withParam(c, p, v);
+        const r = await send({ ...c, until: undefined }, url);
+        if (r.status === 400) refused.push(`${p.name}=${String(v).slice(0, 20)}: ${r.text.slice(0, 200)}`);
+      }
+    }
+    expect(refused).toEqual([]);
   });
 });
