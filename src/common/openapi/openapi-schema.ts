@@ -1,5 +1,6 @@
 // zod schemas rendered as OpenAPI 3.0 schema objects, for the places a route documents a schema
-// outside a DTO parameter: error bodies, and query parameters the route reads itself.
+// outside a DTO (error bodies, query parameters the route reads itself), and the zod building blocks
+// the DTOs share for what OpenAPI should say of a value (int64 times, nullable strings).
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery, type SchemaObject } from '@nestjs/swagger';
 import { z } from 'zod';
