@@ -2,12 +2,12 @@
 // benchmark boot it the same way.
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { adminSchemas } from './admin/admin-responses.schemas';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
+import { buildOpenApiDocument } from './common/openapi/openapi-document';
+import { ZodValidationPipe } from './common/zod-validation.pipe';
 import { BASE_SECURITY_HEADERS, clientErrorHandler, CORS_EXPOSED_HEADERS, framedErrorCsp, frameworkErrors } from './common/security-headers';
 import { createLogger, Logger, nestLogger } from './common/logger';
 import { lingerAfterEarlyAnswer } from './common/lingering-close';
@@ -89,6 +89,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
     bodyParser: false,
   });
   app.useGlobalFilters(new ErrorFilter());
+  app.useGlobalPipes(new ZodValidationPipe());
   const metrics = app.get(MetricsService);
   fastify.addHook('onResponse', async (req, reply) => {
     metrics.httpDuration.observe({ method: req.method, route: req.routeOptions?.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
@@ -104,50 +105,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
     maxAge: 600,
   });
 
-  const doc = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Tapedeck')
-      .setDescription(
-        'Self-hosted session-recording service for rrweb: ingestion, listing, replays, player, screenshots, statistics. Errors: application and authentication failures are text/plain; request-schema validation failures are JSON {error, message, issues}. ' +
-          'Every response carries X-Tapedeck-Api-Version, the API version of this document (info.version). ' +
-          'WebSocket ingestion (/recordings/{recordingId}/events/ws and its aliases), which OpenAPI cannot describe, is in docs/websocket.md.',
-      )
-      .setVersion(API_VERSION)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'public_key_svc_* (write) or secret_key_svc_* (full access); the admin API takes TAPEDECK_ADMIN_TOKEN' })
-      .addSecurity('token', { type: 'apiKey', in: 'query', name: 'token', description: 'The same public or secret key in ?token=, for clients that cannot set headers (sendBeacon); ingestion and metadata only' })
-      .addSecurity('presigned', { type: 'apiKey', in: 'query', name: 'signature', description: 'With tenantId, expires, keyId: see docs/presigned-links.md' })
-      .build(),
-    { operationIdFactory },
-  );
-  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...sharedSchemas, ...adminSchemas } };
+  const doc = buildOpenApiDocument(app);
   fastify.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(doc));
   return app;
 }
-
-/**
- * `Controller_method`, as Nest names operations, except for a handler on several paths (the older
- * aliases such as /ingest): Nest names those `method[0]`, `method[1]`, which client generators reject
- * as identifiers. The first path keeps the plain name, the others get `_alias<n>`.
- */
-export function operationIdFactory(controllerKey: string, methodKey: string): string {
-  const alias = /^(.+)\[(\d+)\]$/.exec(methodKey);
-  const name = `${controllerKey}_${alias ? alias[1] : methodKey}`;
-  return alias && alias[2] !== '0' ? `${name}_alias${alias[2]}` : name;
-}
-
-const sharedSchemas = {
-  Event: {
-    type: 'object',
-    required: ['type', 'timestamp', 'data'],
-    properties: {
-      type: { type: 'integer', minimum: 0, description: 'rrweb EventType: 0 DomContentLoaded, 1 Load, 2 FullSnapshot, 3 IncrementalSnapshot, 4 Meta, 5 Custom, 6 Plugin' },
-      timestamp: { type: 'integer', description: 'Epoch milliseconds' },
-      data: { type: 'object', additionalProperties: true },
-      sequenceId: { type: 'integer', minimum: 0, description: 'Optional per-recording client sequence; repeated values at the same timestamp are dropped on read' },
-      originalTimestamp: { type: 'integer', description: 'On reads: the original absolute epoch ms (equal to timestamp for a single recording; replays renumber timestamp)' },
-      recordingId: { type: 'string', format: 'uuid', description: 'On replay reads: the recording the event came from' },
-    },
-    additionalProperties: true,
-  },
-};

@@ -6,8 +6,8 @@ import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { safeEqual } from '../auth/key-material';
 import type { PresignScope } from '../auth/presign';
-import { ApiKeyRecord, Tenant, TenantRegistry } from '../auth/tenant-registry';
-import type { CreateKeyInput, CreateSigningKeyInput, CreateTenantInput, UpdateTenantInput } from './admin.schemas';
+import { Tenant, TenantRegistry } from '../auth/tenant-registry';
+import type { CreatedApiKey, CreatedSigningKey, CreateKeyInput, CreateSigningKeyInput, CreateTenantInput, KeyView, SigningKeyView, UpdateTenantInput } from './admin.dto';
 import { expiryFor, LinkResource, SignedLink, signedLink } from './presigned-link';
 
 /** The registry operations administration needs (a fake in unit tests). */
@@ -27,21 +27,6 @@ export type TenantStore = Pick<
   | 'revokeSigningKey'
 >;
 export type AdminConfig = Pick<AppConfig, 'PRESIGN_MAX_TTL_SECONDS' | 'PRESIGN_DEFAULT_TTL_SECONDS' | 'PUBLIC_BASE_URL'>;
-
-export type KeyView = Omit<ApiKeyRecord, 'hash'>;
-export interface SigningKeyView {
-  tenantId: string;
-  keyId: string;
-  createdAt: number;
-}
-/** A new API key: the key itself, shown once, with its record. */
-export type CreatedKey = { key: string } & KeyView;
-/** secret only when generated; created false when the key id existed with the given secret. */
-export interface CreatedSigningKey {
-  signingKey: SigningKeyView;
-  secret?: string;
-  created: boolean;
-}
 
 @Injectable()
 export class TenantAdmin {
@@ -65,7 +50,7 @@ export class TenantAdmin {
   }
 
   /** The new key in plaintext (shown once) with its non-secret record. */
-  async createKey(tenantId: string, input: CreateKeyInput): Promise<CreatedKey> {
+  async createKey(tenantId: string, input: CreateKeyInput): Promise<CreatedApiKey> {
     const { key, record } = await this.store.createKey(tenantId, input.kind, undefined, input.allowedOrigins);
     return { key, ...record };
   }

@@ -1,6 +1,9 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ApiTextError } from '../common/openapi/api-responses';
+import { ApiQueryParams } from '../common/openapi/openapi-schema';
 import type { AuthContext } from './auth-context';
 import { AuthGuard } from './auth.guard';
 
@@ -15,20 +18,20 @@ export interface AuthRequirement {
 
 export const AUTH_REQUIREMENT = 'tapedeck:auth';
 
-const presignQueries = ['tenantId', 'expires', 'keyId', 'signature'].map((name) =>
-  ApiQuery({ name, required: false, type: String, description: 'Presigned link parameter (with the other three)' }),
-);
+/** Checked by the Authenticator (403 when wrong), not by a request schema. */
+const presignParam = z.string().optional().describe('Presigned link parameter (with the other three)');
+const PresignedLinkQuery = z.object({ tenantId: presignParam, expires: presignParam, keyId: presignParam, signature: presignParam });
 
 export function Auth(req: AuthRequirement) {
   return applyDecorators(
     SetMetadata(AUTH_REQUIREMENT, req),
     UseGuards(AuthGuard),
     ApiBearerAuth(),
-    ...(req.presign ? [ApiSecurity('presigned'), ...presignQueries] : []),
+    ...(req.presign ? [ApiSecurity('presigned'), ApiQueryParams(PresignedLinkQuery)] : []),
     ...(req.queryToken ? [ApiSecurity('token')] : []),
-    ApiResponse({ status: 401, description: 'Missing, invalid or insufficiently scoped credentials (text/plain)' }),
-    ...(req.presign ? [ApiResponse({ status: 403, description: 'Presigned link expired or badly signed (text/plain)' })] : []),
-    ApiResponse({ status: 429, description: 'Rate limit exceeded; see Retry-After (text/plain)' }),
+    ApiTextError(401, 'Missing, invalid or insufficiently scoped credentials (text/plain)', 'Missing credentials: send Authorization: Bearer <key>'),
+    ...(req.presign ? [ApiTextError(403, 'Presigned link expired or badly signed (text/plain)', 'Presigned link has expired')] : []),
+    ApiTextError(429, 'Rate limit exceeded; see Retry-After (text/plain)', 'Rate limit exceeded for this key'),
   );
 }
 

@@ -4,7 +4,7 @@
 // (scriptable); notes go to stderr. Exit codes: 0 ok, 1 operation failed, 2 usage or bad input.
 import 'reflect-metadata';
 import { hashKey, keyHandle, kindOfKey } from '../auth/key-material';
-import { createKeySchema, createSigningKeySchema, createTenantSchema, signingKeyIdSchema, tenantIdSchema, updateTenantSchema } from '../admin/admin.schemas';
+import { createKeySchema, createSigningKeySchema, createTenantSchema, signingKeyIdSchema, tenantIdSchema, updateTenantSchema } from '../admin/admin.dto';
 import { LinkResource, recordingScope, replayScope } from '../admin/presigned-link';
 import type { TenantAdmin } from '../admin/tenant-admin.service';
 import { parseWith } from '../common/validation';

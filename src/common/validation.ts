@@ -29,28 +29,39 @@ export function parseWith<T extends z.ZodTypeAny>(schema: T, value: unknown, whe
   );
 }
 
-/** Query-string booleans: true/false/1/0 only; anything else fails validation. */
-export const queryBoolean = (defaultValue: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
-    .optional()
-    .transform((v) => (v === undefined ? defaultValue : v === 'true' || v === '1'));
+/** The words a query-string boolean takes: true/false/1/0 only; anything else fails validation. (A literal
+ * list, not z.enum, which would document them as 0, 1, true, false.) */
+export const QUERY_BOOLEAN_WORDS = z.literal(['true', 'false', '1', '0'], { message: 'must be true or false' });
 
-/** An integer carried in a query string, within [min, max]. */
-export const queryInt = (min: number, max: number, defaultValue?: number) =>
-  z
-    .string()
-    .regex(/^-?\d+$/, { message: 'must be an integer' })
-    // "-0" is 0: a negative zero reached SQL as OFFSET (0), which ClickHouse refuses (a 500). Huge
-    // values stay finite, so they fail the range check with its message rather than "not an integer".
-    .transform((v) => Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(v))) || 0)
-    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
-    .optional()
-    .transform((v) => (v === undefined ? defaultValue : v));
+/** A query-string boolean; its schema documents the four words and the default. */
+export const queryBoolean = (defaultValue: boolean) =>
+  QUERY_BOOLEAN_WORDS.transform((v) => v === 'true' || v === '1').prefault(defaultValue ? 'true' : 'false');
+
+// "-0" is 0: a negative zero reached SQL as OFFSET (0), which ClickHouse refuses (a 500). Huge values
+// stay finite, so they fail the range check with its message rather than "not an integer".
+const decimalInteger = (v: unknown) =>
+  typeof v === 'string' && /^-?\d+$/.test(v) ? Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(v))) || 0 : v;
+
+const integerIn = (min: number, max: number) =>
+  // The digits become a number before the checks, so the schema documents the integer (and its
+  // bounds) a client sends, not a string pattern. Anything else stays as sent and is not a number.
+  z.preprocess(
+    decimalInteger,
+    z
+      .number({ error: 'must be an integer' })
+      .int()
+      .min(min, { message: `must be at least ${min}` })
+      .max(max, { message: `must be at most ${max}` }),
+  );
+
+/** An integer carried in a query string, within [min, max]; absent, the default (if any). */
+export function queryInt(min: number, max: number): z.ZodOptional<ReturnType<typeof integerIn>>;
+export function queryInt(min: number, max: number, defaultValue: number): z.ZodPrefault<ReturnType<typeof integerIn>>;
+export function queryInt(min: number, max: number, defaultValue?: number) {
+  return defaultValue === undefined ? integerIn(min, max).optional() : integerIn(min, max).prefault(defaultValue);
+}
 
 export const uuidParam = z
   .string()
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
-    message: 'must be a UUID',
-  })
+  .check(z.guid({ message: 'must be a UUID' }))
   .transform((s) => s.toLowerCase());

@@ -1,22 +1,21 @@
 import { applyDecorators, Controller, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
+import { ApiBadRequest, ApiJsonBodyLimits } from '../common/openapi/api-responses';
+import { ApiQueryParams, openApiSchema } from '../common/openapi/openapi-schema';
 import { bodyBuffer, jsonBody, utf8 } from '../common/request-body';
-import { parseWith, uuidParam } from '../common/validation';
+import { RecordingIdParams } from '../domain/recording.dto';
 import { formatOf, parseEventBatch } from './event-batch.parser';
+import { EventBatch, IdempotencyKeySchema, IngestionQuerySchema, IngestResult, MetadataBody, MetadataResult } from './ingestion.dto';
 import { IngestionService } from './ingestion.service';
 import { clientInfo, firstHeader } from './client-info';
 import { recordingIdFrom } from './recording-id';
-import { ApiJsonBodyLimits } from '../recordings/recordings-query.openapi';
 
 /** Largest metadata body, decoded. */
 const METADATA_MAX_BYTES = 1024 * 1024;
-
-const eventArray = { type: 'array' as const, items: { $ref: '#/components/schemas/Event' } };
-const recordingIdProperty = { type: 'string' as const, format: 'uuid', example: '550e8400-e29b-41d4-a716-446655440000' };
-const duplicate = { type: 'boolean' as const, description: 'True when this batch (same Idempotency-Key or identical body) was already stored' };
+const idempotencyKey = (description: string) => ApiHeader({ name: 'Idempotency-Key', required: false, description, schema: openApiSchema(IdempotencyKeySchema, 'input') });
 
 const header = (req: FastifyRequest, name: string) => firstHeader(req.headers[name]);
 
@@ -36,30 +35,18 @@ const IngestEndpoint = (summary: string, more: string) =>
     }),
     // text/plain is read as JSON: what navigator.sendBeacon sends for a string body.
     ApiConsumes('application/json', 'text/plain', 'application/x-ndjson', 'application/ndjson'),
-    ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; same key = same batch (other events under a used key: 422)' }),
+    idempotencyKey('1-128 characters [A-Za-z0-9_.:-]; same key = same batch (other events under a used key: 422)'),
     ApiHeader({ name: 'Content-Encoding', required: false, description: 'identity (default), gzip (x-gzip), deflate, br; zstd where the runtime has it (Node.js 22.15 or later)' }),
-    ApiBody({
-      description: 'JSON (application/json or text/plain): an array of events or {"events":[…]}; NDJSON: one event per line',
-      schema: { oneOf: [eventArray, { type: 'object', required: ['events'], properties: { events: eventArray } }] },
-    }),
-    ApiResponse({
-      status: 200,
-      description: 'Stored (or already stored: duplicate true)',
-      schema: {
-        type: 'object',
-        required: ['recordingId', 'batchId', 'events', 'duplicate'],
-        properties: { recordingId: recordingIdProperty, batchId: { type: 'string', description: 'Identifies the stored batch', example: '3f2a…' }, events: { type: 'integer', description: 'Events in the batch', example: 50 }, duplicate },
-      },
-    }),
-    ApiResponse({ status: 400, description: 'Malformed JSON/NDJSON, invalid event (index or line named), empty batch, bad recordingId' }),
+    ApiBody({ description: 'JSON (application/json or text/plain): an array of events or {"events":[…]}; NDJSON: one event per line', type: EventBatch }),
+    ApiResponse({ status: 200, description: 'Stored (or already stored: duplicate true)', type: IngestResult.Output }),
+    ApiBadRequest('Malformed JSON/NDJSON, invalid event (index or line named), empty batch (text/plain); bad recordingId (JSON)', 'Invalid event at index 0: "type" must be a non-negative integer'),
     ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' }),
     ApiResponse({ status: 422, description: 'The Idempotency-Key was used before in this recording for other events; nothing was stored' }),
     ApiResponse({ status: 415, description: 'Unsupported Content-Type or Content-Encoding' }),
     ApiResponse({ status: 503, description: 'JetStream unreachable or did not confirm in time; nothing was acknowledged, retry' }),
   );
 
-function ingestBatch(ingestion: IngestionService, rawId: unknown, req: FastifyRequest, auth: AuthContext) {
-  const recordingId = recordingIdFrom(rawId);
+function ingestBatch(ingestion: IngestionService, recordingId: string, req: FastifyRequest, auth: AuthContext): Promise<IngestResult> {
   const format = formatOf(header(req, 'content-type'));
   const text = utf8(bodyBuffer(req, ingestion.maxBodyBytes));
   const batch = parseEventBatch(text, format, ingestion.maxEventBytes);
@@ -73,9 +60,8 @@ export class IngestionController {
 
   @Post(['events', 'ingest'])
   @IngestEndpoint('Create recording events', 'Also reachable as /recordings/{recordingId}/ingest (older rrweb clients).')
-  @ApiParam({ name: 'recordingId', format: 'uuid' })
-  ingest(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
-    return ingestBatch(this.ingestion, rawId, req, auth);
+  ingest(@Param() { recordingId }: RecordingIdParams, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
+    return ingestBatch(this.ingestion, recordingId, req, auth);
   }
 
   @Post(['metadata', 'meta'])
@@ -87,19 +73,14 @@ export class IngestionController {
       'Merges a JSON object of keys to values into the recording\'s metadata. Numbers and booleans are stored as their string form; later writes of a key overwrite earlier ones. Also reachable as /recordings/{recordingId}/meta. ' +
       'Metadata also arrives in-band as custom events (type 5) tagged recording-meta or pageview-meta.',
   })
-  @ApiParam({ name: 'recordingId', format: 'uuid' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 characters [A-Za-z0-9_.:-]; a retry under the same key is stored once (duplicate: true); without one every write is new' })
-  @ApiBody({ schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, example: { userId: 'user-123', plan: 'pro' } } })
-  @ApiResponse({
-    status: 200,
-    schema: { type: 'object', required: ['recordingId', 'keys', 'duplicate'], properties: { recordingId: recordingIdProperty, keys: { type: 'integer', description: 'Keys written', example: 2 }, duplicate } },
-  })
-  @ApiResponse({ status: 400, description: 'Not an object, empty, nested values, too many keys, key too long' })
+  @idempotencyKey('1-128 characters [A-Za-z0-9_.:-]; a retry under the same key is stored once (duplicate: true); without one every write is new')
+  @ApiBody({ type: MetadataBody })
+  @ApiResponse({ status: 200, type: MetadataResult.Output })
+  @ApiBadRequest('Not an object, empty, nested values, too many keys, key too long (text/plain); bad recordingId (JSON)', 'Metadata must be a JSON object of keys to values')
   @ApiJsonBodyLimits(METADATA_MAX_BYTES)
   @ApiResponse({ status: 422, description: 'The Idempotency-Key was used before in this recording for other metadata; nothing was stored' })
   @ApiResponse({ status: 503, description: 'JetStream unreachable' })
-  async metadata(@Param('recordingId') rawId: string, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
-    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
+  async metadata(@Param() { recordingId }: RecordingIdParams, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext): Promise<MetadataResult> {
     const metadata = this.ingestion.normalizeMetadata(jsonBody(req, METADATA_MAX_BYTES));
     return this.ingestion.attachMetadata(auth.tenantId, recordingId, metadata, header(req, 'idempotency-key'));
   }
@@ -119,8 +100,8 @@ export class IngestionQueryController {
     'Create recording events (recording id in the query)',
     "At /, /events or /ingest with ?recordingId=: where rrweb's browser clients post when their serverUrl has no {recordingId} placeholder.",
   )
-  @ApiQuery({ name: 'recordingId', required: true, schema: { type: 'string', format: 'uuid' } })
+  @ApiQueryParams(IngestionQuerySchema)
   ingest(@Query('recordingId') rawId: unknown, @Req() req: FastifyRequest, @CurrentAuth() auth: AuthContext) {
-    return ingestBatch(this.ingestion, rawId, req, auth);
+    return ingestBatch(this.ingestion, recordingIdFrom(rawId), req, auth);
   }
 }

@@ -9,13 +9,7 @@ import { ClientInfo, MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue, summariz
 import { EVENT_STORE, EventStore } from '../domain/event-store';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { IngestMetrics } from './ingest-metrics';
-
-export interface IngestResult {
-  recordingId: string;
-  batchId: string;
-  events: number;
-  duplicate: boolean;
-}
+import type { IngestResult, MetadataResult } from './ingestion.dto';
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -93,7 +87,7 @@ export class IngestionService {
     return Object.fromEntries(out);
   }
 
-  async attachMetadata(tenantId: string, recordingId: string, metadata: Record<string, string>, idempotencyKey?: string) {
+  async attachMetadata(tenantId: string, recordingId: string, metadata: Record<string, string>, idempotencyKey?: string): Promise<MetadataResult> {
     // Without a key every write is new: the same values written again later must win again.
     const writeId = 'm' + this.batchId(tenantId, recordingId, idempotencyKey ?? randomUUID(), '');
     const r = await this.store.appendMetadata(tenantId, recordingId, writeId, metadata);

@@ -1,9 +1,9 @@
 import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
-import { parseWith, uuidParam } from '../common/validation';
-import { ApiInvalidRecordingId } from './recordings-query.openapi';
+import { ApiInvalidRecordingId, ApiTextError } from '../common/openapi/api-responses';
+import { RecordingIdParams } from '../domain/recording.dto';
 import { RecordingDeletion } from './recording-deletion.service';
 
 @ApiTags('recordings')
@@ -21,12 +21,11 @@ export class RecordingDeletionController {
       'waiting at most 3 s for the projector; if it lags longer, the listing and statistics follow shortly after (a deletion marker is projected) while detail, events, player and screenshots are 404 at once. ' +
       'A rebuild cannot bring it back: the data is gone from the stream. Events ingested for the same id afterwards start a new recording.',
   })
-  @ApiParam({ name: 'recordingId', format: 'uuid' })
   @ApiResponse({ status: 204, description: 'Deleted' })
   @ApiInvalidRecordingId()
-  @ApiResponse({ status: 404, description: 'No such recording for this tenant' })
+  @ApiTextError(404, 'No such recording for this tenant', 'Recording not found')
   @ApiResponse({ status: 503, description: 'JetStream unreachable; retry' })
-  async delete(@Param('recordingId') rawId: string, @CurrentAuth() auth: AuthContext): Promise<void> {
-    return this.deletion.delete(auth.tenantId, parseWith(uuidParam, rawId, 'recordingId'));
+  async delete(@Param() { recordingId }: RecordingIdParams, @CurrentAuth() auth: AuthContext): Promise<void> {
+    return this.deletion.delete(auth.tenantId, recordingId);
   }
 }

@@ -1,5 +1,9 @@
-import { ValidationError } from '../common/validation';
-import { RecordingsQueryParams } from './recordings-query.params';
+import { parseWith, ValidationError } from '../common/validation';
+import { listParams } from './recordings-query.params';
+import { ListRecordingsQuery } from './recordings.dto';
+
+/** The listing's query string as the route reads it: its DTO (through ZodValidationPipe), then the filters. */
+const RecordingsQueryParams = { list: (query: Record<string, unknown>) => listParams(parseWith(ListRecordingsQuery.schema, query, 'query')) };
 
 describe('RecordingsQueryParams.list', () => {
   it('defaults to limit 50, offset 0, no signed URLs, no filters', () => {

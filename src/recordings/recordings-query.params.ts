@@ -1,19 +1,7 @@
-// Query parameters of GET /recordings and GET /recordings/{id}, validated with zod (400 JSON with
-// the failing field). Metadata filters are parsed from the same raw query (read-model/metadata-filter.ts).
-import { z } from 'zod';
-import { parseWith, queryBoolean, queryInt } from '../common/validation';
+// The listing's query (recordings.dto.ts) as the service takes it, with the metadata filters read
+// from its other parameters (read-model/metadata-filter.ts).
 import { MetadataFilter, parseMetadataFilters } from '../read-model/metadata-filter';
-
-export const LIST_LIMIT = { min: 1, max: 100, default: 50 } as const;
-export const MAX_OFFSET = 1_000_000_000;
-
-const listSchema = z.object({
-  limit: queryInt(LIST_LIMIT.min, LIST_LIMIT.max, LIST_LIMIT.default),
-  offset: queryInt(0, MAX_OFFSET, 0),
-  includeSignedUrls: queryBoolean(false),
-});
-
-const detailSchema = z.object({ includeSignedUrls: queryBoolean(false) });
+import type { ListRecordingsQuery } from './recordings.dto';
 
 export interface ListParams {
   limit: number;
@@ -22,13 +10,9 @@ export interface ListParams {
   filters: MetadataFilter[];
 }
 
-export const RecordingsQueryParams = {
-  list(query: Record<string, unknown>): ListParams {
-    const p = parseWith(listSchema, { limit: query.limit, offset: query.offset, includeSignedUrls: query.includeSignedUrls }, 'query');
-    return { limit: p.limit!, offset: p.offset!, includeSignedUrls: p.includeSignedUrls, filters: parseMetadataFilters(query) };
-  },
-
-  detail(query: Record<string, unknown>): { includeSignedUrls: boolean } {
-    return parseWith(detailSchema, { includeSignedUrls: query.includeSignedUrls }, 'query');
-  },
-};
+export const listParams = (query: ListRecordingsQuery): ListParams => ({
+  limit: query.limit,
+  offset: query.offset,
+  includeSignedUrls: query.includeSignedUrls,
+  filters: parseMetadataFilters(query),
+});

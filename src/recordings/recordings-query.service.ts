@@ -16,18 +16,7 @@ import { RecordingsRepository } from '../read-model/recordings.repository';
 import { RecordingLinks, recordingLinks } from './recording-links';
 import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
-
-export interface RecordingList {
-  recordings: RecordingView<RecordingLinks>[];
-  limit: number;
-  offset: number;
-  /** True when at least one more recording follows this page. */
-  hasMore: boolean;
-  /** With includeSignedUrls: when every signed link of the response expires, UNIX seconds. */
-  signedUrlsExpireAt?: number;
-}
-
-export type RecordingDetail = RecordingView<RecordingLinks> & { projected: boolean; signedUrlsExpireAt?: number };
+import type { RecordingDetail, RecordingList } from './recordings.dto';
 
 /** How long DELETE waits for the projections to hide the recording (the projector's linger plus an insert, when healthy). */
 const DELETION_WAIT_MS = 3000;

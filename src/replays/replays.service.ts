@@ -10,18 +10,7 @@ import { EVENT_STORE, RecordingEventSource } from '../domain/event-store';
 import { composeReplay } from './replay-composer';
 import { ReplayGroup, ReplayGroupsRepository } from '../read-model/replay-groups.repository';
 import type { MetadataFilter as MetadataMatch } from '../read-model/metadata-filter';
-
-export interface ReplayListItem {
-  groupingProp: string;
-  replayValue: string;
-  recordings: number;
-  startedAt: number;
-  endedAt: number;
-  /** endedAt - startedAt: wall-clock span, not the composed replay's length (see the OpenAPI description). */
-  duration: number;
-  links: { self: string; events: string; selfSigned?: string; eventsSigned?: string };
-  signedUrlsExpireAt?: number;
-}
+import type { ReplayList, ReplayListItem } from './replays.dto';
 
 const replayPath = (prop: string, value: string) => `/replays/${pathSegment(prop)}/${pathSegment(value)}`;
 
@@ -52,7 +41,7 @@ export class ReplaysService {
     return jsonArrayStream(composeReplay(tenantId, group.recordingIds, this.source, signal));
   }
 
-  async list(tenantId: string, groupingProp: string, limit: number, offset: number, signed: boolean) {
+  async list(tenantId: string, groupingProp: string, limit: number, offset: number, signed: boolean): Promise<ReplayList> {
     // Links never open a grouping key with a slash (auth/authenticator.ts): none to hand out.
     if (signed && groupingProp.includes('/')) throw badRequest('includeSignedUrls: presigned links cannot open replays of a groupingProp that contains "/"');
     // Signed before the query: 400 without a signing key even for an empty page, as for recordings.

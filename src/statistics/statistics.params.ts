@@ -1,50 +1,16 @@
-// Query parameters of GET /statistics, validated with zod (400 JSON naming the field): from/to as
-// epoch ms or ISO 8601 (a time needs a zone: Z or ±hh:mm), interval by span when omitted, bucket
-// count capped. Metadata filters and groupBy share the listing's rules.
-import { z } from 'zod';
+// The window and buckets of GET /statistics from its query (statistics.dto.ts): interval by span
+// when omitted, from before to, bucket count capped. Metadata filters share the listing's rules.
 import { ValidationError, parseWith } from '../common/validation';
-import { MAX_META_KEY_LENGTH } from '../domain/batch-summary';
 import { MetadataFilter, parseMetadataFilters } from '../read-model/metadata-filter';
 import type { Bucketing } from '../read-model/statistics.sql';
+import { MAX_BUCKETS, StatisticsQuery } from './statistics.dto';
 
 export const INTERVALS = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const;
 /** Fixed-size intervals, and calendar months (UTC). */
 export type Interval = keyof typeof INTERVALS | 'month';
-const INTERVAL_NAMES = ['minute', 'hour', 'day', 'week', 'month'] as const;
-export const MAX_BUCKETS = 2000;
 export const DEFAULT_SPAN_MS = 7 * 86_400_000;
 /** Weeks start on Monday 00:00 UTC; 1970-01-01 was a Thursday. */
 const WEEK_OFFSET = 4 * 86_400_000;
-const MAX_TIME = 8_640_000_000_000_000;
-
-const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
-/** Whether an ISO date's year-month-day exists: Date.parse rolls 2026-02-30 over to March 2. */
-function calendarDate(s: string): boolean {
-  const [y, m, d] = s.slice(0, 10).split('-').map(Number);
-  const date = new Date(0);
-  date.setUTCFullYear(y, m - 1, d);
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
-}
-
-const time = z
-  .string()
-  .refine((s) => /^\d{1,16}$/.test(s) || ISO.test(s), { message: 'must be epoch milliseconds or ISO 8601 (a date, or a date-time with Z or an offset)' })
-  .refine((s) => /^\d+$/.test(s) || calendarDate(s), { message: 'is not a date of the calendar' })
-  .transform((s) => (/^\d+$/.test(s) ? Number(s) : Date.parse(s)))
-  .refine((n) => Number.isFinite(n) && n >= 0 && n <= MAX_TIME, { message: 'is not a valid time' })
-  .optional();
-
-const schema = z.object({
-  from: time,
-  to: time,
-  interval: z.enum(INTERVAL_NAMES, { message: 'must be minute, hour, day, week or month' }).optional(),
-  groupBy: z
-    .string()
-    .min(1, { message: `must be a metadata key of 1-${MAX_META_KEY_LENGTH} characters` })
-    .max(MAX_META_KEY_LENGTH, { message: `must be a metadata key of 1-${MAX_META_KEY_LENGTH} characters` })
-    .refine((s) => s.isWellFormed(), { message: 'must be valid Unicode' })
-    .optional(),
-});
 
 export interface StatisticsParams {
   from: number;
@@ -97,8 +63,8 @@ function bucketStartsOf(from: number, to: number, b: Bucketing, max: number): { 
 
 const fail = (path: string, message: string) => new ValidationError(`Invalid query: ${path}: ${message}`, [{ path, message }]);
 
-export function parseStatisticsQuery(query: Record<string, unknown>, nowMs = Date.now()): StatisticsParams {
-  const q = parseWith(schema, { from: query.from, to: query.to, interval: query.interval, groupBy: query.groupBy }, 'query');
+/** The window and buckets of a query as the route's DTO parsed it; the filters read from its other parameters. */
+export function statisticsParams(q: StatisticsQuery, nowMs = Date.now()): StatisticsParams {
   const to = q.to ?? nowMs;
   const from = q.from ?? Math.max(0, to - DEFAULT_SPAN_MS);
   if (!(from < to)) throw fail('from', 'must be before to');
@@ -110,5 +76,8 @@ export function parseStatisticsQuery(query: Record<string, unknown>, nowMs = Dat
     const many = interval === 'month' ? `more than ${MAX_BUCKETS}` : String(count);
     throw fail('interval', `${interval} gives ${many} buckets between from and to; at most ${MAX_BUCKETS}: choose a larger interval or a shorter range`);
   }
-  return { from, to, interval, bucketing, firstBucket: starts[0], buckets: starts.length, bucketStarts: starts, groupBy: q.groupBy, filters: parseMetadataFilters(query) };
+  return { from, to, interval, bucketing, firstBucket: starts[0], buckets: starts.length, bucketStarts: starts, groupBy: q.groupBy, filters: parseMetadataFilters(q) };
 }
+
+/** What GET /statistics makes of a raw query string: its DTO (as ZodValidationPipe parses it), then statisticsParams. */
+export const parseStatisticsQuery = (query: Record<string, unknown>, nowMs = Date.now()) => statisticsParams(parseWith(StatisticsQuery.schema, query, 'query'), nowMs);

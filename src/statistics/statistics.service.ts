@@ -6,27 +6,19 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BreakdownRow, BucketRow, StatisticsRepository } from '../read-model/statistics.repository';
 import type { WindowScope } from '../read-model/statistics.sql';
-import type { Interval, StatisticsParams } from './statistics.params';
+import type { Statistics } from './statistics.dto';
+import type { StatisticsParams } from './statistics.params';
 
 export const BREAKDOWN_LIMIT = 100;
 /** Windows of at most this many recordings are read by a literal id list (about 80 KB of SQL). */
 export const LITERAL_IDS_LIMIT = 2000;
 
-export interface StatisticsResult {
-  from: number;
-  to: number;
-  interval: Interval;
-  totals: { recordings: number; events: number; bytes: number; pageViews: number; duration: { total: number; avg: number; p50: number; p90: number; p99: number } };
-  series: { t: number; recordings: number; events: number }[];
-  eventTypes: Record<string, number>;
-  breakdown?: { key: string; values: { value: string | null; recordings: number; events: number }[]; truncated: boolean };
-}
 
 @Injectable()
 export class StatisticsService {
   constructor(private readonly read: StatisticsRepository) {}
 
-  async statistics(tenantId: string, p: StatisticsParams): Promise<StatisticsResult> {
+  async statistics(tenantId: string, p: StatisticsParams): Promise<Statistics> {
     const filters = await this.read.bySelectivity(tenantId, p.filters);
     if (!filters) return shape(p, { data: [] }, []);
     const scope: WindowScope = { tenantId, filters, window: { from: p.from, to: p.to } };
@@ -43,7 +35,7 @@ export class StatisticsService {
 
 const logger = new Logger('statistics');
 
-function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: BucketRow }, breakdown: BreakdownRow[]): StatisticsResult {
+function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: BucketRow }, breakdown: BreakdownRow[]): Statistics {
   const t = buckets.totals;
   // Every row's bucket is one of the window's bucket starts; one that is not would vanish from the
   // series while the totals keep it (as when 18.16 computed minute buckets in Int16): say so.
@@ -54,7 +46,7 @@ function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: Bucke
   const durationTotal = Number(t?.duration_total ?? 0);
   const [p50 = 0, p90 = 0, p99 = 0] = recordings ? (t?.duration_quantiles ?? []).map(Number) : [];
   const byBucket = new Map(buckets.data.map((r) => [Number(r.t), r]));
-  const result: StatisticsResult = {
+  const result: Statistics = {
     from: p.from,
     to: p.to,
     interval: p.interval,

@@ -1,98 +1,17 @@
 // /openapi.json as a client generator or a traffic validator reads it: the parameters carry their
 // documented bounds in their schemas, not only in prose, every status a route answers is declared, and
-// the bodies it answers conform to the declared schemas.
+// the bodies it answers conform to the declared schemas. Every operation of the document is called: the
+// requests conform to what it documents, its answers to what it declares, and each bound it documents
+// on a parameter or a JSON body field is one the route enforces (a value past it is a 400 naming it).
 import { randomUUID } from 'node:crypto';
 import { testEnv } from '../harness/env';
-import { api, postEvents, Res, sampleEvents } from '../harness/http';
-import { pollUntil } from '../harness/poll-until';
-import { admin } from './auth-fixtures';
-
-interface Parameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  style?: string;
-  schema?: Record<string, unknown>;
-}
-interface Operation {
-  operationId: string;
-  parameters?: Parameter[];
-  responses: Record<string, unknown>;
-  security?: Record<string, unknown>[];
-}
-interface OpenApi {
-  openapi: string;
-  info: { version: string };
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, Record<string, unknown>> };
-}
+import { api, Res, sampleEvents } from '../harness/http';
+import { atBounds, Call, conformance, loadDocument, OpenApi, pastBounds, requestViolations, resolve, Schema, send, urlOf, violations, withParam } from './openapi-contract';
 
 let doc: OpenApi;
 
-type Schema = {
-  $ref?: string;
-  type?: string;
-  nullable?: boolean;
-  enum?: unknown[];
-  format?: string;
-  pattern?: string;
-  minimum?: number;
-  maximum?: number;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  additionalProperties?: boolean | Schema;
-  items?: Schema;
-  oneOf?: Schema[];
-};
-
-/** Where `value` breaks `schema`: the subset of OpenAPI 3.0 schemas the document uses. A schema that only gives an example describes nothing. */
-function violations(schema: Schema, value: unknown, at = '$'): string[] {
-  if (schema.$ref) return violations(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] as Schema, value, at);
-  if (schema.oneOf) return schema.oneOf.filter((s) => violations(s, value, at).length === 0).length === 1 ? [] : [`${at}: not exactly one of oneOf`];
-  if (!schema.type) return [`${at}: the schema declares no type (an example alone?)`];
-  if (value === null) return schema.nullable ? [] : [`${at}: null`];
-  if (schema.enum && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in enum`];
-  switch (schema.type) {
-    case 'object': {
-      if (typeof value !== 'object' || Array.isArray(value)) return [`${at}: not an object`];
-      const v = value as Record<string, unknown>;
-      const out = (schema.required ?? []).filter((k) => !(k in v)).map((k) => `${at}.${k}: required, missing`);
-      for (const [k, x] of Object.entries(v)) {
-        const sub = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
-        if (sub) out.push(...violations(sub, x, `${at}.${k}`));
-        else if (schema.additionalProperties === false) out.push(`${at}.${k}: not allowed`);
-      }
-      return out;
-    }
-    case 'array':
-      return Array.isArray(value) ? value.flatMap((x, i) => violations(schema.items!, x, `${at}[${i}]`)) : [`${at}: not an array`];
-    case 'integer':
-    case 'number':
-      if (typeof value !== 'number' || (schema.type === 'integer' && !Number.isInteger(value))) return [`${at}: not an ${schema.type}`];
-      return (schema.minimum !== undefined && value < schema.minimum) || (schema.maximum !== undefined && value > schema.maximum) ? [`${at}: ${value} out of range`] : [];
-    case 'string':
-      if (typeof value !== 'string') return [`${at}: not a string`];
-      if (schema.pattern && !new RegExp(schema.pattern).test(value)) return [`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`];
-      return schema.format === 'uuid' && !/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(value) ? [`${at}: not a uuid`] : [];
-    case 'boolean':
-      return typeof value === 'boolean' ? [] : [`${at}: not a boolean`];
-    default:
-      return [`${at}: unknown type ${schema.type}`];
-  }
-}
-
-/** How `r` breaks what the operation declares for its status: the status, the content type, the JSON body's schema. */
-function conformance(method: string, path: string, r: Res): string[] {
-  const declared = doc.paths[path][method].responses[String(r.status)] as { content?: Record<string, { schema?: Schema }> } | undefined;
-  if (!declared) return [`status ${r.status} not declared`];
-  const type = (r.headers.get('content-type') ?? '').split(';')[0];
-  const content = declared.content?.[type];
-  if (!content) return [`${type} not declared for ${r.status}`];
-  return type === 'application/json' && content.schema ? violations(content.schema, r.json()) : [];
-}
-
 beforeAll(async () => {
-  doc = (await api('/openapi.json')).json<OpenApi>();
+  doc = await loadDocument();
 });
 
 const param = (method: string, path: string, name: string) => doc.paths[path]?.[method]?.parameters?.find((p) => p.name === name);
@@ -195,8 +114,8 @@ describe('statuses', () => {
     ['an unknown player asset', 'get', '/assets/{name}', () => api('/assets/nope.js')],
   ];
 
-  it.each(cases)('%s: %s %s answers a declared status', async (_what, method, path, send) => {
-    const r = await send();
+  it.each(cases)('%s: %s %s answers a declared status', async (_what, method, path, request) => {
+    const r = await request();
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(Object.keys(doc.paths[path][method].responses)).toContain(String(r.status));
   });
@@ -216,56 +135,109 @@ describe('statuses', () => {
   });
 });
 
-describe('success bodies', () => {
-  const id = randomUUID();
-  const value = `oa-${id}`;
-  const secret = () => testEnv().secretKey;
-  const cases: [string, string, () => Promise<Res>][] = [
-    ['post', '/recordings/{recordingId}/events', () => postEvents(id, sampleEvents(5, Date.now() - 60_000))],
-    ['post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ openapiRun: value, n: 1 }) })],
-    ['get', '/recordings', () => pollUntil(() => api(`/recordings?metadata[openapiRun]=${value}&includeSignedUrls=true`, { key: secret() }), (r) => r.json().recordings?.length === 1)],
-    ['get', '/recordings/{recordingId}', () => api(`/recordings/${id}?includeSignedUrls=true`, { key: secret() })],
-    ['get', '/recordings/{recordingId}/events', () => api(`/recordings/${id}/events`, { key: secret() })],
-    ['get', '/replays/{groupingProp}', () => api('/replays/openapiRun?includeSignedUrls=true&limit=100', { key: secret() })],
-    ['get', '/replays/{groupingProp}/{replayValue}', () => api(`/replays/openapiRun/${value}`, { key: secret() })],
-    ['get', '/replays/{groupingProp}/{replayValue}/events', () => api(`/replays/openapiRun/${value}/events`, { key: secret() })],
-    ['get', '/replay', () => api(`/replay?metadata[openapiRun]=${value}`, { key: secret() })],
-    ['get', '/statistics', () => api(`/statistics?metadata[openapiRun]=${value}&groupBy=n`, { key: secret() })],
-    ['get', '/healthz', () => api('/healthz')],
-  ];
 
+const id = randomUUID();
+const value = `oa-${id}`;
+const tenant = `oa-${id}`;
+const signingSecret = 'openapi-signing-secret-0123456789';
+const kept: { handle?: string } = {};
+const secret = () => testEnv().secretKey;
+const publicKey = () => testEnv().publicKey;
+const adminToken = () => testEnv().adminToken;
+const events = () => sampleEvents(5, Date.now() - 60_000);
+const tokenIngestId = randomUUID();
+
+/** Every operation of the document with a request it answers with success, in an order where each finds what it reads. */
+const SUCCESS: Call[] = [
+  { method: 'post', path: '/recordings/{recordingId}/events', url: `/recordings/${id}/events`, key: publicKey, body: events() },
+  { method: 'post', path: '/recordings/{recordingId}/metadata', url: `/recordings/${id}/metadata`, key: publicKey, body: { openapiRun: value, n: 1 } },
+  { method: 'get', path: '/recordings', url: `/recordings?metadata[openapiRun]=${value}&includeSignedUrls=true`, key: secret, until: (r) => r.json().recordings?.length === 1 },
+  { method: 'get', path: '/recordings/{recordingId}', url: `/recordings/${id}?includeSignedUrls=true`, key: secret },
+  { method: 'get', path: '/recordings/{recordingId}/events', url: `/recordings/${id}/events`, key: secret },
+  { method: 'get', path: '/replays/{groupingProp}', url: '/replays/openapiRun?includeSignedUrls=true&limit=100', key: secret },
+  { method: 'get', path: '/replays/{groupingProp}/{replayValue}', url: `/replays/openapiRun/${value}`, key: secret },
+  { method: 'get', path: '/replays/{groupingProp}/{replayValue}/events', url: `/replays/openapiRun/${value}/events`, key: secret },
+  { method: 'get', path: '/replay', url: `/replay?metadata[openapiRun]=${value}`, key: secret },
+  { method: 'get', path: '/statistics', url: `/statistics?metadata[openapiRun]=${value}&groupBy=n`, key: secret },
+  { method: 'get', path: '/healthz', url: '/healthz' },
+];
+
+/** The operations the cases above leave out: aliases, the other reads, and the deletion last. */
+const MORE: Call[] = [
+  { method: 'post', path: '/recordings/{recordingId}/ingest', url: `/recordings/${randomUUID()}/ingest`, key: publicKey, body: events() },
+  { method: 'post', path: '/', url: `/?recordingId=${randomUUID()}`, key: publicKey, body: events() },
+  { method: 'post', path: '/events', url: `/events?recordingId=${randomUUID()}`, key: publicKey, body: { events: events() } },
+  { method: 'post', path: '/ingest', url: () => `/ingest?recordingId=${tokenIngestId}&token=${encodeURIComponent(publicKey())}`, body: events() },
+  { method: 'post', path: '/recordings/{recordingId}/meta', url: `/recordings/${id}/meta`, key: publicKey, body: { openapiAlias: true } },
+  { method: 'get', path: '/replays', url: `/replays?meta[openapiRun]=${value}`, key: secret },
+  { method: 'get', path: '/readyz', url: '/readyz' },
+  { method: 'get', path: '/recordings/{recordingId}/player', url: `/recordings/${id}/player?mode=minimal`, key: secret },
+  { method: 'get', path: '/recordings/{recordingId}/player.html', url: `/recordings/${id}/player.html?speed=2`, key: secret },
+  { method: 'get', path: '/recordings/{recordingId}/preview', url: `/recordings/${id}/preview`, key: secret },
+  ...['screenshot', 'screenshot.png', 'screenshot.jpeg', 'screenshot.jpg', 'screenshot.webp'].map(
+    (s): Call => ({ method: 'get', path: `/recordings/{recordingId}/${s}`, url: `/recordings/${id}/${s}?width=64&height=48&quality=50`, key: secret }),
+  ),
+  { method: 'get', path: '/assets/{name}', url: '/assets/rrweb-player.css' },
+  { method: 'get', path: '/sdk/recorder.js', url: '/sdk/recorder.js' },
+  { method: 'get', path: '/sdk/recorder.js.map', url: '/sdk/recorder.js.map' },
+  { method: 'get', path: '/record.js', url: '/record.js' },
+  { method: 'delete', path: '/recordings/{recordingId}', url: `/recordings/${id}`, key: secret },
+];
+
+/** In order: each builds on the tenant the first creates; the revocations come last. */
+const ADMIN: [number, Call][] = [
+  [201, { method: 'post', path: '/admin/tenants', url: '/admin/tenants', body: { id: tenant, name: 'OpenAPI', retentionDays: 30 } }],
+  [200, { method: 'post', path: '/admin/tenants', url: '/admin/tenants', body: { id: tenant } }],
+  [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: 7 } }],
+  [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: null } }],
+  [200, { method: 'get', path: '/admin/tenants', url: '/admin/tenants' }],
+  [201, { method: 'post', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys`, body: { kind: 'public', allowedOrigins: ['https://app.example.test'] } }],
+  [201, { method: 'post', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys`, body: { kind: 'secret' }, keep: (r: Res) => (kept.handle = r.json().handle) }],
+  [200, { method: 'get', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys` }],
+  [201, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'generated' } }],
+  [201, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'given.1', secret: signingSecret } }],
+  [200, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'given.1', secret: signingSecret } }],
+  [200, { method: 'get', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys` }],
+  [204, { method: 'delete', path: '/admin/tenants/{tenantId}/keys/{handle}', url: () => `/admin/tenants/${tenant}/keys/${kept.handle}` }],
+  [204, { method: 'delete', path: '/admin/tenants/{tenantId}/signing-keys/{keyId}', url: `/admin/tenants/${tenant}/signing-keys/generated` }],
+].map(([status, c]) => [status as number, { ...(c as Call), key: adminToken }]);
+
+/**
+ * The SDK controller (src/recorder-sdk/sdk.controller.ts) declares no content type for its scripts
+ * yet: their answers are checked for status only until it does.
+ */
+const CONTENT_NOT_DECLARED = new Set(['get /sdk/recorder.js', 'get /sdk/recorder.js.map', 'get /record.js']);
+
+/** The answer breaks what its operation declares (status, content type, JSON body), or the request what it documents. */
+async function callViolations(c: Call): Promise<{ status: number; violations: string[] }> {
+  const url = urlOf(c);
+  const r = await send(c, url);
+  c.keep?.(r);
+  const answer = CONTENT_NOT_DECLARED.has(`${c.method} ${c.path}`) ? (doc.paths[c.path][c.method].responses[String(r.status)] ? [] : [`status ${r.status} not declared`]) : conformance(c.method, c.path, r);
+  return { status: r.status, violations: [...requestViolations(c, url).map((v) => `request: ${v}`), ...answer] };
+}
+
+describe('success bodies', () => {
   // In order: the reads need the recording written and projected.
-  it.each(cases)('%s %s answers what it declares', async (method, path, send) => {
-    const r = await send();
-    expect(r.status).toBeLessThan(300);
-    expect(conformance(method, path, r)).toEqual([]);
+  it.each(SUCCESS.map((c) => [c.method, c.path, c]))('%s %s answers what it declares', async (_method, _path, c) => {
+    const { status, violations: found } = await callViolations(c);
+    expect(status).toBeLessThan(300);
+    expect(found).toEqual([]);
+  });
+
+  it.each(MORE.map((c) => [c.method, c.path, c]))('%s %s answers what it declares (and is sent as documented)', async (_method, _path, c) => {
+    const { status, violations: found } = await callViolations(c);
+    expect(status).toBeLessThan(300);
+    expect(found).toEqual([]);
   });
 
   describe('admin API', () => {
-    const tenant = `oa-${id}`;
-    const secret = 'openapi-signing-secret-0123456789';
-    const cases: [number, string, string, () => Promise<Res>][] = [
-      [201, 'post', '/admin/tenants', () => admin('POST', '/tenants', { id: tenant, name: 'OpenAPI', retentionDays: 30 })],
-      [200, 'post', '/admin/tenants', () => admin('POST', '/tenants', { id: tenant })],
-      [200, 'patch', '/admin/tenants/{tenantId}', () => admin('PATCH', `/tenants/${tenant}`, { retentionDays: 7 })],
-      [200, 'patch', '/admin/tenants/{tenantId}', () => admin('PATCH', `/tenants/${tenant}`, { retentionDays: null })],
-      [200, 'get', '/admin/tenants', () => admin('GET', '/tenants')],
-      [201, 'post', '/admin/tenants/{tenantId}/keys', () => admin('POST', `/tenants/${tenant}/keys`, { kind: 'public', allowedOrigins: ['https://app.example.test'] })],
-      [201, 'post', '/admin/tenants/{tenantId}/keys', () => admin('POST', `/tenants/${tenant}/keys`, { kind: 'secret' })],
-      [200, 'get', '/admin/tenants/{tenantId}/keys', () => admin('GET', `/tenants/${tenant}/keys`)],
-      [201, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'generated' })],
-      [201, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'given.1', secret })],
-      [200, 'post', '/admin/tenants/{tenantId}/signing-keys', () => admin('POST', `/tenants/${tenant}/signing-keys`, { keyId: 'given.1', secret })],
-      [200, 'get', '/admin/tenants/{tenantId}/signing-keys', () => admin('GET', `/tenants/${tenant}/signing-keys`)],
-    ];
-
     // In order: each builds on the tenant the first creates.
-    it.each(cases)('%s: %s %s answers what it declares', async (status, method, path, send) => {
-      const r = await send();
-      expect(r.status).toBe(status);
-      expect(conformance(method, path, r)).toEqual([]);
+    it.each(ADMIN.map(([status, c]) => [status, c.method, c.path, c]))('%s: %s %s answers what it declares', async (status, _method, _path, c) => {
+      const { status: answered, violations: found } = await callViolations(c);
+      expect(answered).toBe(status);
+      expect(found).toEqual([]);
     });
-
     it('declares an object schema with typed properties for every success answer with a body', () => {
       const untyped = Object.entries(doc.paths)
         .filter(([path]) => path.startsWith('/admin/'))
@@ -286,7 +258,7 @@ describe('success bodies', () => {
   });
 
   it('the replay carries the metadata and events it declares as required', () => {
-    expect((doc.paths['/replays/{groupingProp}/{replayValue}'].get.responses['200'] as { content: Record<string, { schema: Schema }> }).content['application/json'].schema.required).toEqual(['metadata', 'events']);
+    expect(resolve((doc.paths['/replays/{groupingProp}/{replayValue}'].get.responses['200'] as { content: Record<string, { schema: Schema }> }).content['application/json'].schema).required).toEqual(['metadata', 'events']);
   });
 });
 
@@ -305,5 +277,70 @@ describe('request bodies', () => {
         expect(violations(content[type].schema, form)).toEqual([]);
       }
     }
+  });
+});
+
+const CALLS = [...SUCCESS, ...MORE, ...ADMIN.map(([, c]) => c)];
+
+describe('every operation', () => {
+  it('is called by a case above, with a request it answers with success', () => {
+    const called = new Set(CALLS.map((c) => `${c.method} ${c.path}`));
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`));
+    expect(operations.filter((o) => !called.has(o))).toEqual([]);
+    expect([...called].filter((o) => !operations.includes(o))).toEqual([]);
+  });
+});
+
+
+describe('documented bounds', () => {
+  // One call per operation (its first case), after the cases above made what it reads.
+  const firsts = CALLS.filter((c, i) => CALLS.findIndex((x) => x.method === c.method && x.path === c.path) === i);
+
+  /** The refusal of a value past a bound: a declared 4xx; a 400 names what it refuses. */
+  const refusal = (c: Call, r: Res, name: string) => {
+    const declared = Object.keys(doc.paths[c.path][c.method].responses).includes(String(r.status));
+    return declared && (r.status === 404 || (r.status === 400 && r.text.includes(name))) ? 'refused' : `${r.status} ${r.text.slice(0, 200)}`;
+  };
+
+  it.each(firsts.map((c) => [c.method, c.path, c]))('%s %s refuses values past the bounds of its parameters and JSON body fields', async (_m, _p, c) => {
+    const op = doc.paths[c.path][c.method];
+    const answers: Record<string, string> = {};
+    for (const p of (op.parameters ?? []).filter((x) => x.schema && (x.in === 'query' || x.in === 'path'))) {
+      if (p.style === 'deepObject') {
+        const values = resolve(p.schema!.additionalProperties as Schema);
+        if (values?.maxLength === undefined) continue;
+        const u = new URL(urlOf(c), 'http://x');
+        u.searchParams.set(`${p.name}[bound]`, 'x'.repeat(values.maxLength + 1));
+        answers[`${p.name}[bound]`] = refusal(c, await send({ ...c, until: undefined }, u.pathname + u.search), p.name);
+        continue;
+      }
+      for (const v of pastBounds(p.schema as Schema)) {
+        if (p.in === 'path' && v === '') continue; // an empty segment is another path
+        answers[`${p.name}=${JSON.stringify(v).slice(0, 20)}`] = refusal(c, await send({ ...c, until: undefined }, withParam(c, p, v)), p.name);
+      }
+    }
+    const body = (op as unknown as { requestBody?: { content: Record<string, { schema: Schema }> } }).requestBody?.content['application/json']?.schema;
+    const fields = body && resolve(body).type === 'object' && c.body && typeof c.body === 'object' ? resolve(body).properties ?? {} : {};
+    for (const [name, schema] of Object.entries(fields)) {
+      for (const v of pastBounds(schema, (c.body as Record<string, unknown>)[name])) {
+        answers[`body.${name}=${JSON.stringify(v).slice(0, 20)}`] = refusal(c, await send({ ...c, until: undefined }, urlOf(c), { ...(c.body as object), [name]: v }), name);
+      }
+    }
+    expect(Object.entries(answers).filter(([, a]) => a !== 'refused')).toEqual([]);
+  });
+
+  // Rendering a screenshot or player at its largest takes seconds: their bounds are taken as far as refusals.
+  it.each(firsts.map((c) => [c.method, c.path, c]))('%s %s takes values at the bounds of its parameters', async (_m, _p, c) => {
+    if (c.path.startsWith('/recordings/{recordingId}/') && /screenshot|player|preview/.test(c.path)) return;
+    const op = doc.paths[c.path][c.method];
+    const refused: string[] = [];
+    for (const p of (op.parameters ?? []).filter((x) => x.schema && x.style !== 'deepObject' && (x.in === 'query' || x.in === 'path'))) {
+      for (const v of atBounds(p.schema as Schema)) {
+        const url = withParam(c, p, v);
+        const r = await send({ ...c, until: undefined }, url);
+        if (r.status === 400) refused.push(`${p.name}=${String(v).slice(0, 20)}: ${r.text.slice(0, 200)}`);
+      }
+    }
+    expect(refused).toEqual([]);
   });
 });

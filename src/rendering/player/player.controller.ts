@@ -8,7 +8,7 @@ import { Auth, CurrentAuth } from '../../auth/auth.decorator';
 import type { AuthContext } from '../../auth/auth-context';
 import { setReplyHeaders } from '../../common/reply-headers';
 import { parseWith, uuidParam } from '../../common/validation';
-import { ApiBadRequest, ApiTextError, QUERY_BOOLEAN } from '../../recordings/recordings-query.openapi';
+import { ApiBadRequest, ApiTextError, QUERY_BOOLEAN } from '../../common/openapi/api-responses';
 import { PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
 
 const SUMMARY = {

@@ -8,7 +8,7 @@ import { Auth, CurrentAuth } from '../../auth/auth.decorator';
 import type { AuthContext } from '../../auth/auth-context';
 import { setReplyHeaders } from '../../common/reply-headers';
 import { parseWith, uuidParam } from '../../common/validation';
-import { ApiBadRequest, ApiTextError } from '../../recordings/recordings-query.openapi';
+import { ApiBadRequest, ApiTextError } from '../../common/openapi/api-responses';
 import { MAX_SCREENSHOT_SIDE } from './screenshot-params';
 import { ScreenshotService } from './screenshot.service';
 

@@ -1,12 +1,17 @@
-// OpenAPI description of metadata[<key>]=<value> filters (deepObject style), for every endpoint
-// that accepts them.
+// The metadata[<key>]=<value> filters as OpenAPI documents them (deepObject query parameters), for
+// every endpoint that takes them. Fastify leaves such keys flat ("metadata[plan]"), so they are read
+// by parseMetadataFilters (metadata-filter.ts) from the query's other parameters, with these bounds.
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
+import { z } from 'zod';
+import { openApiSchema } from '../common/openapi/openapi-schema';
 import { MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH } from '../domain/batch-summary';
-import { MAX_METADATA_FILTERS } from '../read-model/metadata-filter';
+import { MAX_METADATA_FILTERS } from './metadata-filter';
+
+export const MetadataFiltersSchema = z.record(z.string().min(1).max(MAX_META_KEY_LENGTH), z.string().max(MAX_META_VALUE_LENGTH));
 
 export function ApiMetadataFilters() {
-  const schema = { type: 'object' as const, additionalProperties: { type: 'string' as const, maxLength: MAX_META_VALUE_LENGTH } };
+  const schema = openApiSchema(MetadataFiltersSchema, 'input');
   return applyDecorators(
     ApiQuery({
       name: 'metadata',

@@ -1,0 +1,35 @@
+// zod schemas rendered as OpenAPI 3.0 schema objects, for the places a route documents a schema
+// outside a DTO (error bodies, query parameters the route reads itself), and the zod building blocks
+// the DTOs share for what OpenAPI should say of a value (int64 times, nullable strings).
+import { applyDecorators } from '@nestjs/common';
+import { ApiQuery, type SchemaObject } from '@nestjs/swagger';
+import { z } from 'zod';
+
+/** The request side (what a client may send) or the response side (what the service answers). */
+export function openApiSchema(schema: z.ZodType, io: 'input' | 'output'): SchemaObject {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'openapi-3.0', io });
+  return json as SchemaObject;
+}
+
+/**
+ * One query parameter per field of `schema`, for parameters the route validates itself (credentials,
+ * the ingestion id with its own "required" message) rather than through a DTO parameter.
+ */
+export function ApiQueryParams(schema: z.ZodObject) {
+  return applyDecorators(
+    ...Object.entries(schema.shape).map(([name, field]) => {
+      const { description, ...fieldSchema } = openApiSchema(field, 'input');
+      return ApiQuery({ name, required: !field.safeParse(undefined).success, description, schema: fieldSchema });
+    }),
+  );
+}
+
+/**
+ * A string or null. The description goes on the string: zod renders a bare nullable string as
+ * `type: ['string', 'null']`, which OpenAPI 3.0 lacks and @nestjs/swagger misreads as an array; a
+ * described one stays `anyOf`, which nestjs-zod turns into `nullable: true`.
+ */
+export const nullableString = (description: string) => z.string().describe(description).nullable();
+
+/** Epoch milliseconds: 64-bit for client generators (epoch ms overflow 32-bit integers). */
+export const epochMs = (description: string) => z.int().min(0).describe(description).meta({ format: 'int64' });

@@ -1,0 +1,17 @@
+// The probes' answers (GET /healthz, GET /readyz).
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+
+export class Liveness extends createZodDto(z.object({ status: z.literal('ok') })) {}
+
+export class Readiness extends createZodDto(
+  z.object({
+    ready: z.boolean().describe('NATS connected and the event stream present (and ClickHouse migrated when reachable)'),
+    status: z.enum(['ready', 'degraded', 'not_ready']).describe('degraded: ready, but ClickHouse is unreachable (listings stale or 503)'),
+    checks: z
+      .record(z.string(), z.object({ ok: z.boolean(), detail: z.unknown().optional() }))
+      .describe('Each dependency: nats, stream, clickhouse, migrations')
+      .meta({ example: { nats: { ok: true }, stream: { ok: true, detail: { messages: 1200, bytes: 4096000 } }, clickhouse: { ok: true }, migrations: { ok: true } } }),
+    details: z.record(z.string(), z.unknown()).describe('What other parts report (projection lag, renderer); never makes readiness fail'),
+  }),
+) {}

@@ -1,0 +1,94 @@
+// The recordings API's contract: the listing and detail queries, and the recording as both answer it.
+// The read model builds the recording (recordings-query.view.ts); RecordingIsDocumented keeps the two
+// the same type.
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+import type { Assert, SameShape } from '../common/openapi/same-shape';
+import { epochMs, nullableString } from '../common/openapi/openapi-schema';
+import { pageFields, paginationQuery } from '../common/pagination.dto';
+import { queryBoolean } from '../common/validation';
+import { recordingId } from '../domain/recording.dto';
+import type { RecordingView } from '../read-model/recording.view';
+import type { RecordingLinks } from './recording-links';
+
+const ID = '550e8400-e29b-41d4-a716-446655440000';
+const SIGNED = 'tenantId=acme&expires=1735689600&keyId=key-2024-12&signature=3f6c…';
+const link = (example: string) => z.string().meta({ example });
+
+const includeSignedUrls = queryBoolean(false).describe(
+  "Default false. true adds links.selfSigned, eventsSigned, playerSigned and screenshotSigned (presigned with the tenant's current signing key, valid PRESIGN_DEFAULT_TTL_SECONDS) and signedUrlsExpireAt. 400 if the tenant has no signing key.",
+);
+
+/** The listing's query; the metadata filters among its other parameters are read by parseMetadataFilters. */
+export class ListRecordingsQuery extends createZodDto(z.object({ ...paginationQuery('Recordings'), includeSignedUrls }).loose()) {}
+export class RecordingQuery extends createZodDto(z.object({ includeSignedUrls })) {}
+
+const signedUrlsExpireAt = z
+  .int()
+  .min(0)
+  .optional()
+  .describe("With includeSignedUrls=true: expiry of every signed link in the response, UNIX seconds (the links' expires)")
+  .meta({ example: 1735689600 });
+
+const RecordingSchema = z
+  .object({
+    recordingId: recordingId(),
+    timestamp: epochMs("First event time, epoch ms (as rrweb Cloud's timestamp); equals startedAt. Null only for a recording not projected yet (detail).").nullable(),
+    links: z
+      .object({
+        self: link(`/recordings/${ID}`),
+        events: link(`/recordings/${ID}/events`),
+        player: link(`/recordings/${ID}/player.html`),
+        screenshot: link(`/recordings/${ID}/screenshot.png`),
+        selfSigned: link(`/recordings/${ID}?${SIGNED}`).optional(),
+        eventsSigned: link(`/recordings/${ID}/events?${SIGNED}`).optional(),
+        playerSigned: link(`/recordings/${ID}/player.html?${SIGNED}`).optional(),
+        screenshotSigned: link(`/recordings/${ID}/screenshot.png?${SIGNED}`).optional(),
+      })
+      .describe(
+        "Relative paths (absolute under PUBLIC_BASE_URL when configured). The *Signed links exist only with includeSignedUrls=true and open the resource with no other credential until signedUrlsExpireAt; one signature covers the recording's detail, events, player and screenshots.",
+      ),
+    metadata: z.record(z.string(), z.string()).describe('Latest written value of every metadata key').meta({ example: { userId: 'user-123', plan: 'pro' } }),
+    startedAt: epochMs('First event time, epoch ms').nullable(),
+    endedAt: epochMs('Last event time, epoch ms').nullable(),
+    duration: z.int().min(0).describe('endedAt - startedAt, ms').meta({ example: 61000 }),
+    eventCount: z
+      .int()
+      .min(0)
+      .describe(
+        'Events, as GET /recordings/{id}/events returns them (in-band metadata events excluded; events resent under the same sequenceId in another batch count again, see docs/reliability.md)',
+      )
+      .meta({ example: 420 }),
+    bytes: z.int().min(0).describe('Stored payload bytes of all batches').meta({ example: 183422 }),
+    pageViews: z.int().min(0).describe('FullSnapshot events').meta({ example: 2 }),
+    viewport: z
+      .object({ width: z.int(), height: z.int() })
+      .nullable()
+      .describe('Width and height of the first rrweb Meta event; null without one')
+      .meta({ example: { width: 1280, height: 720 } }),
+    firstUrl: nullableString('href of the first rrweb Meta event').meta({ example: 'https://example.com/pricing' }),
+    lastActivityAt: epochMs('When the service last stored an event batch of the recording (server clock), epoch ms').nullable(),
+  })
+  .meta({ id: 'Recording' });
+
+export class RecordingList extends createZodDto(
+  z.object({
+    recordings: z.array(RecordingSchema).describe('Newest first by first event time; ties by recordingId descending (stable across pages)'),
+    ...pageFields('At least one more recording follows this page (not a cursor: continue with offset + limit)'),
+    signedUrlsExpireAt,
+  }),
+) {}
+
+export class RecordingDetail extends createZodDto(
+  RecordingSchema.extend({
+    projected: z
+      .boolean()
+      .describe(
+        'False when JetStream holds the recording but the ClickHouse projection does not yet (it lags about a second), or ClickHouse is unreachable: the summary is then empty (nulls and zeros) and metadata {}. Events are readable at once either way.',
+      ),
+    signedUrlsExpireAt,
+  }),
+) {}
+
+export type Recording = z.output<typeof RecordingSchema>;
+export type RecordingIsDocumented = Assert<SameShape<Recording, RecordingView<RecordingLinks>>>;
