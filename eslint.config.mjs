@@ -3,7 +3,23 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const FEATURES = ['admin', 'auth', 'cli', 'health', 'ingestion', 'local', 'metrics', 'projections', 'read-model', 'recorder-sdk', 'recordings', 'rendering', 'replays', 'retention', 'statistics'];
+const FEATURES = [
+  'admin',
+  'auth',
+  'cli',
+  'health',
+  'ingestion',
+  'local',
+  'metrics',
+  'projections',
+  'read-model',
+  'recorder-sdk',
+  'recordings',
+  'rendering',
+  'replays',
+  'retention',
+  'statistics',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-bench/**', 'node_modules/**', 'coverage/**', '.data/**', 'bench/results/**'] },
@@ -19,13 +35,19 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       // Input checks match control characters on purpose (headers, keys, SQL escaping).
       'no-control-regex': 'off',
       'object-shorthand': ['error', 'always'],
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@nestjs/swagger/dist/*'], message: 'Deep imports of @nestjs/swagger: describe shapes as zod DTOs.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@nestjs/swagger/dist/*'], message: 'Deep imports of @nestjs/swagger: describe shapes as zod DTOs.' }] },
+      ],
     },
   },
   {
@@ -58,6 +80,18 @@ export default tseslint.config(
   },
   {
     files: ['**/*.mjs', '**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
   },
 );

@@ -49,7 +49,12 @@ export function cpuMeter(pids: BenchContext['pids']): { used(): Record<'client' 
   return {
     used() {
       const now = read();
-      return { client: now.client - before.client, service: now.service - before.service, nats: now.nats - before.nats, clickhouse: now.clickhouse - before.clickhouse };
+      return {
+        client: now.client - before.client,
+        service: now.service - before.service,
+        nats: now.nats - before.nats,
+        clickhouse: now.clickhouse - before.clickhouse,
+      };
     },
   };
 }
@@ -89,7 +94,11 @@ export async function pool(total: number, concurrency: number, task: (i: number)
  * A realistic batch: 50 rrweb incremental events (mouse moves, scrolls, small DOM mutations), about
  * 13 KB of JSON, like the NOTES baseline. `seed` makes every batch distinct (no accidental dedup).
  */
-export function makeBatch(seed: number, events = 50, startTs = 1_700_000_000_000 + seed * 1000): { type: number; timestamp: number; data: Record<string, unknown> }[] {
+export function makeBatch(
+  seed: number,
+  events = 50,
+  startTs = 1_700_000_000_000 + seed * 1000,
+): { type: number; timestamp: number; data: Record<string, unknown> }[] {
   const out = [];
   for (let i = 0; i < events; i++) {
     const ts = startTs + i * 10;
@@ -102,14 +111,23 @@ export function makeBatch(seed: number, events = 50, startTs = 1_700_000_000_000
           texts: [],
           attributes: [{ id: 40 + i, attributes: { class: `row row-${seed}-${i} is-selected`, style: 'color: rgb(12, 34, 56); padding: 4px 8px' } }],
           removes: [],
-          adds: [{ parentId: 12, nextId: null, node: { type: 2, tagName: 'div', attributes: { class: 'toast', 'data-id': `${seed}-${i}` }, childNodes: [], id: 1000 + i } }],
+          adds: [
+            {
+              parentId: 12,
+              nextId: null,
+              node: { type: 2, tagName: 'div', attributes: { class: 'toast', 'data-id': `${seed}-${i}` }, childNodes: [], id: 1000 + i },
+            },
+          ],
         },
       });
     } else {
       out.push({
         type: 3,
         timestamp: ts,
-        data: { source: 1, positions: Array.from({ length: 6 }, (_, k) => ({ x: (seed * 7 + i * 13 + k) % 1280, y: (seed * 3 + i * 11 + k) % 720, id: 9, timeOffset: -k * 16 })) },
+        data: {
+          source: 1,
+          positions: Array.from({ length: 6 }, (_, k) => ({ x: (seed * 7 + i * 13 + k) % 1280, y: (seed * 3 + i * 11 + k) % 720, id: 9, timeOffset: -k * 16 })),
+        },
       });
     }
   }
@@ -117,7 +135,14 @@ export function makeBatch(seed: number, events = 50, startTs = 1_700_000_000_000
 }
 
 /** A GET over node:http with keep-alive; the body is counted (and kept only when `keep`). */
-export function get(agent: Agent, base: string, path: string, key: string, keep = true, onChunk?: (chunk: Buffer) => void): Promise<{ status: number; bytes: number; body: string }> {
+export function get(
+  agent: Agent,
+  base: string,
+  path: string,
+  key: string,
+  keep = true,
+  onChunk?: (chunk: Buffer) => void,
+): Promise<{ status: number; bytes: number; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, path, method: 'GET', agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
@@ -173,7 +198,12 @@ export function appendEvents(store: JetStreamEventStore, tenantId: string, recor
 
 /** The bench's own ClickHouse client on the service's database (read-only use). */
 export function benchClickHouse(env: TestEnv): ClickHouse {
-  return new ClickHouse({ CLICKHOUSE_URL: env.clickhouseUrl, CLICKHOUSE_DATABASE: env.serviceEnv.CLICKHOUSE_DATABASE, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' });
+  return new ClickHouse({
+    CLICKHOUSE_URL: env.clickhouseUrl,
+    CLICKHOUSE_DATABASE: env.serviceEnv.CLICKHOUSE_DATABASE,
+    CLICKHOUSE_USER: 'default',
+    CLICKHOUSE_PASSWORD: '',
+  });
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

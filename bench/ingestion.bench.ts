@@ -44,7 +44,14 @@ async function raw(nc: NatsConnection, bodies: string[]) {
   });
   const info = await jsm.streams.info('BENCH_RAW');
   await jsm.streams.delete('BENCH_RAW');
-  return { ...rates(total, data.reduce((n, d) => n + d.length, 0)), latencyMs: latencySummary(lat), storedBytesPerEvent: Math.round(info.state.bytes / (BATCHES * EVENTS_PER_BATCH)) };
+  return {
+    ...rates(
+      total,
+      data.reduce((n, d) => n + d.length, 0),
+    ),
+    latencyMs: latencySummary(lat),
+    storedBytesPerEvent: Math.round(info.state.bytes / (BATCHES * EVENTS_PER_BATCH)),
+  };
 }
 
 /** Where a mode sends its batches: the service, or the bare proxy (which takes any path and no key). */
@@ -57,7 +64,14 @@ interface Target {
 function post(agent: Agent, url: URL, path: string, key: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path, method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -81,7 +95,15 @@ async function http(target: Target, bodies: string[]) {
     lat.push(now() - t);
   });
   agent.destroy();
-  return { ...rates(total, bodies.reduce((n, b) => n + b.length, 0)), latencyMs: latencySummary(lat), failures, concurrency: HTTP_CONCURRENCY };
+  return {
+    ...rates(
+      total,
+      bodies.reduce((n, b) => n + b.length, 0),
+    ),
+    latencyMs: latencySummary(lat),
+    failures,
+    concurrency: HTTP_CONCURRENCY,
+  };
 }
 
 /** Runs `work` on WS_CONNECTIONS ingesting sockets at once, each on a new recording; the wall time in ms. */
@@ -127,7 +149,16 @@ async function websocket(target: Target, bodies: string[]) {
       pump();
     });
   });
-  return { ...rates(total, bodies.reduce((n, b) => n + b.length, 0)), latencyMs: latencySummary(lat), failures, connections: WS_CONNECTIONS, window: WS_WINDOW };
+  return {
+    ...rates(
+      total,
+      bodies.reduce((n, b) => n + b.length, 0),
+    ),
+    latencyMs: latencySummary(lat),
+    failures,
+    connections: WS_CONNECTIONS,
+    window: WS_WINDOW,
+  };
 }
 
 /**
@@ -162,7 +193,15 @@ async function websocketPerEvent(target: Target, bodies: string[]) {
     sending = false;
     if (stored < sent && failures === 0) await done;
   });
-  return { ...rates(total, frames.reduce((n, f) => n + f.length, 0)), failures, connections: WS_CONNECTIONS, framesPerSocket: Math.round(frames.length / WS_CONNECTIONS) };
+  return {
+    ...rates(
+      total,
+      frames.reduce((n, f) => n + f.length, 0),
+    ),
+    failures,
+    connections: WS_CONNECTIONS,
+    framesPerSocket: Math.round(frames.length / WS_CONNECTIONS),
+  };
 }
 
 /**
@@ -182,7 +221,9 @@ async function startBareProxy(ctx: BenchContext, nc: NatsConnection) {
   const jsm = await nc.jetstreamManager();
   await jsm.streams.add({ name: BARE_PROXY_STREAM, subjects: ['bench.bare.>'] });
   const child = fork(join(__dirname, 'bare-proxy.js'), { env: { ...process.env, NATS_URL: ctx.env.natsUrl }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise<number>((resolve, reject) => (child.once('message', (m) => resolve(Number(m))), child.once('exit', (code) => reject(new Error(`bare proxy exited with ${code}`)))));
+  const port = await new Promise<number>(
+    (resolve, reject) => (child.once('message', (m) => resolve(Number(m))), child.once('exit', (code) => reject(new Error(`bare proxy exited with ${code}`)))),
+  );
   return {
     target: { baseUrl: `http://127.0.0.1:${port}`, key: 'none' },
     pids: { ...ctx.pids, service: child.pid! },
@@ -234,13 +275,18 @@ export const ingestionBench: BenchSection = {
       eventsPerBatch: EVENTS_PER_BATCH,
       rawJetStream: baseline,
       bareProxy: {
-        about: 'node:http / ws server publishing each body to JetStream and answering after the ack: no framework, auth, validation or projector; the ceiling for any service on this machine',
+        about:
+          'node:http / ws server publishing each body to JetStream and answering after the ack: no framework, auth, validation or projector; the ceiling for any service on this machine',
         http: { ...bareHttp, ofBaseline: ratio(bareHttp, baseline) },
         websocket: { ...bareWs, ofBaseline: ratio(bareWs, baseline) },
       },
       http: { ...overHttp, ofBaseline: ratio(overHttp, baseline), ofBareProxy: ratio(overHttp, bareHttp) },
       websocket: { ...overWs, ofBaseline: ratio(overWs, baseline), ofBareProxy: ratio(overWs, bareWs) },
-      websocketOneEventPerFrame: { about: "rrweb's official browser client: one event per text frame, stored in the server's flushes", ...perEvent, ofBaseline: ratio(perEvent, baseline) },
+      websocketOneEventPerFrame: {
+        about: "rrweb's official browser client: one event per text frame, stored in the server's flushes",
+        ...perEvent,
+        ofBaseline: ratio(perEvent, baseline),
+      },
       storedBytesPerEvent: Math.round((after.bytes - before.bytes) / stored),
       target: 'service >= 60% of raw baseline events/s',
     };

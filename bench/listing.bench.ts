@@ -25,9 +25,14 @@ function recordingBatch(i: number, b: number, start: number): RrwebEvent[] {
   if (b === 0) {
     events.push({ type: 4, timestamp: t, data: { href: `https://shop.example/p/${i % 500}`, width: 1280 + (i % 3) * 160, height: 720 } });
     events.push({ type: 2, timestamp: t + 1, data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { left: 0, top: 0 } } });
-    events.push({ type: 5, timestamp: t + 2, data: { tag: 'recording-meta', payload: { plan: PLANS[i % PLANS.length], country: `c${i % COUNTRIES}`, user: `u${i}` } } });
+    events.push({
+      type: 5,
+      timestamp: t + 2,
+      data: { tag: 'recording-meta', payload: { plan: PLANS[i % PLANS.length], country: `c${i % COUNTRIES}`, user: `u${i}` } },
+    });
   }
-  for (let k = 0; k < 8; k++) events.push({ type: 3, timestamp: t + 10 + k * 50, data: { source: 1, positions: [{ x: (i + k) % 1280, y: k * 9, id: 9, timeOffset: 0 }] } });
+  for (let k = 0; k < 8; k++)
+    events.push({ type: 3, timestamp: t + 10 + k * 50, data: { source: 1, positions: [{ x: (i + k) % 1280, y: k * 9, id: 9, timeOffset: 0 }] } });
   return events;
 }
 
@@ -65,7 +70,13 @@ async function measureRebuild(env: TestEnv, log: (m: string) => void) {
   if (r.code !== 0) throw new Error(`projections rebuild exited with ${r.code}: ${r.stderr.slice(-500)}`);
   const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as RebuildReport;
   const messages = report.replayed + report.tail;
-  const result = { messages, rows: report.rows, seconds: report.seconds, messagesPerSecond: Math.round(messages / report.seconds), wallSeconds: Math.round(now() - t) / 1000 };
+  const result = {
+    messages,
+    rows: report.rows,
+    seconds: report.seconds,
+    messagesPerSecond: Math.round(messages / report.seconds),
+    wallSeconds: Math.round(now() - t) / 1000,
+  };
   log(`  rebuild: ${messages} messages in ${report.seconds} s (${result.messagesPerSecond} messages/s)`);
   return result;
 }

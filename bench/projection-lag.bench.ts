@@ -17,7 +17,14 @@ const POLL_MS = 20;
 function post(agent: Agent, base: URL, path: string, key: string, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: base.hostname, port: base.port, path, method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: base.hostname,
+        port: base.port,
+        path,
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -48,7 +55,9 @@ export const projectionLagBench: BenchSection = {
       while (sending || ackedAt.size > 0) {
         const pending = [...ackedAt.keys()];
         if (pending.length) {
-          const seen = await ch.rows<{ batch_id: string }>(sql`SELECT DISTINCT batch_id FROM recording_batches WHERE tenant_id = ${env.tenantId} AND batch_id IN ${list(pending)}`);
+          const seen = await ch.rows<{ batch_id: string }>(
+            sql`SELECT DISTINCT batch_id FROM recording_batches WHERE tenant_id = ${env.tenantId} AND batch_id IN ${list(pending)}`,
+          );
           const t = now();
           for (const { batch_id } of seen) {
             const at = ackedAt.get(batch_id);

@@ -22,10 +22,19 @@ type Ev = { type: number; timestamp: number; data: Record<string, unknown> };
 function fullSnapshot(ts: number, page: string, rows = 200): Ev {
   let id = 10;
   const row = (i: number) => ({
-    type: 2, tagName: 'li', id: id++, attributes: { class: `row row-${i}`, 'data-id': `${page}-${i}` },
+    type: 2,
+    tagName: 'li',
+    id: id++,
+    attributes: { class: `row row-${i}`, 'data-id': `${page}-${i}` },
     childNodes: [{ type: 3, id: id++, textContent: `Item ${i} of ${page}: some product name and a short description` }],
   });
-  const body = { type: 2, tagName: 'body', id: 4, attributes: {}, childNodes: [{ type: 2, tagName: 'ul', id: 5, attributes: { id: 'list' }, childNodes: Array.from({ length: rows }, (_, i) => row(i)) }] };
+  const body = {
+    type: 2,
+    tagName: 'body',
+    id: 4,
+    attributes: {},
+    childNodes: [{ type: 2, tagName: 'ul', id: 5, attributes: { id: 'list' }, childNodes: Array.from({ length: rows }, (_, i) => row(i)) }],
+  };
   const html = { type: 2, tagName: 'html', id: 2, attributes: {}, childNodes: [{ type: 2, tagName: 'head', id: 3, attributes: {}, childNodes: [] }, body] };
   return { type: 2, timestamp: ts, data: { node: { type: 0, id: 1, childNodes: [html] }, initialOffset: { top: 0, left: 0 } } };
 }
@@ -97,7 +106,7 @@ export const replayBench: BenchSection = {
 
     // Wait until the projections list the whole group.
     const listPath = `/replays/${PROP}?limit=10`;
-    for (const deadline = now() + 60_000; ; ) {
+    for (const deadline = now() + 60_000; ;) {
       const l = await http.call('GET', listPath, env.secretKey);
       if (l.status === 200 && JSON.parse(l.text).replays[0]?.recordings === RECORDINGS) break;
       if (now() > deadline) throw new Error(`group not projected in 60 s: ${l.status} ${l.text.slice(0, 200)}`);
@@ -111,7 +120,8 @@ export const replayBench: BenchSection = {
     const path = `/replays/${PROP}/${encodeURIComponent(value)}`;
     const check = await http.call('GET', path, env.secretKey);
     const composed = JSON.parse(check.text) as { metadata: Record<string, string>; events: unknown[] };
-    if (check.status !== 200 || composed.events.length !== events) throw new Error(`replay answered ${check.status} with ${composed.events?.length} of ${events} events`);
+    if (check.status !== 200 || composed.events.length !== events)
+      throw new Error(`replay answered ${check.status} with ${composed.events?.length} of ${events} events`);
 
     const pid = env.pids.service;
     const times: number[] = [];
@@ -134,7 +144,15 @@ export const replayBench: BenchSection = {
       await sampler;
       if (res.status !== 200) throw new Error(`replay answered ${res.status}`);
       times.push(ms);
-      runs.push({ ms: round(ms), bytes: res.bytes, mbPerSecond: round(res.bytes / 1e6 / (ms / 1000)), rssBeforeMiB: round(rssBefore), rssPeakMiB: round(rssPeak), heapBeforeMiB: round(heapBefore), heapAfterMiB: round(await heapMiB()) });
+      runs.push({
+        ms: round(ms),
+        bytes: res.bytes,
+        mbPerSecond: round(res.bytes / 1e6 / (ms / 1000)),
+        rssBeforeMiB: round(rssBefore),
+        rssPeakMiB: round(rssPeak),
+        heapBeforeMiB: round(heapBefore),
+        heapAfterMiB: round(await heapMiB()),
+      });
       ctx.log(`  run ${i + 1}: ${round(ms)} ms, ${round(res.bytes / 1e6)} MB, RSS ${round(rssBefore)} -> peak ${round(rssPeak)} MiB`);
     }
     const responseBytes = runs[0].bytes;

@@ -5,7 +5,21 @@
 // a small recording read twice first stands for the reads a running service has served before.
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { appendEvents, benchEventStore, BenchSection, cpuMeter, get, makeBatch, now, pool, rssMiB, sampleRss, sized, sleep, waitForProjector } from './bench-kit';
+import {
+  appendEvents,
+  benchEventStore,
+  BenchSection,
+  cpuMeter,
+  get,
+  makeBatch,
+  now,
+  pool,
+  rssMiB,
+  sampleRss,
+  sized,
+  sleep,
+  waitForProjector,
+} from './bench-kit';
 
 const TARGET_BYTES = Number(process.env.BENCH_RETRIEVAL_MB ?? sized(200, 1)) * 1e6;
 const EVENTS_PER_BATCH = 50;
@@ -44,7 +58,9 @@ export const retrievalBench: BenchSection = {
     const warmupId = randomUUID();
     try {
       await pool(WARMUP_BATCHES, PUBLISH_IN_FLIGHT, (i) => appendEvents(store, env.tenantId, warmupId, makeBatch(i, EVENTS_PER_BATCH)).then(() => undefined));
-      publishMs = await pool(batches, PUBLISH_IN_FLIGHT, (i) => appendEvents(store, env.tenantId, recordingId, makeBatch(1_000_000 + i, EVENTS_PER_BATCH)).then(() => undefined));
+      publishMs = await pool(batches, PUBLISH_IN_FLIGHT, (i) =>
+        appendEvents(store, env.tenantId, recordingId, makeBatch(1_000_000 + i, EVENTS_PER_BATCH)).then(() => undefined),
+      );
     } finally {
       await close();
     }
@@ -86,7 +102,9 @@ export const retrievalBench: BenchSection = {
         rssMiB: { before: rssBefore, max: Math.max(...rss), after: rss[rss.length - 1], samples: rss.length },
         cores,
       };
-      log(`  read ${r + 1}: ${read.mbPerSecond} MB/s, ${read.events} events, RSS ${read.rssMiB.before} -> max ${read.rssMiB.max} MiB, cores busy: service ${cores.service}, nats ${cores.nats}, clickhouse ${cores.clickhouse}, reader ${cores.reader}`);
+      log(
+        `  read ${r + 1}: ${read.mbPerSecond} MB/s, ${read.events} events, RSS ${read.rssMiB.before} -> max ${read.rssMiB.max} MiB, cores busy: service ${cores.service}, nats ${cores.nats}, clickhouse ${cores.clickhouse}, reader ${cores.reader}`,
+      );
       reads.push(read);
       await sleep(1000);
     }

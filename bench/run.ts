@@ -29,7 +29,11 @@ async function main() {
       if (only.length && !only.includes(s.name)) continue;
       const t = performance.now();
       try {
-        const pids = { service: service.child.pid!, nats: procs.find((p) => p.name.includes('nats'))!.child.pid!, clickhouse: procs.find((p) => p.name.includes('clickhouse'))!.child.pid! };
+        const pids = {
+          service: service.child.pid!,
+          nats: procs.find((p) => p.name.includes('nats'))!.child.pid!,
+          clickhouse: procs.find((p) => p.name.includes('clickhouse'))!.child.pid!,
+        };
         results[s.name] = await s.run({ env, pids, log });
       } catch (e) {
         results[s.name] = { error: String((e as Error)?.stack ?? e) };
@@ -81,7 +85,9 @@ function mergeLatest(path: string, run: { date: string; machine: unknown; result
     // first run, or an unreadable file: start afresh
   }
   // An older latest.json is one run's output: its results become sections of that run's date.
-  const older = Object.fromEntries(Object.entries(previous.results ?? {}).map(([name, result]) => [name, { date: previous.date, machine: previous.machine, result }]));
+  const older = Object.fromEntries(
+    Object.entries(previous.results ?? {}).map(([name, result]) => [name, { date: previous.date, machine: previous.machine, result }]),
+  );
   const sections: Record<string, unknown> = { ...older, ...(previous.sections ?? {}) };
   for (const [name, result] of Object.entries(run.results)) sections[name] = { date: run.date, machine: run.machine, result };
   return { updated: run.date, sections };

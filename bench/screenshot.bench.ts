@@ -151,8 +151,20 @@ export const screenshotBench: BenchSection = {
         }),
       );
       const seconds = (now() - start) / 1000;
-      const pages = { warmPageRenders: (await metric('tapedeck_render_warm_page_hits_total')) - warmBefore, newPageRenders: (await metric('tapedeck_render_cold_total')) - coldBefore };
-      return { ...pages, clients: THROUGHPUT_CLIENTS, recordings: recordings.length, seconds: Math.round(seconds * 10) / 10, rendersPerSecond: Math.round((ok / seconds) * 10) / 10, ok, status503: busy, latencyMs: latencySummary(lat) };
+      const pages = {
+        warmPageRenders: (await metric('tapedeck_render_warm_page_hits_total')) - warmBefore,
+        newPageRenders: (await metric('tapedeck_render_cold_total')) - coldBefore,
+      };
+      return {
+        ...pages,
+        clients: THROUGHPUT_CLIENTS,
+        recordings: recordings.length,
+        seconds: Math.round(seconds * 10) / 10,
+        rendersPerSecond: Math.round((ok / seconds) * 10) / 10,
+        ok,
+        status503: busy,
+        latencyMs: latencySummary(lat),
+      };
     };
     const oneRecording = await throughput([ids[0]]);
     ctx.log(`  8 clients, 1 recording: ${oneRecording.rendersPerSecond}/s, p50 ${oneRecording.latencyMs.p50} ms, 503s ${oneRecording.status503}`);
@@ -190,7 +202,9 @@ export const screenshotBench: BenchSection = {
       latencyMsOk: latencySummary(burstOk.map((r) => r.ms)),
       latencyMs503: latencySummary(burst.filter((r) => r.status === 503).map((r) => r.ms)),
     };
-    ctx.log(`  burst of ${BURST}: ${burstResult.ok} ok, ${burstResult.status503} x 503; RSS ${rssBefore.toFixed(0)} -> peak ${rssPeak.toFixed(0)} -> ${rssAfter.toFixed(0)} MiB; service + Chromium PSS ${treeBefore.toFixed(0)} -> ${treePeak.toFixed(0)} -> ${treeAfter.toFixed(0)} MiB`);
+    ctx.log(
+      `  burst of ${BURST}: ${burstResult.ok} ok, ${burstResult.status503} x 503; RSS ${rssBefore.toFixed(0)} -> peak ${rssPeak.toFixed(0)} -> ${rssAfter.toFixed(0)} MiB; service + Chromium PSS ${treeBefore.toFixed(0)} -> ${treePeak.toFixed(0)} -> ${treeAfter.toFixed(0)} MiB`,
+    );
     http.close();
 
     const round = (x: number) => Math.round(x * 10) / 10;

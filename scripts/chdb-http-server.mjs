@@ -22,9 +22,30 @@ const BASELINE = { mutations_sync: '0' };
 const exec = (text, format = 'TabSeparated') => session.queryAsync(text, { format });
 const quote = (name) => '`' + name.replace(/[`\\]/g, '\\$&') + '`';
 const literal = (value) => (/^-?\d+(\.\d+)?$/.test(value) ? value : `'${value.replace(/[\\']/g, '\\$&')}'`);
-await exec(`SET ${Object.entries(BASELINE).map(([k, v]) => `${k} = ${v}`).join(', ')}`);
+await exec(
+  `SET ${Object.entries(BASELINE)
+    .map(([k, v]) => `${k} = ${v}`)
+    .join(', ')}`,
+);
 /** URL parameters of the HTTP interface that are not settings. */
-const NOT_SETTINGS = new Set(['query', 'database', 'default_format', 'query_id', 'session_id', 'session_timeout', 'session_check', 'user', 'password', 'quota_key', 'compress', 'decompress', 'buffer_size', 'wait_end_of_query', 'role', 'enable_http_compression']);
+const NOT_SETTINGS = new Set([
+  'query',
+  'database',
+  'default_format',
+  'query_id',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'user',
+  'password',
+  'quota_key',
+  'compress',
+  'decompress',
+  'buffer_size',
+  'wait_end_of_query',
+  'role',
+  'enable_http_compression',
+]);
 let database = 'default';
 let queue = Promise.resolve();
 
@@ -81,4 +102,6 @@ const stop = () => {
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
-server.listen(Number(args.port), '127.0.0.1', () => process.stdout.write(`chdb-http-server listening on ${server.address().port}, ClickHouse ${session.query('SELECT version()', 'TabSeparated').trim()}\n`));
+server.listen(Number(args.port), '127.0.0.1', () =>
+  process.stdout.write(`chdb-http-server listening on ${server.address().port}, ClickHouse ${session.query('SELECT version()', 'TabSeparated').trim()}\n`),
+);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's test command (npm test): installs what is missing, builds, runs every bench section
-# once at a tiny size, then runs the unit specs and the end-to-end specs (which start their own nats-server, clickhouse-server and Chromium), and
+# The README's test command (npm test): installs what is missing, builds, type-checks, lints, checks
+# the formatting, runs every bench section once at a tiny size, then runs the unit specs and the end-to-end specs (which start their own nats-server, clickhouse-server and Chromium), and
 # the SQL-heavy end-to-end specs once more against a current ClickHouse (chDB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,9 @@ npm run build --silent
 # compiled to dist-bench/, for the smoke run below).
 npx tsc --noEmit -p test/tsconfig.json
 npx tsc -p bench/tsconfig.json
+# Review's first pass: typed lint rules and layer imports (eslint.config.mjs), then the formatting.
+npx eslint --max-warnings 0 .
+npx prettier --check . > /dev/null || { npx prettier --list-different . >&2; echo "Formatting differs in the files above: npm run format" >&2; exit 1; }
 # Every bench section once at a tiny size on a private stack (about 20 s): a section that no longer
 # runs fails the tests; no figure is checked, and bench/results/ is left alone.
 if [ $# -eq 0 ]; then

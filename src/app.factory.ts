@@ -92,7 +92,10 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
   app.useGlobalPipes(new ZodValidationPipe());
   const metrics = app.get(MetricsService);
   fastify.addHook('onResponse', async (req, reply) => {
-    metrics.httpDuration.observe({ method: req.method, route: req.routeOptions?.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    metrics.httpDuration.observe(
+      { method: req.method, route: req.routeOptions?.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
   // Graceful stop on SIGTERM/SIGINT: Fastify finishes in-flight requests, then providers drain NATS.
   if (opts.shutdownHooks !== false) app.enableShutdownHooks(['SIGTERM', 'SIGINT']);

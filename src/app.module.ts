@@ -23,10 +23,7 @@ export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule];
 @Module({})
 export class AppModule {
   static forRoot(cfg: AppConfig): DynamicModule {
-    const roleModules = [
-      ...(cfg.TAPEDECK_ROLE !== 'projector' ? API_MODULES : []),
-      ...(cfg.TAPEDECK_ROLE !== 'api' ? PROJECTOR_MODULES : []),
-    ];
+    const roleModules = [...(cfg.TAPEDECK_ROLE !== 'projector' ? API_MODULES : []), ...(cfg.TAPEDECK_ROLE !== 'api' ? PROJECTOR_MODULES : [])];
     return {
       module: AppModule,
       imports: [InfrastructureModule.forRoot(cfg), HealthModule, MetricsModule, AuthModule, ...new Set(roleModules)],

@@ -22,4 +22,5 @@ export const AdminRoute = (opts: { body?: ZodDto } = {}) =>
   );
 
 /** The request's JSON body as the route's body DTO (the one AdminRoute documents) reads it. */
-export const adminBody = <T extends z.ZodType>(dto: ZodDto<T>, req: FastifyRequest): z.output<T> => parseWith(dto.schema, jsonBody(req, ADMIN_MAX_BODY_BYTES), 'body');
+export const adminBody = <T extends z.ZodType>(dto: ZodDto<T>, req: FastifyRequest): z.output<T> =>
+  parseWith(dto.schema, jsonBody(req, ADMIN_MAX_BODY_BYTES), 'body');

@@ -9,10 +9,16 @@ describe('admin input schemas', () => {
     expect(createKeySchema.safeParse({ kind: 'public', allowedOrigins: [o] }).success).toBe(true);
   });
 
-  it.each(['https://app.example.com/', 'https://app.example.com/path', 'app.example.com', 'null', '*', 'ftp://x.test', 'https://bücher.de', 'https://a.test:443'])(
-    'refuses the origin %p',
-    (o) => expect(createKeySchema.safeParse({ kind: 'public', allowedOrigins: [o] }).success).toBe(false),
-  );
+  it.each([
+    'https://app.example.com/',
+    'https://app.example.com/path',
+    'app.example.com',
+    'null',
+    '*',
+    'ftp://x.test',
+    'https://bücher.de',
+    'https://a.test:443',
+  ])('refuses the origin %p', (o) => expect(createKeySchema.safeParse({ kind: 'public', allowedOrigins: [o] }).success).toBe(false));
 
   it('takes handles, never keys, for revocation over HTTP', () => {
     expect(keyHandleSchema.safeParse('0123456789abcdef').success).toBe(true);
@@ -29,10 +35,21 @@ describe('admin input schemas', () => {
 
   it('takes a retention update of 0-36500 days or null, and nothing else', () => {
     for (const retentionDays of [0, 1, 36500, null]) expect(updateTenantSchema.safeParse({ retentionDays }).success).toBe(true);
-    for (const body of [{}, { retentionDays: -1 }, { retentionDays: 36501 }, { retentionDays: 1.5 }, { retentionDays: '30' }, { retentionDays: 30, name: 'x' }]) {
+    for (const body of [
+      {},
+      { retentionDays: -1 },
+      { retentionDays: 36501 },
+      { retentionDays: 1.5 },
+      { retentionDays: '30' },
+      { retentionDays: 30, name: 'x' },
+    ]) {
       expect(updateTenantSchema.safeParse(body).success).toBe(false);
     }
-    expect(openApiBody(updateTenantSchema)).toMatchObject({ type: 'object', required: ['retentionDays'], properties: { retentionDays: { type: 'integer', minimum: 0, maximum: 36500, nullable: true } } });
+    expect(openApiBody(updateTenantSchema)).toMatchObject({
+      type: 'object',
+      required: ['retentionDays'],
+      properties: { retentionDays: { type: 'integer', minimum: 0, maximum: 36500, nullable: true } },
+    });
   });
 
   it('renders as OpenAPI body schemas', () => {

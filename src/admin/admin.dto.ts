@@ -17,14 +17,17 @@ export const keyHandleSchema = z.string().regex(/^[0-9a-f]{16}$/, { message: 'mu
 export const originSchema = z
   .string()
   .max(300)
-  .refine((o) => {
-    try {
-      const u = new URL(o);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === o;
-    } catch {
-      return false;
-    }
-  }, { message: 'must be an origin such as https://app.example.com (scheme, host, optional port; no path or trailing slash)' })
+  .refine(
+    (o) => {
+      try {
+        const u = new URL(o);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === o;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an origin such as https://app.example.com (scheme, host, optional port; no path or trailing slash)' },
+  )
   .meta({ format: 'uri' });
 const allowedOrigins = z.array(originSchema).max(50);
 
@@ -81,12 +84,12 @@ const createdAt = epochMs('Creation time, epoch ms').meta({ example: 17672256000
 const tenantIdValue = tenantIdSchema.meta({ example: 'acme' });
 
 const TenantSchema = z.object({
-    id: tenantIdValue,
-    name: createTenantSchema.shape.name.unwrap().describe('Display name (the id unless one was given)').meta({ example: 'Acme Inc.' }),
-    createdAt,
-    retentionDays: createTenantSchema.shape.retentionDays
-      .describe('Days recordings are kept after the service last stored events or metadata for them; absent: kept until deleted')
-      .meta({ example: 30 }),
+  id: tenantIdValue,
+  name: createTenantSchema.shape.name.unwrap().describe('Display name (the id unless one was given)').meta({ example: 'Acme Inc.' }),
+  createdAt,
+  retentionDays: createTenantSchema.shape.retentionDays
+    .describe('Days recordings are kept after the service last stored events or metadata for them; absent: kept until deleted')
+    .meta({ example: 30 }),
 });
 
 const keyFields = {
@@ -94,7 +97,10 @@ const keyFields = {
   kind: createKeySchema.shape.kind.describe('public: ingestion and metadata; secret: full access'),
   handle: keyHandleSchema.describe("First 16 hex digits of the key's SHA-256: names the key in listings and revocation").meta({ example: '3f2a9c0d41b7e6a5' }),
   createdAt,
-  allowedOrigins: allowedOrigins.optional().describe('Browser origins allowed to use the key; absent: any').meta({ example: ['https://app.acme.test'] }),
+  allowedOrigins: allowedOrigins
+    .optional()
+    .describe('Browser origins allowed to use the key; absent: any')
+    .meta({ example: ['https://app.acme.test'] }),
 };
 const ApiKeySchema = z.object(keyFields).meta({ id: 'ApiKey' });
 
@@ -107,7 +113,9 @@ const CreatedKeySchema = z.object({
   ...keyFields,
 });
 
-const SigningKeySchema = z.object({ tenantId: tenantIdValue, keyId: signingKeyIdSchema.meta({ example: 'links-2026-01' }), createdAt }).meta({ id: 'SigningKey' });
+const SigningKeySchema = z
+  .object({ tenantId: tenantIdValue, keyId: signingKeyIdSchema.meta({ example: 'links-2026-01' }), createdAt })
+  .meta({ id: 'SigningKey' });
 
 const CreatedSigningKeySchema = z.object({
   signingKey: SigningKeySchema,

@@ -54,7 +54,9 @@ describe('presigned links', () => {
 
   it('matches the test vector published in docs/presigned-links.md', () => {
     const secret = 'x6Yb0Qm3rJ1v9TzL4pK8wN2sD7fH5gAe';
-    expect(sign(secret, recordingScope('0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b'), 'acme', 1767225600)).toBe('502410634f7b484aec321e565e22cef10c58c37bbb66ec93dd038c8998397ac6');
+    expect(sign(secret, recordingScope('0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b'), 'acme', 1767225600)).toBe(
+      '502410634f7b484aec321e565e22cef10c58c37bbb66ec93dd038c8998397ac6',
+    );
     expect(sign(secret, replayScope('userId/user 42'), 'acme', 1767225600)).toBe('68d45d9817008d2c1d3732ec56713ede7096977c0eb35542aa7a4ff409325567');
   });
 });

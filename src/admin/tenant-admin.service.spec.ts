@@ -18,8 +18,14 @@ describe('TenantAdmin', () => {
   it('creates tenants idempotently, named after their id by default', async () => {
     const { admin } = await adminWithTenant();
     expect((await admin.createTenant({ id: 'acme', name: 'Other' })).created).toBe(false);
-    expect(await admin.createTenant({ id: 'b', name: 'Bee', retentionDays: 7 })).toMatchObject({ created: true, tenant: { id: 'b', name: 'Bee', retentionDays: 7 } });
-    expect(admin.listTenants().map((t) => [t.id, t.name])).toEqual([['acme', 'acme'], ['b', 'Bee']]);
+    expect(await admin.createTenant({ id: 'b', name: 'Bee', retentionDays: 7 })).toMatchObject({
+      created: true,
+      tenant: { id: 'b', name: 'Bee', retentionDays: 7 },
+    });
+    expect(admin.listTenants().map((t) => [t.id, t.name])).toEqual([
+      ['acme', 'acme'],
+      ['b', 'Bee'],
+    ]);
   });
 
   it("changes an existing tenant's retention, removes it with 0 or null, and refuses unknown tenants", async () => {

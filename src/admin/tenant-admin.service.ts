@@ -7,7 +7,16 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { safeEqual } from '../auth/key-material';
 import type { PresignScope } from '../auth/presign';
 import { Tenant, TenantRegistry } from '../auth/tenant-registry';
-import type { CreatedApiKey, CreatedSigningKey, CreateKeyInput, CreateSigningKeyInput, CreateTenantInput, KeyView, SigningKeyView, UpdateTenantInput } from './admin.dto';
+import type {
+  CreatedApiKey,
+  CreatedSigningKey,
+  CreateKeyInput,
+  CreateSigningKeyInput,
+  CreateTenantInput,
+  KeyView,
+  SigningKeyView,
+  UpdateTenantInput,
+} from './admin.dto';
 import { expiryFor, LinkResource, SignedLink, signedLink } from './presigned-link';
 
 /** The registry operations administration needs (a fake in unit tests). */
@@ -102,9 +111,25 @@ export class TenantAdmin {
   signLink(o: { tenantId: string; scope: PresignScope; keyId?: string; ttlSeconds?: number; resource?: LinkResource; nowMs?: number }): SignedLink {
     this.requireTenant(o.tenantId);
     const key = o.keyId ? this.store.signingKey(o.tenantId, o.keyId) : this.store.currentSigningKey(o.tenantId);
-    if (!key) throw new AppError('not_found', o.keyId ? `Tenant ${o.tenantId} has no signing key ${o.keyId}` : `Tenant ${o.tenantId} has no signing key; create one first`);
-    const expires = expiryFor(o.nowMs ?? Date.now(), o.ttlSeconds ?? Math.min(this.cfg.PRESIGN_DEFAULT_TTL_SECONDS, this.cfg.PRESIGN_MAX_TTL_SECONDS), this.cfg.PRESIGN_MAX_TTL_SECONDS);
-    return signedLink({ scope: o.scope, tenantId: o.tenantId, keyId: key.keyId, secret: key.secret, expires, resource: o.resource, baseUrl: this.cfg.PUBLIC_BASE_URL });
+    if (!key)
+      throw new AppError(
+        'not_found',
+        o.keyId ? `Tenant ${o.tenantId} has no signing key ${o.keyId}` : `Tenant ${o.tenantId} has no signing key; create one first`,
+      );
+    const expires = expiryFor(
+      o.nowMs ?? Date.now(),
+      o.ttlSeconds ?? Math.min(this.cfg.PRESIGN_DEFAULT_TTL_SECONDS, this.cfg.PRESIGN_MAX_TTL_SECONDS),
+      this.cfg.PRESIGN_MAX_TTL_SECONDS,
+    );
+    return signedLink({
+      scope: o.scope,
+      tenantId: o.tenantId,
+      keyId: key.keyId,
+      secret: key.secret,
+      expires,
+      resource: o.resource,
+      baseUrl: this.cfg.PUBLIC_BASE_URL,
+    });
   }
 
   private requireTenant(id: string): Tenant {

@@ -40,7 +40,9 @@ function failure(f: () => unknown): string {
 
 describe('Authenticator', () => {
   it('says a key in ?token= is taken by ingestion only, and names what to send', () => {
-    expect(() => auth.authenticate(recording, presented({ token: keys.sec }), NOW)).toThrow(/token query parameter is taken by ingestion only: send Authorization: Bearer/);
+    expect(() => auth.authenticate(recording, presented({ token: keys.sec }), NOW)).toThrow(
+      /token query parameter is taken by ingestion only: send Authorization: Bearer/,
+    );
     expect(() => auth.authenticate(recording, presented({}), NOW)).toThrow(/^Missing credentials/);
     expect(auth.authenticate({ keys: ['public', 'secret'], queryToken: true }, presented({ token: keys.pub }), NOW)).toMatchObject({ credential: 'public' });
   });
@@ -77,7 +79,11 @@ describe('Authenticator', () => {
 
   it('verifies the signature over expires exactly as written in the query, leading zeros included', () => {
     const at = NOW / 1000 + 60;
-    const padded = (signedExpires: string, written = `0${at}`) => ({ ...link(), expires: written, signature: sign(SECRET, { kind: 'recording', recordingId: RID }, 'acme', signedExpires) });
+    const padded = (signedExpires: string, written = `0${at}`) => ({
+      ...link(),
+      expires: written,
+      signature: sign(SECRET, { kind: 'recording', recordingId: RID }, 'acme', signedExpires),
+    });
     expect(failure(() => auth.authenticate(recording, presented(padded(`0${at}`)), NOW))).toBe('accepted');
     expect(failure(() => auth.authenticate(recording, presented(padded(`00${at}`, `00${at}`)), NOW))).toBe('accepted');
     expect(failure(() => auth.authenticate(recording, presented(padded(String(at))), NOW))).toBe('forbidden');
@@ -106,7 +112,9 @@ describe('Authenticator', () => {
     const valueWithSlash: PresignScope = { kind: 'replay', groupingProp: 'userId', replayValue: 'x/y' };
     expect(failure(() => auth.authenticate(replay, at('userId', 'x/y', valueWithSlash), NOW))).toBe('accepted');
     expect(failure(() => auth.authenticate(replay, at('userId/x', 'y', valueWithSlash), NOW))).toBe('forbidden');
-    expect(failure(() => auth.authenticate(replay, at('userId/x', 'y', { kind: 'replay', groupingProp: 'userId/x', replayValue: 'y' }), NOW))).toBe('forbidden');
+    expect(failure(() => auth.authenticate(replay, at('userId/x', 'y', { kind: 'replay', groupingProp: 'userId/x', replayValue: 'y' }), NOW))).toBe(
+      'forbidden',
+    );
   });
 
   it('refuses a public key on a read route (401) and accepts the secret key', () => {

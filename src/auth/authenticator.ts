@@ -69,7 +69,9 @@ export class Authenticator {
     if (!req.keys.includes(rec.kind)) {
       throw new AppError(
         'unauthorized',
-        rec.kind === 'public' ? 'A public key may only ingest events and attach metadata; this endpoint needs a private key' : 'This endpoint does not accept this key',
+        rec.kind === 'public'
+          ? 'A public key may only ingest events and attach metadata; this endpoint needs a private key'
+          : 'This endpoint does not accept this key',
       );
     }
     if (rec.allowedOrigins?.length && origin !== undefined && !rec.allowedOrigins.includes(origin)) {

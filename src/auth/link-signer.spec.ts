@@ -9,7 +9,7 @@ const registry = (k?: SigningKey) => ({ currentSigningKey: (t: string) => (k && 
 const cfg = { PUBLIC_BASE_URL: '', PRESIGN_DEFAULT_TTL_SECONDS: 3600, PRESIGN_MAX_TTL_SECONDS: 600 } as AppConfig;
 
 describe('LinkSigner', () => {
-  it('signs with the tenant\'s current key, one expiry capped by the maximum lifetime', () => {
+  it("signs with the tenant's current key, one expiry capped by the maximum lifetime", () => {
     const s = new LinkSigner(registry(key), cfg).forTenant('t1', undefined, 1_700_000_000_500);
     expect(s.expires).toBe(1_700_000_000 + 600);
     const q = new URLSearchParams(s.query({ kind: 'recording', recordingId: 'r1' }));
@@ -27,7 +27,7 @@ describe('LinkSigner', () => {
     expect(() => signer.forTenant('other')).toThrow(/need a signing key/);
   });
 
-  it('signs one scope with a shorter lifetime when asked (the player\'s events link)', () => {
+  it("signs one scope with a shorter lifetime when asked (the player's events link)", () => {
     const s = new LinkSigner(registry(key), cfg).sign('t1', { kind: 'recording', recordingId: 'r1' }, 60, 1_700_000_000_000);
     expect(s.expires).toBe(1_700_000_060);
     expect(new URLSearchParams(s.query).get('signature')).toBe(sign(key.secret, { kind: 'recording', recordingId: 'r1' }, 't1', s.expires));

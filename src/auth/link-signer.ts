@@ -30,7 +30,10 @@ export class LinkSigner {
   forTenant(tenantId: string, ttlSeconds = this.cfg.PRESIGN_DEFAULT_TTL_SECONDS, nowMs = Date.now()): LinkSigning {
     const key = this.registry.currentSigningKey(tenantId);
     if (!key) {
-      throw new AppError('bad_request', 'Signed URLs need a signing key for this tenant; create one (admin API or CLI: signing-keys create) or omit includeSignedUrls');
+      throw new AppError(
+        'bad_request',
+        'Signed URLs need a signing key for this tenant; create one (admin API or CLI: signing-keys create) or omit includeSignedUrls',
+      );
     }
     const expires = Math.floor(nowMs / 1000) + Math.min(ttlSeconds, this.cfg.PRESIGN_MAX_TTL_SECONDS);
     return {

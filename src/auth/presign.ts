@@ -8,9 +8,7 @@ import { hmacHex } from './key-material';
 export type PresignScope = { kind: 'recording'; recordingId: string } | { kind: 'replay'; groupingProp: string; replayValue: string };
 
 export function canonicalResource(scope: PresignScope): string {
-  return scope.kind === 'recording'
-    ? `GET /recordings/${scope.recordingId}`
-    : `GET /replays/${scope.groupingProp}/${scope.replayValue}`;
+  return scope.kind === 'recording' ? `GET /recordings/${scope.recordingId}` : `GET /replays/${scope.groupingProp}/${scope.replayValue}`;
 }
 
 export function stringToSign(scope: PresignScope, tenantId: string, expires: number | string): string {

@@ -11,17 +11,7 @@ import { AppError } from '../common/app-error';
 import { isStreamNotFound } from '../infrastructure/nats/jetstream-errors';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { TENANTS_BUCKET } from '../infrastructure/nats/subjects';
-import {
-  generateKey,
-  generateSigningSecret,
-  hashKey,
-  keyHandle,
-  KeyKind,
-  kindOfKey,
-  safeEqual,
-  SIGNING_KEY_ID,
-  TENANT_ID,
-} from './key-material';
+import { generateKey, generateSigningSecret, hashKey, keyHandle, KeyKind, kindOfKey, safeEqual, SIGNING_KEY_ID, TENANT_ID } from './key-material';
 
 export interface Tenant {
   id: string;
@@ -60,7 +50,10 @@ export class TenantRegistry {
   /** Highest bucket revision applied to the cache. */
   private revision = 0;
 
-  constructor(private readonly nats: NatsClient, private readonly replicas = 1) {}
+  constructor(
+    private readonly nats: NatsClient,
+    private readonly replicas = 1,
+  ) {}
 
   /**
    * Opens the bucket and loads it; resolves once the cache is complete. The service creates the
@@ -205,7 +198,7 @@ export class TenantRegistry {
 
   /** Waits (at most 2 s) until the watcher has applied `revision` to this instance's cache. */
   private async caughtUp(revision: number): Promise<void> {
-    for (const deadline = Date.now() + 2000; this.revision < revision && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 2000; this.revision < revision && Date.now() < deadline;) {
       await new Promise((r) => setTimeout(r, 5));
     }
   }
@@ -217,14 +210,26 @@ export class TenantRegistry {
   }
 
   /** Stores a key (generated unless given). Returns the plaintext key: it is not stored. */
-  async createKey(tenantId: string, kind: KeyKind, key = generateKey(kind), allowedOrigins?: string[]): Promise<{ key: string; record: Omit<ApiKeyRecord, 'hash'> }> {
+  async createKey(
+    tenantId: string,
+    kind: KeyKind,
+    key = generateKey(kind),
+    allowedOrigins?: string[],
+  ): Promise<{ key: string; record: Omit<ApiKeyRecord, 'hash'> }> {
     await this.requireTenant(tenantId);
     if (kindOfKey(key) !== kind) throw new AppError('bad_request', `a ${kind} key must start with the ${kind} prefix`);
     const hash = hashKey(key);
     const existing = await this.kv.get(`keys.${hash}`);
     const prev = existing?.operation === 'PUT' ? (JSON.parse(existing.string()) as ApiKeyRecord) : undefined;
     if (prev && prev.tenantId !== tenantId) throw new AppError('bad_request', 'that key belongs to another tenant');
-    const rec: ApiKeyRecord = { tenantId, kind, hash, handle: keyHandle(hash), createdAt: prev?.createdAt ?? Date.now(), ...(allowedOrigins?.length ? { allowedOrigins } : {}) };
+    const rec: ApiKeyRecord = {
+      tenantId,
+      kind,
+      hash,
+      handle: keyHandle(hash),
+      createdAt: prev?.createdAt ?? Date.now(),
+      ...(allowedOrigins?.length ? { allowedOrigins } : {}),
+    };
     if (!prev || JSON.stringify(prev) !== JSON.stringify(rec)) await this.put(`keys.${hash}`, rec);
     const { hash: _h, ...record } = rec;
     return { key, record };

@@ -17,7 +17,12 @@ export function createCliContext(cfg: AppConfig): CliContext & { close(): Promis
     nats() {
       nats ??= Promise.race([
         NatsClient.connect(cfg, 'tapedeck-cli', NATS_CONNECT_TIMEOUT_MS),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`NATS at ${withoutCredentials(cfg.NATS_URL)} did not answer within ${NATS_CONNECT_TIMEOUT_MS / 1000} s`)), NATS_CONNECT_TIMEOUT_MS).unref()),
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () => reject(new Error(`NATS at ${withoutCredentials(cfg.NATS_URL)} did not answer within ${NATS_CONNECT_TIMEOUT_MS / 1000} s`)),
+            NATS_CONNECT_TIMEOUT_MS,
+          ).unref(),
+        ),
       ]);
       return nats;
     },

@@ -44,7 +44,8 @@ export function parseRebuildArgs(args: readonly string[]): { name?: string; batc
   const { values, name } = projectionArgs(args, { batch: { type: 'string' } }, REBUILD_USAGE);
   const v = values.batch;
   if (typeof v !== 'string') return { name, batch: REBUILD_BATCH };
-  if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000) throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\nusage: ${REBUILD_USAGE}`);
+  if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000)
+    throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\nusage: ${REBUILD_USAGE}`);
   return { name, batch: Number(v) };
 }
 

@@ -44,13 +44,23 @@ describe('tenant commands', () => {
   it("changes a tenant's retention with tenants update, and points there from tenants create", async () => {
     const { run, registry } = await cli();
     await run('tenants create gamma');
-    expect(await run('tenants create gamma --retention-days 5')).toMatchObject({ code: 0, out: ['tenant gamma already exists; unchanged'], err: [expect.stringContaining('tenants update gamma --retention-days 5')] });
-    expect(await run('tenants update gamma --retention-days 5')).toMatchObject({ code: 0, out: ['tenant gamma: recordings are deleted 5 days after their last write'] });
+    expect(await run('tenants create gamma --retention-days 5')).toMatchObject({
+      code: 0,
+      out: ['tenant gamma already exists; unchanged'],
+      err: [expect.stringContaining('tenants update gamma --retention-days 5')],
+    });
+    expect(await run('tenants update gamma --retention-days 5')).toMatchObject({
+      code: 0,
+      out: ['tenant gamma: recordings are deleted 5 days after their last write'],
+    });
     expect(registry.tenant('gamma')?.retentionDays).toBe(5);
     expect(JSON.parse((await run('tenants update gamma --retention-days 30 --json')).out[0])).toMatchObject({ id: 'gamma', retentionDays: 30 });
     for (const none of ['none', '0']) {
       await run('tenants update gamma --retention-days 7');
-      expect(await run(`tenants update gamma --retention-days ${none}`)).toMatchObject({ code: 0, out: ['tenant gamma: no retention period; recordings are kept until deleted'] });
+      expect(await run(`tenants update gamma --retention-days ${none}`)).toMatchObject({
+        code: 0,
+        out: ['tenant gamma: no retention period; recordings are kept until deleted'],
+      });
       expect(registry.tenant('gamma')?.retentionDays).toBeUndefined();
     }
     expect(await run('tenants update ghost --retention-days 5')).toMatchObject({ code: 1, err: [expect.stringMatching(/No tenant ghost/)] });
@@ -82,7 +92,10 @@ describe('tenant commands', () => {
     expect(gen.code).toBe(0);
     expect(gen.out).toEqual([expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/)]);
     expect(await run('signing-keys create --tenant acme --key-id k1')).toMatchObject({ code: 1, err: [expect.stringMatching(/already exists/)] });
-    expect(await run('signing-keys create --tenant acme --key-id k2 --secret-stdin')).toMatchObject({ code: 0, out: ['created signing key k2 for tenant acme'] });
+    expect(await run('signing-keys create --tenant acme --key-id k2 --secret-stdin')).toMatchObject({
+      code: 0,
+      out: ['created signing key k2 for tenant acme'],
+    });
     const link = await run(`sign --tenant acme --recording ${RID} --key-id k2 --ttl 60 --resource player`);
     expect(link.code).toBe(0);
     const url = new URL(link.out[0], 'http://x');

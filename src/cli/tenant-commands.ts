@@ -42,7 +42,8 @@ const specs: Record<string, Spec> = {
       const r = await admin.createTenant(input);
       if (v.json) return io.out(JSON.stringify(r));
       io.out(r.created ? `created tenant ${r.tenant.id}` : `tenant ${r.tenant.id} already exists; unchanged`);
-      if (!r.created && input.retentionDays !== undefined && input.retentionDays !== r.tenant.retentionDays) io.err(`to change its retention: tapedeck tenants update ${r.tenant.id} --retention-days ${input.retentionDays}`);
+      if (!r.created && input.retentionDays !== undefined && input.retentionDays !== r.tenant.retentionDays)
+        io.err(`to change its retention: tapedeck tenants update ${r.tenant.id} --retention-days ${input.retentionDays}`);
     },
   },
   'tenants update': {
@@ -51,10 +52,18 @@ const specs: Record<string, Spec> = {
     positionals: 1,
     async run(v, [id], admin, io) {
       const days = need(v, 'retention-days');
-      const input = parseWith(updateTenantSchema, { retentionDays: days === 'none' ? null : /^\d{1,9}$/.test(days) ? Number(days) : days }, 'arguments: --retention-days');
+      const input = parseWith(
+        updateTenantSchema,
+        { retentionDays: days === 'none' ? null : /^\d{1,9}$/.test(days) ? Number(days) : days },
+        'arguments: --retention-days',
+      );
       const t = await admin.updateTenant(parseWith(tenantIdSchema, id, 'arguments: <id>'), input);
       if (v.json) return io.out(JSON.stringify(t));
-      io.out(t.retentionDays ? `tenant ${t.id}: recordings are deleted ${t.retentionDays} days after their last write` : `tenant ${t.id}: no retention period; recordings are kept until deleted`);
+      io.out(
+        t.retentionDays
+          ? `tenant ${t.id}: recordings are deleted ${t.retentionDays} days after their last write`
+          : `tenant ${t.id}: no retention period; recordings are kept until deleted`,
+      );
     },
   },
   'tenants list': {
@@ -63,7 +72,11 @@ const specs: Record<string, Spec> = {
     async run(v, _p, admin, io) {
       const ts = admin.listTenants();
       if (v.json) return io.out(JSON.stringify(ts));
-      table(io, ['ID', 'NAME', 'RETENTION_DAYS', 'CREATED'], ts.map((t) => [t.id, t.name, String(t.retentionDays ?? '-'), date(t.createdAt)]));
+      table(
+        io,
+        ['ID', 'NAME', 'RETENTION_DAYS', 'CREATED'],
+        ts.map((t) => [t.id, t.name, String(t.retentionDays ?? '-'), date(t.createdAt)]),
+      );
     },
   },
   'keys create': {
@@ -84,7 +97,11 @@ const specs: Record<string, Spec> = {
     async run(v, _p, admin, io) {
       const ks = admin.listKeys(tenantOf(v));
       if (v.json) return io.out(JSON.stringify(ks));
-      table(io, ['HANDLE', 'KIND', 'CREATED', 'ALLOWED_ORIGINS'], ks.map((k) => [k.handle, k.kind, date(k.createdAt), k.allowedOrigins?.join(',') ?? '*']));
+      table(
+        io,
+        ['HANDLE', 'KIND', 'CREATED', 'ALLOWED_ORIGINS'],
+        ks.map((k) => [k.handle, k.kind, date(k.createdAt), k.allowedOrigins?.join(',') ?? '*']),
+      );
     },
   },
   'keys revoke': {
@@ -117,7 +134,11 @@ const specs: Record<string, Spec> = {
     async run(v, _p, admin, io) {
       const ks = admin.listSigningKeys(tenantOf(v));
       if (v.json) return io.out(JSON.stringify(ks));
-      table(io, ['KEY_ID', 'CREATED'], ks.map((k) => [k.keyId, date(k.createdAt)]));
+      table(
+        io,
+        ['KEY_ID', 'CREATED'],
+        ks.map((k) => [k.keyId, date(k.createdAt)]),
+      );
     },
   },
   'signing-keys revoke': {
@@ -133,12 +154,26 @@ const specs: Record<string, Spec> = {
     usage:
       'sign --tenant T (--recording <uuid> | --replay <groupingProp>/<replayValue>) [--ttl S] [--key-id K]\n' +
       '       [--resource events|player|screenshot|detail (recording) | replay|events (replay)] [--json]',
-    options: { ...tenant, recording: { type: 'string' }, replay: { type: 'string' }, ttl: { type: 'string' }, 'key-id': { type: 'string' }, resource: { type: 'string' }, ...json },
+    options: {
+      ...tenant,
+      recording: { type: 'string' },
+      replay: { type: 'string' },
+      ttl: { type: 'string' },
+      'key-id': { type: 'string' },
+      resource: { type: 'string' },
+      ...json,
+    },
     async run(v, _p, admin, io) {
       if ((v.recording === undefined) === (v.replay === undefined)) throw new UsageError('give exactly one of --recording or --replay');
       const scope = v.recording !== undefined ? recordingScope(String(v.recording)) : replayScope(String(v.replay));
       if (v.ttl !== undefined && !/^\d{1,9}$/.test(String(v.ttl))) throw new UsageError('--ttl must be a whole number of seconds');
-      const link = admin.signLink({ tenantId: tenantOf(v), scope, keyId: str(v['key-id']), ttlSeconds: num(v.ttl), resource: str(v.resource) as LinkResource | undefined });
+      const link = admin.signLink({
+        tenantId: tenantOf(v),
+        scope,
+        keyId: str(v['key-id']),
+        ttlSeconds: num(v.ttl),
+        resource: str(v.resource) as LinkResource | undefined,
+      });
       if (v.json) return io.out(JSON.stringify(link));
       io.out(link.url);
       io.err(`signed with ${link.keyId}; expires ${date(link.expires * 1000)}`);

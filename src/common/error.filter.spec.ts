@@ -3,20 +3,29 @@ import { AppError, RateLimited } from './app-error';
 import { describeError, isClientAbort } from './error.filter';
 
 describe('describeError', () => {
-  it('answers Fastify\'s body limit, as Nest hands it over (an HttpException of its message), with the documented text', () => {
+  it("answers Fastify's body limit, as Nest hands it over (an HttpException of its message), with the documented text", () => {
     expect(describeError(new HttpException('Request body is too large', 413))).toMatchObject({
       status: 413,
       contentType: 'text/plain; charset=utf-8',
       body: 'Request body is larger than the limit for this endpoint',
     });
-    expect(describeError({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'Request body is too large' }).body).toBe('Request body is larger than the limit for this endpoint');
+    expect(describeError({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'Request body is too large' }).body).toBe(
+      'Request body is larger than the limit for this endpoint',
+    );
   });
 
-  it('names the Content-Type sent (bounded, printable) and the accepted ones in a 415 of Fastify\'s content-type check', () => {
+  it("names the Content-Type sent (bounded, printable) and the accepted ones in a 415 of Fastify's content-type check", () => {
     const accepted = 'send application/json (event ingestion also takes application/x-ndjson, application/ndjson or text/plain)';
-    expect(describeError(new HttpException('Unsupported Media Type', 415), 'text/xml; charset=utf-8')).toMatchObject({ status: 415, body: `Unsupported Content-Type "text/xml; charset=utf-8": ${accepted}` });
-    expect(describeError({ statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', message: 'Unsupported Media Type' }).body).toBe(`Unsupported Content-Type (none sent): ${accepted}`);
-    expect(describeError(new HttpException('Unsupported Media Type', 415), `a/${'b'.repeat(300)}\u0007`).body).toBe(`Unsupported Content-Type "a/${'b'.repeat(98)}…": ${accepted}`);
+    expect(describeError(new HttpException('Unsupported Media Type', 415), 'text/xml; charset=utf-8')).toMatchObject({
+      status: 415,
+      body: `Unsupported Content-Type "text/xml; charset=utf-8": ${accepted}`,
+    });
+    expect(describeError({ statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', message: 'Unsupported Media Type' }).body).toBe(
+      `Unsupported Content-Type (none sent): ${accepted}`,
+    );
+    expect(describeError(new HttpException('Unsupported Media Type', 415), `a/${'b'.repeat(300)}\u0007`).body).toBe(
+      `Unsupported Content-Type "a/${'b'.repeat(98)}…": ${accepted}`,
+    );
   });
 
   it('names the Bearer scheme on a 401 only', () => {
@@ -25,8 +34,11 @@ describe('describeError', () => {
     expect(describeError(new RateLimited('slow down', 1)).headers).toEqual({ 'Retry-After': '1' });
   });
 
-  it('keeps the application\'s own 413 messages, which say what was too large', () => {
-    expect(describeError(new AppError('payload_too_large', 'Event at index 3 exceeds 100 bytes'))).toMatchObject({ status: 413, body: 'Event at index 3 exceeds 100 bytes' });
+  it("keeps the application's own 413 messages, which say what was too large", () => {
+    expect(describeError(new AppError('payload_too_large', 'Event at index 3 exceeds 100 bytes'))).toMatchObject({
+      status: 413,
+      body: 'Event at index 3 exceeds 100 bytes',
+    });
   });
 
   it('does not repeat a token, signature or key of the URL in the 404 of an unknown route', () => {
@@ -38,7 +50,7 @@ describe('describeError', () => {
     expect(r.body).not.toMatch(/0a1b2c|AbCd/);
   });
 
-  it('never puts an unknown error\'s message in a 500', () => {
+  it("never puts an unknown error's message in a 500", () => {
     const r = describeError(new Error('secret_key_svc_leak at /srv/app.js:1'));
     expect(r.status).toBe(500);
     expect(r.body).not.toMatch(/secret|app\.js/);

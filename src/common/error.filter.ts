@@ -25,7 +25,10 @@ export function unsupportedTypeMessage(contentType: string | undefined): string 
 }
 
 /** `contentType`: the request's Content-Type header, named in a 415. */
-export function describeError(err: unknown, contentType?: string): {
+export function describeError(
+  err: unknown,
+  contentType?: string,
+): {
   status: number;
   contentType: string;
   body: string;
@@ -96,7 +99,8 @@ export class ErrorFilter implements ExceptionFilter {
     const req = http.getRequest<FastifyRequest>();
     if (isClientAbort(err, req)) {
       this.logger.debug({ msg: 'client went away mid-request', method: req?.method, url: redactUrl(req?.url ?? '') });
-      if (!reply.sent && !reply.raw.destroyed) reply.status(400).header('content-type', 'text/plain; charset=utf-8').send('Request body incomplete: the connection closed');
+      if (!reply.sent && !reply.raw.destroyed)
+        reply.status(400).header('content-type', 'text/plain; charset=utf-8').send('Request body incomplete: the connection closed');
       return;
     }
     const d = describeError(err, req?.headers?.['content-type']);

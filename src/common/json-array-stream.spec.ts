@@ -24,7 +24,10 @@ async function* items(values: unknown[]): AsyncGenerator<unknown> {
 
 describe('jsonObjectWithArray', () => {
   it('wraps the array after the head', async () => {
-    expect(JSON.parse((await drain(jsonObjectWithArray({ metadata: { a: '1' } }, 'events', items([1, { b: 2 }])))).text)).toEqual({ metadata: { a: '1' }, events: [1, { b: 2 }] });
+    expect(JSON.parse((await drain(jsonObjectWithArray({ metadata: { a: '1' } }, 'events', items([1, { b: 2 }])))).text)).toEqual({
+      metadata: { a: '1' },
+      events: [1, { b: 2 }],
+    });
     expect(JSON.parse((await drain(jsonObjectWithArray({}, 'events', items([])))).text)).toEqual({ events: [] });
   });
 

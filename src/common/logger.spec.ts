@@ -24,7 +24,14 @@ describe('the Nest logger', () => {
 
   it("logs an exception handler's message, stack and context alike", () => {
     nest.error('Nest could not resolve a dependency', 'Error: Nest could not resolve a dependency\n    at Injector (injector.js:1:1)', 'ExceptionHandler');
-    expect(streams.lines.err).toEqual([expect.objectContaining({ level: 50, context: 'ExceptionHandler', msg: 'Nest could not resolve a dependency', err: expect.stringMatching(/^Error: Nest could not[\s\S]*at Injector/) })]);
+    expect(streams.lines.err).toEqual([
+      expect.objectContaining({
+        level: 50,
+        context: 'ExceptionHandler',
+        msg: 'Nest could not resolve a dependency',
+        err: expect.stringMatching(/^Error: Nest could not[\s\S]*at Injector/),
+      }),
+    ]);
   });
 
   it('logs objects as given with their context, below warn on stdout and from warn on stderr', () => {
@@ -61,7 +68,12 @@ describe('the root logger', () => {
 
   it("logs a request (Fastify's request lines) without its credentials", () => {
     const s = capture();
-    createLogger('info', s).info({ req: { method: 'GET', url: '/recordings/1/events?tenantId=t&signature=abc123', id: 'r1', headers: { authorization: 'Bearer secret_key_svc_x' } } }, 'incoming request');
-    expect(s.lines.out).toEqual([expect.objectContaining({ msg: 'incoming request', req: { method: 'GET', url: '/recordings/1/events?tenantId=t&signature=[redacted]', id: 'r1' } })]);
+    createLogger('info', s).info(
+      { req: { method: 'GET', url: '/recordings/1/events?tenantId=t&signature=abc123', id: 'r1', headers: { authorization: 'Bearer secret_key_svc_x' } } },
+      'incoming request',
+    );
+    expect(s.lines.out).toEqual([
+      expect.objectContaining({ msg: 'incoming request', req: { method: 'GET', url: '/recordings/1/events?tenantId=t&signature=[redacted]', id: 'r1' } }),
+    ]);
   });
 });

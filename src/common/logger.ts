@@ -25,7 +25,13 @@ export function createLogger(level: LevelWithSilent, streams: LogStreams = stdSt
       serializers: { req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }) },
     },
     // dedupe: each line to the stream of the highest level it reaches, so warn and above only to stderr.
-    pino.multistream([{ level: 'trace', stream: streams.out }, { level: 'warn', stream: streams.err }], { dedupe: true }),
+    pino.multistream(
+      [
+        { level: 'trace', stream: streams.out },
+        { level: 'warn', stream: streams.err },
+      ],
+      { dedupe: true },
+    ),
   );
 }
 

@@ -7,7 +7,9 @@ export const LIST_LIMIT = { min: 1, max: 100, default: 50 } as const;
 export const MAX_OFFSET = 1_000_000_000;
 
 export const paginationQuery = (items: string) => ({
-  limit: queryInt(LIST_LIMIT.min, LIST_LIMIT.max, LIST_LIMIT.default).describe(`${items} per page, ${LIST_LIMIT.min}-${LIST_LIMIT.max}, default ${LIST_LIMIT.default}`),
+  limit: queryInt(LIST_LIMIT.min, LIST_LIMIT.max, LIST_LIMIT.default).describe(
+    `${items} per page, ${LIST_LIMIT.min}-${LIST_LIMIT.max}, default ${LIST_LIMIT.default}`,
+  ),
   offset: queryInt(0, MAX_OFFSET, 0).describe(`${items} to skip, default 0`),
 });
 

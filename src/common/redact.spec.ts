@@ -11,7 +11,7 @@ describe('redactUrl', () => {
     expect(redactUrl('/x?k=public_key_svc_zzz&y=2')).toBe('/x?k=public_key_svc_[redacted]&y=2');
   });
 
-  it('removes a value that is itself a URL carrying credentials (the player\'s eventsUrl)', () => {
+  it("removes a value that is itself a URL carrying credentials (the player's eventsUrl)", () => {
     const eventsUrl = encodeURIComponent('/recordings/1/events?tenantId=t&expires=9&keyId=k&signature=abc123');
     expect(redactUrl(`/recordings/1/player?mode=minimal&eventsUrl=${eventsUrl}`)).toBe('/recordings/1/player?mode=minimal&eventsUrl=[redacted]');
     expect(redactUrl(`/x?u=${encodeURIComponent('events?token=abc')}`)).toBe('/x?u=[redacted]');

@@ -4,7 +4,11 @@ import type { FastifyReply } from 'fastify';
 
 /** `existing` with the fields of `added` it does not name yet (case-insensitive); `*` absorbs all. */
 export function mergeVary(existing: string | undefined, added: string): string {
-  const fields = (v: string | undefined) => (v ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+  const fields = (v: string | undefined) =>
+    (v ?? '')
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
   const out = fields(existing);
   for (const f of fields(added)) {
     if (!out.some((o) => o.toLowerCase() === f.toLowerCase())) out.push(f);

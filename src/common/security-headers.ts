@@ -38,8 +38,20 @@ export const BASE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** A complete plain-text HTTP/1.1 response for raw sockets (client errors, refused upgrades). */
 export function rawTextResponse(status: number, body: string, headers: Record<string, string> = {}, contentType = 'text/plain; charset=utf-8'): Buffer {
   const b = Buffer.from(body, 'utf8');
-  const all = { 'content-type': contentType, 'content-length': String(b.length), ...BASE_SECURITY_HEADERS, 'x-tapedeck-api-version': API_VERSION, ...headers, connection: 'close' };
-  const head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` + Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n';
+  const all = {
+    'content-type': contentType,
+    'content-length': String(b.length),
+    ...BASE_SECURITY_HEADERS,
+    'x-tapedeck-api-version': API_VERSION,
+    ...headers,
+    connection: 'close',
+  };
+  const head =
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
+    Object.entries(all)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
+    '\r\n';
   return Buffer.concat([Buffer.from(head, 'latin1'), b]);
 }
 
@@ -82,6 +94,12 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
     : {};
   void reply
     .code(status)
-    .headers({ ...BASE_SECURITY_HEADERS, ...cors, 'x-request-id': String(req.id), 'x-tapedeck-api-version': API_VERSION, 'content-type': 'text/plain; charset=utf-8' })
+    .headers({
+      ...BASE_SECURITY_HEADERS,
+      ...cors,
+      'x-request-id': String(req.id),
+      'x-tapedeck-api-version': API_VERSION,
+      'content-type': 'text/plain; charset=utf-8',
+    })
     .send(message);
 }

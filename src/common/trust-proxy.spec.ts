@@ -1,6 +1,7 @@
 import { clientAddress, parseTrustProxy, trustFunction } from './trust-proxy';
 
-const req = (remoteAddress: string | undefined, xff?: string) => ({ headers: xff === undefined ? {} : { 'x-forwarded-for': xff }, socket: { remoteAddress } }) as never;
+const req = (remoteAddress: string | undefined, xff?: string) =>
+  ({ headers: xff === undefined ? {} : { 'x-forwarded-for': xff }, socket: { remoteAddress } }) as never;
 const address = (setting: string, remote: string | undefined, xff?: string) => clientAddress(req(remote, xff), trustFunction(parseTrustProxy(setting)));
 const DEFAULT = 'loopback,linklocal,uniquelocal';
 

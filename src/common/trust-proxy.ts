@@ -18,7 +18,10 @@ export function parseTrustProxy(raw: string): TrustProxy {
   const v = raw.trim();
   if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
   if (/^\d{1,2}$/.test(v)) return Number(v);
-  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!list.length) throw new Error('must be true, false, a hop count or a list of addresses/CIDRs');
   proxyAddr.compile(list); // throws on an invalid address or range
   return list;

@@ -17,16 +17,14 @@ export function parseWith<T extends z.ZodTypeAny>(schema: T, value: unknown, whe
   // A query parameter given twice arrives as an array: say that, not zod's "expected string, received
   // array" (a JSON body's array is a type error like any other).
   const query = where.endsWith('query');
-  const at = (path: PropertyKey[]) => path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), value);
+  const at = (path: PropertyKey[]) =>
+    path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), value);
   const issues = r.error.issues.map((i) => ({
     path: i.path.join('.'),
     message: query && i.code === 'invalid_type' && i.path.length > 0 && Array.isArray(at(i.path)) ? 'must be given once' : i.message,
   }));
   const first = issues[0];
-  throw new ValidationError(
-    `Invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}`,
-    issues,
-  );
+  throw new ValidationError(`Invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}`, issues);
 }
 
 /** The words a query-string boolean takes: true/false/1/0 only; anything else fails validation. (A literal

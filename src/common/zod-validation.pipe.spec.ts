@@ -44,16 +44,27 @@ describe('ZodValidationPipe', () => {
   const id = '550E8400-E29B-41D4-A716-446655440000';
 
   it('hands the handler the parsed DTOs', async () => {
-    expect(await get(`/r/${id}/abc?limit=7&signed=1&other=x`)).toEqual({ status: 200, body: { query: { limit: 7, signed: true }, params: { recordingId: id.toLowerCase(), name: 'abc' } } });
+    expect(await get(`/r/${id}/abc?limit=7&signed=1&other=x`)).toEqual({
+      status: 200,
+      body: { query: { limit: 7, signed: true }, params: { recordingId: id.toLowerCase(), name: 'abc' } },
+    });
   });
 
   it('names each path parameter on its own, in the DTO order', async () => {
-    expect((await get('/r/nope/abcd')).body).toEqual({ error: 'validation_failed', message: 'Invalid recordingId: must be a UUID', issues: [{ path: '', message: 'must be a UUID' }] });
+    expect((await get('/r/nope/abcd')).body).toEqual({
+      error: 'validation_failed',
+      message: 'Invalid recordingId: must be a UUID',
+      issues: [{ path: '', message: 'must be a UUID' }],
+    });
     expect((await get(`/r/${id}/abcd`)).body.message).toBe('Invalid name: must be at most 3 characters');
   });
 
   it('reads a query as parseWith does, a repeated parameter included', async () => {
-    expect((await get(`/r/${id}/abc?limit=1&limit=2`)).body).toEqual({ error: 'validation_failed', message: 'Invalid query: limit: must be given once', issues: [{ path: 'limit', message: 'must be given once' }] });
+    expect((await get(`/r/${id}/abc?limit=1&limit=2`)).body).toEqual({
+      error: 'validation_failed',
+      message: 'Invalid query: limit: must be given once',
+      issues: [{ path: 'limit', message: 'must be given once' }],
+    });
   });
 
   it('reports a bad path before a bad query when the handler lists the query first', async () => {

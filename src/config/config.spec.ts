@@ -21,8 +21,19 @@ describe('loadConfig', () => {
   });
 
   it('reads numbers in decimal only, and refuses others naming the variable', () => {
-    expect(loadConfig({ PORT: '8080', RATE_LIMIT_PER_SECOND: '2.5', STREAM_MAX_BYTES: '-1' })).toMatchObject({ PORT: 8080, RATE_LIMIT_PER_SECOND: 2.5, STREAM_MAX_BYTES: -1 });
-    for (const [name, value] of [['PORT', '0x50'], ['PORT', '1e3'], ['PORT', '80abc'], ['STREAM_MAX_BYTES', '0x10'], ['RATE_LIMIT_PER_SECOND', 'fast'], ['WS_HEARTBEAT_MS', '1.5']]) {
+    expect(loadConfig({ PORT: '8080', RATE_LIMIT_PER_SECOND: '2.5', STREAM_MAX_BYTES: '-1' })).toMatchObject({
+      PORT: 8080,
+      RATE_LIMIT_PER_SECOND: 2.5,
+      STREAM_MAX_BYTES: -1,
+    });
+    for (const [name, value] of [
+      ['PORT', '0x50'],
+      ['PORT', '1e3'],
+      ['PORT', '80abc'],
+      ['STREAM_MAX_BYTES', '0x10'],
+      ['RATE_LIMIT_PER_SECOND', 'fast'],
+      ['WS_HEARTBEAT_MS', '1.5'],
+    ]) {
       expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration:\\n  ${name}: `));
     }
   });
@@ -30,6 +41,9 @@ describe('loadConfig', () => {
   it('needs http(s) URLs for ClickHouse and the public base URL', () => {
     expect(refusal({ CLICKHOUSE_URL: 'localhost:8123' })).toMatch(/CLICKHOUSE_URL: must be an http:\/\/ or https:\/\/ URL/);
     expect(refusal({ PUBLIC_BASE_URL: 'rec.example.com' })).toMatch(/PUBLIC_BASE_URL: /);
-    expect(loadConfig({ CLICKHOUSE_URL: 'https://ch.internal:8443', PUBLIC_BASE_URL: 'https://rec.example.com/tapedeck' })).toMatchObject({ CLICKHOUSE_URL: 'https://ch.internal:8443', PUBLIC_BASE_URL: 'https://rec.example.com/tapedeck' });
+    expect(loadConfig({ CLICKHOUSE_URL: 'https://ch.internal:8443', PUBLIC_BASE_URL: 'https://rec.example.com/tapedeck' })).toMatchObject({
+      CLICKHOUSE_URL: 'https://ch.internal:8443',
+      PUBLIC_BASE_URL: 'https://rec.example.com/tapedeck',
+    });
   });
 });

@@ -3,9 +3,7 @@
 import { z } from 'zod';
 import { parseTrustProxy } from '../common/trust-proxy';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 /** Decimal numbers only: z.coerce.number took '0x50' for 80 and ' ' for 0. */
 const decimal = (v: unknown) => (typeof v === 'string' ? (/^-?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
 /** A decimal number, with its own bounds: `number((n) => n.int().min(-1))`. */
@@ -13,8 +11,7 @@ const number = (bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) => z.preproc
 const int = (min: number, max: number) => number((n) => n.int().min(min).max(max));
 /** An http(s) URL: ClickHouse's client and the links the service prints need the scheme. */
 const httpUrl = (what: string) => z.string().regex(/^https?:\/\/[^\s/?#]+/i, { message: `must be an http:// or https:// URL (${what})` });
-const optional = <T extends z.ZodTypeAny>(s: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), s.optional());
+const optional = <T extends z.ZodTypeAny>(s: T) => z.preprocess((v) => (v === '' ? undefined : v), s.optional());
 
 /** A CSP scheme source (`https:`) or host source (`https://*.example.com:443/path`), or `*`; never a quoted keyword. */
 const ASSET_SOURCE = /^(?:\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?(?:\/[^\s;,'"]*)?)$/i;
@@ -43,7 +40,10 @@ export const configSchema = z.object({
   CLICKHOUSE_URL: httpUrl('the HTTP interface, e.g. http://127.0.0.1:8123').default('http://127.0.0.1:8123'),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
-  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('tapedeck'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .default('tapedeck'),
 
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
   RENDER_CONCURRENCY: int(1, 64).default(2),
@@ -101,9 +101,17 @@ export const configSchema = z.object({
   PLAYER_ASSET_SOURCES: z
     .string()
     .default('')
-    .refine((v) => v.trim() === '' || v.trim().split(/\s+/).every((s) => ASSET_SOURCE.test(s)), {
-      message: "a space-separated list of CSP scheme or host sources (e.g. 'https:' or 'https://cdn.example.com'), no keywords",
-    }),
+    .refine(
+      (v) =>
+        v.trim() === '' ||
+        v
+          .trim()
+          .split(/\s+/)
+          .every((s) => ASSET_SOURCE.test(s)),
+      {
+        message: "a space-separated list of CSP scheme or host sources (e.g. 'https:' or 'https://cdn.example.com'), no keywords",
+      },
+    ),
   /** Admin HTTP API bearer token; the admin API is off when unset. */
   TAPEDECK_ADMIN_TOKEN: optional(z.string().min(16)),
 
@@ -140,20 +148,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const cfg = parsed.data;
-  const boot = [
-    cfg.TAPEDECK_BOOTSTRAP_TENANT_ID,
-    cfg.TAPEDECK_BOOTSTRAP_PUBLIC_KEY,
-    cfg.TAPEDECK_BOOTSTRAP_SECRET_KEY,
-  ];
+  const boot = [cfg.TAPEDECK_BOOTSTRAP_TENANT_ID, cfg.TAPEDECK_BOOTSTRAP_PUBLIC_KEY, cfg.TAPEDECK_BOOTSTRAP_SECRET_KEY];
   if (boot.some((v) => v) && !boot.every((v) => v)) {
     throw new ConfigError(
       'Invalid configuration:\n  TAPEDECK_BOOTSTRAP_TENANT_ID, TAPEDECK_BOOTSTRAP_PUBLIC_KEY and TAPEDECK_BOOTSTRAP_SECRET_KEY must be set together',
     );
   }
   if (!!cfg.TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID !== !!cfg.TAPEDECK_BOOTSTRAP_SIGNING_SECRET) {
-    throw new ConfigError(
-      'Invalid configuration:\n  TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID and TAPEDECK_BOOTSTRAP_SIGNING_SECRET must be set together',
-    );
+    throw new ConfigError('Invalid configuration:\n  TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID and TAPEDECK_BOOTSTRAP_SIGNING_SECRET must be set together');
   }
   return cfg;
 }

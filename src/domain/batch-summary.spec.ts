@@ -30,13 +30,16 @@ describe('summarizeBatch: client metadata with includePii', () => {
   });
 
   it("keeps the payload's own keys of the same names, and skips what the server does not know", () => {
-    expect(summarizeBatch([meta({ includePii: true, userAgent: 'set by the page' })], 10, client).meta).toMatchObject({ userAgent: 'set by the page', ipAddress: '203.0.113.7' });
+    expect(summarizeBatch([meta({ includePii: true, userAgent: 'set by the page' })], 10, client).meta).toMatchObject({
+      userAgent: 'set by the page',
+      ipAddress: '203.0.113.7',
+    });
     expect(summarizeBatch([meta({ includePii: true })], 10, {}).meta).toEqual({ includePii: 'true' });
   });
 });
 
 describe('clientInfo', () => {
-  it('takes the address it is given (the trusted proxies\' view) and the User-Agent', () => {
+  it("takes the address it is given (the trusted proxies' view) and the User-Agent", () => {
     expect(clientInfo({ 'user-agent': 'UA' }, '198.51.100.1')).toEqual({ ip: '198.51.100.1', userAgent: 'UA' });
     expect(clientInfo({}, undefined)).toEqual({ ip: undefined, userAgent: undefined });
   });
@@ -51,7 +54,10 @@ describe('summarizeBatch: strings bound for ClickHouse', () => {
   const emoji = '\u{1F600}';
 
   it('replaces lone surrogates in in-band metadata keys and values, and in the Meta href, with U+FFFD', () => {
-    const s = summarizeBatch([{ type: 4, timestamp: 1, data: { href: 'https://e.test/\ud800', width: 1, height: 1 } }, meta({ bad: 'x\ud800y', ['k\udc00']: 'v' })], 10);
+    const s = summarizeBatch(
+      [{ type: 4, timestamp: 1, data: { href: 'https://e.test/\ud800', width: 1, height: 1 } }, meta({ bad: 'x\ud800y', ['k\udc00']: 'v' })],
+      10,
+    );
     expect(s.meta).toEqual({ bad: 'x\ufffdy', 'k\ufffd': 'v' });
     expect(s.url).toBe('https://e.test/\ufffd');
   });

@@ -17,7 +17,9 @@ export class HealthController {
   }
 
   @Get('readyz')
-  @ApiOperation({ summary: 'Readiness: NATS and the JetStream stream; ClickHouse migrated when reachable (unreachable: 200 "degraded"); with projection lag details' })
+  @ApiOperation({
+    summary: 'Readiness: NATS and the JetStream stream; ClickHouse migrated when reachable (unreachable: 200 "degraded"); with projection lag details',
+  })
   @ApiResponse({ status: 200, description: 'Ready; body names each dependency state', type: Readiness.Output })
   @ApiResponse({ status: 503, description: 'Not ready; body names the failing dependency', type: Readiness.Output })
   async readyz(@Res() reply: FastifyReply) {

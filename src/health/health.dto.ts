@@ -11,7 +11,9 @@ export class Readiness extends createZodDto(
     checks: z
       .record(z.string(), z.object({ ok: z.boolean(), detail: z.unknown().optional() }))
       .describe('Each dependency: nats, stream, clickhouse, migrations')
-      .meta({ example: { nats: { ok: true }, stream: { ok: true, detail: { messages: 1200, bytes: 4096000 } }, clickhouse: { ok: true }, migrations: { ok: true } } }),
+      .meta({
+        example: { nats: { ok: true }, stream: { ok: true, detail: { messages: 1200, bytes: 4096000 } }, clickhouse: { ok: true }, migrations: { ok: true } },
+      }),
     details: z.record(z.string(), z.unknown()).describe('What other parts report (projection lag, renderer); never makes readiness fail'),
   }),
 ) {}

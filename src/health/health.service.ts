@@ -50,7 +50,9 @@ export class HealthService {
     checks.clickhouse = clickhouse.ok ? { ok: true } : { ok: false, detail: clickhouse.reason };
     checks.migrations = { ok: this.boot.migrated && (!reachable || (await isMigrated(this.ch).catch(() => false))) };
     const details: Record<string, unknown> = {};
-    const answers = await Promise.all(this.contributors.map((c) => within(PROBE_TIMEOUT_MS, c.details()).catch((e) => ({ error: String((e as Error)?.message ?? e) }))));
+    const answers = await Promise.all(
+      this.contributors.map((c) => within(PROBE_TIMEOUT_MS, c.details()).catch((e) => ({ error: String((e as Error)?.message ?? e) }))),
+    );
     this.contributors.forEach((c, i) => (details[c.name] = answers[i]));
     const ready = checks.nats.ok && checks.stream.ok && (checks.migrations.ok || !reachable);
     return { ready, status: !ready ? 'not_ready' : reachable ? 'ready' : 'degraded', checks, details };

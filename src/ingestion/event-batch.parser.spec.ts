@@ -43,7 +43,9 @@ describe('invalidEvent and parseEventBatch', () => {
   it('refuses an event larger than the per-event limit in a JSON array or {events}, naming it, with 413', () => {
     const small = { type: 3, timestamp: 1, data: { x: 'a'.repeat(100) } };
     const big = { type: 2, timestamp: 2, data: { x: 'é'.repeat(600) } }; // 1200 bytes, 600 UTF-16 units
-    expect(() => parseEventBatch(JSON.stringify([small, big]), 'json', 1100)).toThrow(expect.objectContaining({ code: 'payload_too_large', message: expect.stringMatching(/index 1 exceeds 1100 bytes/) }));
+    expect(() => parseEventBatch(JSON.stringify([small, big]), 'json', 1100)).toThrow(
+      expect.objectContaining({ code: 'payload_too_large', message: expect.stringMatching(/index 1 exceeds 1100 bytes/) }),
+    );
     expect(() => parseEventBatch(JSON.stringify({ events: [big] }), 'json', 1100)).toThrow(/events\[0\] exceeds/);
     expect(parseEventBatch(JSON.stringify([small, big]), 'json', 1300).events).toHaveLength(2);
     expect(() => assertEventSizes([big], 'x'.repeat(10), 1100, String)).not.toThrow(); // a body that cannot hold one
@@ -78,7 +80,12 @@ describe('events packed by rrweb packer (record({ packFn: pack }))', () => {
       expect(batch.events).toEqual(events);
       expect(JSON.parse(batch.payload)).toEqual(events);
       // What rrweb's own unpack gives, less its mark.
-      expect(packed.map((p) => { const { v: _, ...e } = unpack(p) as unknown as Record<string, unknown>; return e; })).toEqual(events);
+      expect(
+        packed.map((p) => {
+          const { v: _, ...e } = unpack(p) as unknown as Record<string, unknown>;
+          return e;
+        }),
+      ).toEqual(events);
     }
   });
 
@@ -93,7 +100,9 @@ describe('events packed by rrweb packer (record({ packFn: pack }))', () => {
     expect(() => parseEventBatch(JSON.stringify([other]), 'json', MAX)).toThrow(/packed by rrweb packer "v9"; this server unpacks v1/);
     const big = pack({ type: 3, timestamp: 1, data: { pad: 'x'.repeat(MAX) } } as never);
     expect(big.length).toBeLessThan(MAX / 100);
-    expect(() => parseEventBatch(JSON.stringify([big]), 'json', MAX)).toThrow(expect.objectContaining({ code: 'payload_too_large', message: `Packed event at index 0 exceeds ${MAX} bytes unpacked` }));
+    expect(() => parseEventBatch(JSON.stringify([big]), 'json', MAX)).toThrow(
+      expect.objectContaining({ code: 'payload_too_large', message: `Packed event at index 0 exceeds ${MAX} bytes unpacked` }),
+    );
     const unmarked = deflateSync(Buffer.from(JSON.stringify(events[0]))).toString('latin1');
     expect(() => parseEventBatch(JSON.stringify([unmarked]), 'json', MAX)).toThrow('Event at index 0 is compressed JSON without rrweb packer\'s "v":"v1" mark');
   });
@@ -102,6 +111,11 @@ describe('events packed by rrweb packer (record({ packFn: pack }))', () => {
     const MiB = 1024 * 1024;
     const four = pack({ type: 3, timestamp: 1, data: { pad: 'x'.repeat(4 * MiB) } } as never);
     const many = JSON.stringify(Array.from({ length: 17 }, () => four));
-    expect(() => parseEventBatch(many, 'json', 32 * MiB)).toThrow(expect.objectContaining({ code: 'payload_too_large', message: expect.stringMatching(/^Packed events of this batch exceed 67108864 bytes unpacked \(at index 1[56]\)/) }));
+    expect(() => parseEventBatch(many, 'json', 32 * MiB)).toThrow(
+      expect.objectContaining({
+        code: 'payload_too_large',
+        message: expect.stringMatching(/^Packed events of this batch exceed 67108864 bytes unpacked \(at index 1[56]\)/),
+      }),
+    );
   });
 });

@@ -69,7 +69,8 @@ export function invalidEvent(e: unknown): string | null {
   if (!Number.isSafeInteger(ev.type) || (ev.type as number) < 0) return '"type" must be a non-negative integer';
   if (!Number.isSafeInteger(ev.timestamp) || (ev.timestamp as number) < 0) return '"timestamp" must be an integer number of milliseconds';
   if (!ev.data || typeof ev.data !== 'object' || Array.isArray(ev.data)) return '"data" must be an object';
-  if (ev.sequenceId !== undefined && (!Number.isSafeInteger(ev.sequenceId) || (ev.sequenceId as number) < 0)) return '"sequenceId" must be a non-negative integer';
+  if (ev.sequenceId !== undefined && (!Number.isSafeInteger(ev.sequenceId) || (ev.sequenceId as number) < 0))
+    return '"sequenceId" must be a non-negative integer';
   const why = unstorableValue(ev);
   return why ? `the event ${why}` : null;
 }
@@ -130,7 +131,8 @@ function unpackOne(s: string, maxBytes: number, at: string, tooLarge: (at: strin
   if (!e || typeof e !== 'object' || Array.isArray(e)) return undefined;
   const { v, ...event } = e as Record<string, unknown>;
   if (v === undefined) throw new AppError('bad_request', `Event at ${at} is compressed JSON without rrweb packer's "v":"${PACKER_MARK}" mark`);
-  if (v !== PACKER_MARK) throw new AppError('bad_request', `Event at ${at} was packed by rrweb packer ${JSON.stringify(v)}; this server unpacks ${PACKER_MARK}`);
+  if (v !== PACKER_MARK)
+    throw new AppError('bad_request', `Event at ${at} was packed by rrweb packer ${JSON.stringify(v)}; this server unpacks ${PACKER_MARK}`);
   return { event, bytes: json.length };
 }
 
@@ -151,7 +153,8 @@ export function validateEvents(list: unknown[], where: (i: number) => string): R
 export function assertEventSizes(list: unknown[], text: string, maxEventBytes: number, where: (i: number) => string): void {
   if (text.length * 3 <= maxEventBytes) return;
   for (let i = 0; i < list.length; i++) {
-    if (Buffer.byteLength(JSON.stringify(list[i])) > maxEventBytes) throw new AppError('payload_too_large', `Event at ${where(i)} exceeds ${maxEventBytes} bytes`);
+    if (Buffer.byteLength(JSON.stringify(list[i])) > maxEventBytes)
+      throw new AppError('payload_too_large', `Event at ${where(i)} exceeds ${maxEventBytes} bytes`);
   }
 }
 

@@ -15,7 +15,8 @@ import { recordingIdFrom } from './recording-id';
 
 /** Largest metadata body, decoded. */
 const METADATA_MAX_BYTES = 1024 * 1024;
-const idempotencyKey = (description: string) => ApiHeader({ name: 'Idempotency-Key', required: false, description, schema: openApiSchema(IdempotencyKeySchema, 'input') });
+const idempotencyKey = (description: string) =>
+  ApiHeader({ name: 'Idempotency-Key', required: false, description, schema: openApiSchema(IdempotencyKeySchema, 'input') });
 
 const header = (req: FastifyRequest, name: string) => firstHeader(req.headers[name]);
 
@@ -36,10 +37,17 @@ const IngestEndpoint = (summary: string, more: string) =>
     // text/plain is read as JSON: what navigator.sendBeacon sends for a string body.
     ApiConsumes('application/json', 'text/plain', 'application/x-ndjson', 'application/ndjson'),
     idempotencyKey('1-128 characters [A-Za-z0-9_.:-]; same key = same batch (other events under a used key: 422)'),
-    ApiHeader({ name: 'Content-Encoding', required: false, description: 'identity (default), gzip (x-gzip), deflate, br; zstd where the runtime has it (Node.js 22.15 or later)' }),
+    ApiHeader({
+      name: 'Content-Encoding',
+      required: false,
+      description: 'identity (default), gzip (x-gzip), deflate, br; zstd where the runtime has it (Node.js 22.15 or later)',
+    }),
     ApiBody({ description: 'JSON (application/json or text/plain): an array of events or {"events":[…]}; NDJSON: one event per line', type: EventBatch }),
     ApiResponse({ status: 200, description: 'Stored (or already stored: duplicate true)', type: IngestResult.Output }),
-    ApiBadRequest('Malformed JSON/NDJSON, invalid event (index or line named), empty batch (text/plain); bad recordingId (JSON)', 'Invalid event at index 0: "type" must be a non-negative integer'),
+    ApiBadRequest(
+      'Malformed JSON/NDJSON, invalid event (index or line named), empty batch (text/plain); bad recordingId (JSON)',
+      'Invalid event at index 0: "type" must be a non-negative integer',
+    ),
     ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' }),
     ApiResponse({ status: 422, description: 'The Idempotency-Key was used before in this recording for other events; nothing was stored' }),
     ApiResponse({ status: 415, description: 'Unsupported Content-Type or Content-Encoding' }),
@@ -70,13 +78,16 @@ export class IngestionController {
   @ApiOperation({
     summary: 'Attach metadata',
     description:
-      'Merges a JSON object of keys to values into the recording\'s metadata. Numbers and booleans are stored as their string form; later writes of a key overwrite earlier ones. Also reachable as /recordings/{recordingId}/meta. ' +
+      "Merges a JSON object of keys to values into the recording's metadata. Numbers and booleans are stored as their string form; later writes of a key overwrite earlier ones. Also reachable as /recordings/{recordingId}/meta. " +
       'Metadata also arrives in-band as custom events (type 5) tagged recording-meta or pageview-meta.',
   })
   @idempotencyKey('1-128 characters [A-Za-z0-9_.:-]; a retry under the same key is stored once (duplicate: true); without one every write is new')
   @ApiBody({ type: MetadataBody })
   @ApiResponse({ status: 200, type: MetadataResult.Output })
-  @ApiBadRequest('Not an object, empty, nested values, too many keys, key too long (text/plain); bad recordingId (JSON)', 'Metadata must be a JSON object of keys to values')
+  @ApiBadRequest(
+    'Not an object, empty, nested values, too many keys, key too long (text/plain); bad recordingId (JSON)',
+    'Metadata must be a JSON object of keys to values',
+  )
   @ApiJsonBodyLimits(METADATA_MAX_BYTES)
   @ApiResponse({ status: 422, description: 'The Idempotency-Key was used before in this recording for other metadata; nothing was stored' })
   @ApiResponse({ status: 503, description: 'JetStream unreachable' })

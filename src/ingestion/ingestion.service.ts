@@ -33,7 +33,14 @@ export class IngestionService {
   }
 
   /** `client` becomes metadata only where the batch's recording-meta allows it (includePii). */
-  async ingest(tenantId: string, recordingId: string, events: RrwebEvent[], payload: string, client: ClientInfo, idempotencyKey?: string): Promise<IngestResult> {
+  async ingest(
+    tenantId: string,
+    recordingId: string,
+    events: RrwebEvent[],
+    payload: string,
+    client: ClientInfo,
+    idempotencyKey?: string,
+  ): Promise<IngestResult> {
     const started = process.hrtime.bigint();
     const batchId = this.batchId(tenantId, recordingId, idempotencyKey, payload);
     const bytes = Buffer.from(payload, 'utf8');
@@ -77,7 +84,8 @@ export class IngestionService {
     // Object.fromEntries defines own properties: "__proto__" stays a key instead of hitting the setter.
     const out: [string, string][] = [];
     for (const [k, v] of entries) {
-      if (k.length === 0 || k.length > MAX_META_KEY_LENGTH || !k.isWellFormed()) throw new AppError('bad_request', `Metadata key must be 1-${MAX_META_KEY_LENGTH} characters`);
+      if (k.length === 0 || k.length > MAX_META_KEY_LENGTH || !k.isWellFormed())
+        throw new AppError('bad_request', `Metadata key must be 1-${MAX_META_KEY_LENGTH} characters`);
       if (v !== null && typeof v === 'object') throw new AppError('bad_request', `Metadata value of "${k.slice(0, 50)}" must be a string, number or boolean`);
       const s = metadataValue(v);
       if (s === undefined) throw new AppError('bad_request', `Metadata value of "${k.slice(0, 50)}" must not be null`);

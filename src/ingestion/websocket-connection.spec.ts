@@ -8,7 +8,10 @@ describe('canonicalBatch', () => {
     expect(canonicalBatch(text)).toEqual({ frame: { type: 'batch', batch: 'b-1', events }, payload: good });
   });
   it('leaves frames with other key orders, extra keys or spacing to the general path', () => {
-    for (const frame of [{ type: 'batch', batch: 'b', events, x: 1 }, { batch: 'b', type: 'batch', events }]) {
+    for (const frame of [
+      { type: 'batch', batch: 'b', events, x: 1 },
+      { batch: 'b', type: 'batch', events },
+    ]) {
       expect(canonicalBatch(JSON.stringify(frame))).toBeNull();
     }
     expect(canonicalBatch(JSON.stringify({ type: 'batch', batch: 'b', events }, null, 1))).toBeNull();

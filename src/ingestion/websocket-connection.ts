@@ -103,7 +103,12 @@ export class IngestConnection {
     this.outbound.stalled = queued < this.outbound.last ? 0 : this.outbound.stalled + 1;
     this.outbound.last = queued;
     if (this.outbound.stalled < 2) return;
-    this.logger.warn({ msg: 'ws client reads none of its replies; connection cut', tenantId: this.tenantId, recordingId: this.recordingId, queuedBytes: queued });
+    this.logger.warn({
+      msg: 'ws client reads none of its replies; connection cut',
+      tenantId: this.tenantId,
+      recordingId: this.recordingId,
+      queuedBytes: queued,
+    });
     this.ws.terminate();
   }
 
@@ -154,10 +159,14 @@ export class IngestConnection {
     } catch (e) {
       return this.sendError(e, batch);
     }
-    this.track(stored.length, async () => {
-      const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, stored, this.opts.client, batch);
-      this.send({ type: 'ack', batch, events: r.events, duplicate: r.duplicate });
-    }, (e) => this.sendError(e, batch));
+    this.track(
+      stored.length,
+      async () => {
+        const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, stored, this.opts.client, batch);
+        this.send({ type: 'ack', batch, events: r.events, duplicate: r.duplicate });
+      },
+      (e) => this.sendError(e, batch),
+    );
   }
 
   private onEvents(text: string) {
@@ -180,20 +189,24 @@ export class IngestConnection {
     const { events, raws } = this.buffer;
     this.buffer = { events: [], raws: [], bytes: 0 };
     const payload = '[' + raws.join(',') + ']';
-    this.track(payload.length, async () => {
-      const deadline = Date.now() + COMPAT_RETRY_MS;
-      for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
-        try {
-          const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, payload, this.opts.client);
-          if (this.opts.debug) this.sendText(events.map((e) => JSON.stringify(e)).join('\n'));
-          this.send({ type: 'upstream-result', ok: true, status: 204, statusText: 'No Content', headers: {}, final: false, events: r.events });
-          return;
-        } catch (e) {
-          if (!(e instanceof AppError && e.code === 'unavailable') || Date.now() + delay > deadline) throw e;
-          await new Promise((r) => setTimeout(r, delay));
+    this.track(
+      payload.length,
+      async () => {
+        const deadline = Date.now() + COMPAT_RETRY_MS;
+        for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+          try {
+            const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, payload, this.opts.client);
+            if (this.opts.debug) this.sendText(events.map((e) => JSON.stringify(e)).join('\n'));
+            this.send({ type: 'upstream-result', ok: true, status: 204, statusText: 'No Content', headers: {}, final: false, events: r.events });
+            return;
+          } catch (e) {
+            if (!(e instanceof AppError && e.code === 'unavailable') || Date.now() + delay > deadline) throw e;
+            await new Promise((r) => setTimeout(r, delay));
+          }
         }
-      }
-    }, (e) => this.sendError(e));
+      },
+      (e) => this.sendError(e),
+    );
   }
 
   /** Runs a write while accounting its bytes; pauses reading above the in-flight bound. */

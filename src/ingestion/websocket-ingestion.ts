@@ -49,7 +49,11 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     metrics: MetricsService,
   ) {
     metrics.gauge('tapedeck_ws_connections', 'Open ingestion WebSockets', () => this.connections.size);
-    this.refused = metrics.labelledCounter('tapedeck_ws_refused_total', 'WebSocket upgrades refused (kind "upgrade") and error frames sent (kind "frame"), by status', ['kind', 'status']);
+    this.refused = metrics.labelledCounter(
+      'tapedeck_ws_refused_total',
+      'WebSocket upgrades refused (kind "upgrade") and error frames sent (kind "frame"), by status',
+      ['kind', 'status'],
+    );
     this.trustProxy = trustFunction(cfg.TRUST_PROXY);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: cfg.WS_MAX_MESSAGE_BYTES, perMessageDeflate: false });
     // A handshake ws itself refuses (method, Sec-WebSocket-Key/Version/Protocol) is answered like

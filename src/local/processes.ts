@@ -87,9 +87,7 @@ export async function startNats(o: NatsOptions): Promise<ManagedProcess & { port
   await assertPortFree(port, 'nats-server');
   mkdirSync(join(o.dir, 'jetstream'), { recursive: true });
   const log = openSync(join(o.dir, 'nats.log'), 'a');
-  const args = o.configFile
-    ? ['-c', o.configFile]
-    : ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(o.dir, 'jetstream'), ...(o.args ?? [])];
+  const args = o.configFile ? ['-c', o.configFile] : ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(o.dir, 'jetstream'), ...(o.args ?? [])];
   const child = spawn(o.binary ?? 'nats-server', args, { stdio: ['ignore', log, log] });
   await waitFor('nats-server', () => tcpOpen(port), child, 15_000);
   return { ...manage('nats-server', `nats://127.0.0.1:${port}`, child), port };

@@ -48,14 +48,23 @@ export class JetStreamProjectionSource implements ProjectionSource {
       this.logger.log({ msg: 'created projector consumer', consumer: this.name, filter: want.filter_subject });
     } else {
       const have = info.config;
-      if (have.filter_subject !== want.filter_subject || !!have.headers_only !== want.headers_only || have.ack_policy !== want.ack_policy || have.deliver_policy !== want.deliver_policy) {
+      if (
+        have.filter_subject !== want.filter_subject ||
+        !!have.headers_only !== want.headers_only ||
+        have.ack_policy !== want.ack_policy ||
+        have.deliver_policy !== want.deliver_policy
+      ) {
         throw new ConsumerDriftError(
           `Consumer ${this.name} on ${EVENTS_STREAM} exists with filter ${have.filter_subject}, headers_only ${!!have.headers_only}, ack ${have.ack_policy}, deliver ${have.deliver_policy}; ` +
             `this build expects ${want.filter_subject}, ${want.headers_only}, ${want.ack_policy}, ${want.deliver_policy}. Delete the consumer (the projection then replays from the start) or fix the build.`,
         );
       }
       if (have.max_deliver !== want.max_deliver || have.ack_wait !== want.ack_wait || have.max_ack_pending !== want.max_ack_pending) {
-        await this.nats.jsm.consumers.update(EVENTS_STREAM, this.name, { max_deliver: want.max_deliver, ack_wait: want.ack_wait, max_ack_pending: want.max_ack_pending });
+        await this.nats.jsm.consumers.update(EVENTS_STREAM, this.name, {
+          max_deliver: want.max_deliver,
+          ack_wait: want.ack_wait,
+          max_ack_pending: want.max_ack_pending,
+        });
         this.logger.log({ msg: 'updated projector consumer limits', consumer: this.name });
       }
     }
@@ -98,7 +107,13 @@ export class JetStreamProjectionSource implements ProjectionSource {
   }
 
   private stuck(pull: string) {
-    return () => this.logger.warn({ msg: 'pull got no answer; stopped it (what it delivered is projected, the rest is redelivered after ack_wait)', pull, consumer: this.name, guardMs: PULL_GUARD_MS });
+    return () =>
+      this.logger.warn({
+        msg: 'pull got no answer; stopped it (what it delivered is projected, the rest is redelivered after ack_wait)',
+        pull,
+        consumer: this.name,
+        guardMs: PULL_GUARD_MS,
+      });
   }
 
   loadBodies(messages: ProjectionMessage[]): Promise<void> {

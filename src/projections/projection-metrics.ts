@@ -60,7 +60,9 @@ export class ProjectionMetrics {
           for (const [projection, s] of all) this.inc({ projection }, read(s));
         },
       });
-    gauge('tapedeck_projection_pending_messages', 'Messages not yet projected (pending + ack pending)', (s) => (s.lag ? s.lag.pending + s.lag.ackPending : undefined));
+    gauge('tapedeck_projection_pending_messages', 'Messages not yet projected (pending + ack pending)', (s) =>
+      s.lag ? s.lag.pending + s.lag.ackPending : undefined,
+    );
     gauge('tapedeck_projection_lag_seconds', 'Age of the oldest unprojected message', (s) => s.lag?.oldestUnprojectedAgeSeconds);
     counter('tapedeck_projection_messages_total', 'Messages projected by this process', (s) => s.messages);
     counter('tapedeck_projection_failures_total', 'Failed projection batches in this process', (s) => s.failures);

@@ -141,7 +141,10 @@ describe('ProjectorRunner', () => {
     sink.failNext = 4; // both tables of two batches
     const first = deliveries([1, 2]);
     expect(await runner.handle(first)).toBe(false);
-    expect(first.map((d) => [d.acked, d.naks])).toEqual([[false, [retryDelayMs(1)]], [false, [retryDelayMs(1)]]]);
+    expect(first.map((d) => [d.acked, d.naks])).toEqual([
+      [false, [retryDelayMs(1)]],
+      [false, [retryDelayMs(1)]],
+    ]);
     const second = deliveries([1, 2], 2);
     expect(await runner.handle(second)).toBe(false);
     expect(second[0].naks).toEqual([retryDelayMs(2)]);

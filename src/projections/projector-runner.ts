@@ -128,10 +128,20 @@ export class ProjectorRunner {
     this.isolate = deliveries.length > 1 ? Math.max(this.isolate, deliveries.length) : Math.max(0, this.isolate - 1);
     const exhausted = deliveries.filter((d) => d.deliveryCount >= this.opts.maxDeliver).map((d) => d.message.seq);
     for (const d of deliveries) d.nak(delay);
-    this.logger.warn({ msg: 'projection write failed; redelivering', projection: projection.name, messages: deliveries.length, delayMs: delay, err: stats.lastError });
+    this.logger.warn({
+      msg: 'projection write failed; redelivering',
+      projection: projection.name,
+      messages: deliveries.length,
+      delayMs: delay,
+      err: stats.lastError,
+    });
     if (exhausted.length > 0) {
       stats.exhausted += exhausted.length;
-      this.logger.error({ msg: 'messages reached max_deliver and will not be projected; run `projections rebuild` once fixed', projection: projection.name, seqs: exhausted.slice(0, 20) });
+      this.logger.error({
+        msg: 'messages reached max_deliver and will not be projected; run `projections rebuild` once fixed',
+        projection: projection.name,
+        seqs: exhausted.slice(0, 20),
+      });
     }
   }
 

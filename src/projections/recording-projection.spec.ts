@@ -20,7 +20,12 @@ const events: RrwebEvent[] = [
 
 function ev(seq: number, opts: { batch?: string; chunk?: string; summary?: string | null; rec?: string; events?: RrwebEvent[] } = {}): ProjectionMessage {
   const summary = opts.summary === undefined ? headerJson(summarizeBatch(opts.events ?? events, 1234)) : (opts.summary ?? undefined);
-  return { seq, subject: subj('ev', opts.rec), timeMs: 1_000_000 + seq, headers: { [H.batch]: opts.batch ?? `b${seq}`, [H.chunk]: opts.chunk, [H.summary]: summary } };
+  return {
+    seq,
+    subject: subj('ev', opts.rec),
+    timeMs: 1_000_000 + seq,
+    headers: { [H.batch]: opts.batch ?? `b${seq}`, [H.chunk]: opts.chunk, [H.summary]: summary },
+  };
 }
 const meta = (seq: number, body: unknown, rec = REC): ProjectionMessage => ({
   seq,
@@ -37,9 +42,22 @@ describe('recording projection', () => {
     expect(out.skipped).toEqual([]);
     expect(out.rows[T.batches]).toEqual([
       {
-        tenant_id: TENANT, recording_id: REC, batch_id: 'b7', seq: 7, event_count: 3, bytes: 1234, min_ts: 60_000, max_ts: 120_500,
-        page_views: 1, meta_ts: 60_000, viewport_width: 800, viewport_height: 600, url: 'https://e.test/a',
-        type_keys: [2, 3, 4], type_counts: [1, 1, 1], ingested_at: 1_000_007,
+        tenant_id: TENANT,
+        recording_id: REC,
+        batch_id: 'b7',
+        seq: 7,
+        event_count: 3,
+        bytes: 1234,
+        min_ts: 60_000,
+        max_ts: 120_500,
+        page_views: 1,
+        meta_ts: 60_000,
+        viewport_width: 800,
+        viewport_height: 600,
+        url: 'https://e.test/a',
+        type_keys: [2, 3, 4],
+        type_counts: [1, 1, 1],
+        ingested_at: 1_000_007,
       },
     ]);
     // The same summary sorted by time, without event types (the unfiltered listing reads it).
@@ -61,7 +79,18 @@ describe('recording projection', () => {
 
   it('makes strings of summaries and metadata writes stored with lone surrogates well-formed (ClickHouse refuses them)', () => {
     // As stored before ingestion cleaned in-band metadata: the header's JSON escapes a lone surrogate.
-    const summary = JSON.stringify({ v: 1, n: 1, bytes: 1, minTs: 1, maxTs: 1, types: { 3: 1 }, pv: 0, url: 'https://e.test/\ud800', meta: { 'k\udc00': 'v\ud800' }, minutes: [] });
+    const summary = JSON.stringify({
+      v: 1,
+      n: 1,
+      bytes: 1,
+      minTs: 1,
+      maxTs: 1,
+      types: { 3: 1 },
+      pv: 0,
+      url: 'https://e.test/\ud800',
+      meta: { 'k\udc00': 'v\ud800' },
+      minutes: [],
+    });
     const out = applyRecordingMessages([ev(1, { summary }), meta(2, { ['m\ud800']: 'x\udfff' })]);
     expect(out.rows[T.batches][0].url).toBe('https://e.test/\ufffd');
     expect(out.rows[T.metadata].map((r) => [r.key, r.value])).toEqual([
@@ -82,20 +111,31 @@ describe('recording projection', () => {
     expect(out.rows[T.recordings]).toEqual([{ tenant_id: TENANT, recording_id: REC, started_at: 60_000, seq: 1 }]);
     expect(out.rows[T.minutes].map((r) => r.seq)).toEqual([1, 1]);
     // The metadata-only batch still lands its metadata.
-    expect(out.rows[T.metadata].map((r) => [r.key, r.value, r.seq])).toEqual([['plan', 'free', 1], ['page', '/b', 2]]);
+    expect(out.rows[T.metadata].map((r) => [r.key, r.value, r.seq])).toEqual([
+      ['plan', 'free', 1],
+      ['page', '/b', 2],
+    ]);
     // Its summary keeps the metadata's own times: the read merge orders by them.
     expect(summarizeBatch([late], 10)).toMatchObject({ n: 0, minTs: 200_000, maxTs: 200_000 });
   });
 
-  it('takes a chunked batch\'s rows from the chunk with the summary (the last; chunk 0 when stored before), and the batch id from Td-Batch (else seq-N)', () => {
-    const chunked = applyRecordingMessages([ev(1, { batch: 'big', chunk: '0/3', summary: null }), ev(2, { batch: 'big', chunk: '1/3', summary: null }), ev(3, { batch: 'big', chunk: '2/3' })]);
+  it("takes a chunked batch's rows from the chunk with the summary (the last; chunk 0 when stored before), and the batch id from Td-Batch (else seq-N)", () => {
+    const chunked = applyRecordingMessages([
+      ev(1, { batch: 'big', chunk: '0/3', summary: null }),
+      ev(2, { batch: 'big', chunk: '1/3', summary: null }),
+      ev(3, { batch: 'big', chunk: '2/3' }),
+    ]);
     expect(chunked.rows[T.batches].map((r) => [r.batch_id, r.seq])).toEqual([['big', 3]]);
     expect(chunked.skipped).toEqual([]);
     // Cut short before its last chunk: nothing counted, nothing reported as unprojectable.
     const cut = applyRecordingMessages([ev(1, { batch: 'cut', chunk: '0/3', summary: null }), ev(2, { batch: 'cut', chunk: '1/3', summary: null })]);
     expect(cut.rows[T.batches]).toEqual([]);
     expect(cut.skipped).toEqual([]);
-    const legacy = applyRecordingMessages([ev(1, { batch: 'old', chunk: '0/3' }), ev(2, { batch: 'old', chunk: '1/3', summary: null }), ev(3, { batch: 'old', chunk: '2/3', summary: null })]);
+    const legacy = applyRecordingMessages([
+      ev(1, { batch: 'old', chunk: '0/3' }),
+      ev(2, { batch: 'old', chunk: '1/3', summary: null }),
+      ev(3, { batch: 'old', chunk: '2/3', summary: null }),
+    ]);
     expect(legacy.rows[T.batches].map((r) => [r.batch_id, r.seq])).toEqual([['old', 1]]);
     expect(legacy.skipped).toEqual([]);
     const noBatch = ev(9);
@@ -133,10 +173,15 @@ describe('recording projection', () => {
       { tenant_id: TENANT, recording_id: REC, seq: 4, deleted_at: 3_000_004 },
       { tenant_id: TENANT, recording_id: REC, seq: 5, deleted_at: 3_000_005 },
     ]);
-    expect(out.rows[T.batches].map((r) => [r.recording_id, r.seq])).toEqual([[OTHER, 3], [REC, 6]]);
+    expect(out.rows[T.batches].map((r) => [r.recording_id, r.seq])).toEqual([
+      [OTHER, 3],
+      [REC, 6],
+    ]);
     expect(out.rows[T.metadata].every((r) => r.seq !== 2)).toBe(true);
     expect(out.rows[T.recordings].map((r) => r.recording_id)).toEqual([OTHER, REC]);
-    expect(out.deletions).toEqual([{ tables: [T.batches, T.timeline, T.minutes, T.recordings, T.metadata, T.metadataByKey], tenantId: TENANT, recordingId: REC, beforeSeq: 5 }]);
+    expect(out.deletions).toEqual([
+      { tables: [T.batches, T.timeline, T.minutes, T.recordings, T.metadata, T.metadataByKey], tenantId: TENANT, recordingId: REC, beforeSeq: 5 },
+    ]);
   });
 
   it('is deterministic: applying the same messages again gives the same rows', () => {

@@ -35,7 +35,8 @@ function fake(model: Model) {
     latest.set(r, m);
   }
   const ranges = (text: string) => [...text.matchAll(/key = '([^']*)' AND value = '([^']*)'/g)].map((m) => ({ key: m[1], value: m[2] }));
-  const inRanges = (r: string, fs: { key: string; value: string }[]) => fs.every((f) => (model.metadata ?? []).some(([x, k, v]) => x === r && k === f.key && v === f.value));
+  const inRanges = (r: string, fs: { key: string; value: string }[]) =>
+    fs.every((f) => (model.metadata ?? []).some(([x, k, v]) => x === r && k === f.key && v === f.value));
   const window = (since: number, exclude: string[] = []) => {
     const first = new Map<string, number>();
     for (const [r, ts] of visible) if (ts >= since && !exclude.includes(r)) first.set(r, Math.min(ts, first.get(r) ?? Infinity));
@@ -65,7 +66,9 @@ function fake(model: Model) {
     }
     if (text.startsWith('SELECT DISTINCT recording_id FROM (SELECT recording_id, seq FROM recordings')) {
       const since = num(text, /started_at < \(?(-?\d+)/);
-      return idList(text, /recording_id IN \(([^)]*)\)/)!.filter((r) => starts.has(r) && starts.get(r)! < since).map((recording_id) => ({ recording_id }));
+      return idList(text, /recording_id IN \(([^)]*)\)/)!
+        .filter((r) => starts.has(r) && starts.get(r)! < since)
+        .map((recording_id) => ({ recording_id }));
     }
     if (text.startsWith('SELECT recording_id, max(min_ts) AS latest_ts')) {
       const since = num(text, /started_at < \(?(-?\d+)/);
@@ -123,7 +126,14 @@ describe('listing pages from recording_timeline', () => {
 
   it('drops a recording that started before the window, even with a batch at its top', async () => {
     // r-old started long ago and sent a batch now; r-new started just now.
-    const { planner } = fake({ batches: [['r-old', NOW - 500 * HOUR], ['r-old', NOW], ['r-new', NOW - 1000], ['r-mid', NOW - 100 * HOUR]] });
+    const { planner } = fake({
+      batches: [
+        ['r-old', NOW - 500 * HOUR],
+        ['r-old', NOW],
+        ['r-new', NOW - 1000],
+        ['r-mid', NOW - 100 * HOUR],
+      ],
+    });
     const page = await planner.newestPage('edge', 2, 0, NOW);
     expect(page.rows).toEqual([
       { recording_id: 'r-new', started_at: String(NOW - 1000) },
@@ -133,14 +143,20 @@ describe('listing pages from recording_timeline', () => {
   });
 
   it('gives the page the metadata of every recording on it, also when a dropped one shifts the page', async () => {
-    const batches: [string, number][] = [['r-old', NOW - 500 * HOUR], ['r-old', NOW]];
+    const batches: [string, number][] = [
+      ['r-old', NOW - 500 * HOUR],
+      ['r-old', NOW],
+    ];
     const metadata: [string, string, string, number][] = [['r-old', 'plan', 'old', 1]];
     for (let i = 0; i < 6; i++) {
       batches.push([id(i), NOW - (i + 1) * 1000]);
       metadata.push([id(i), 'plan', `p${i}`, 1]);
     }
     const { planner, expected } = fake({ batches, metadata });
-    for (const [limit, offset] of [[3, 0], [2, 2]]) {
+    for (const [limit, offset] of [
+      [3, 0],
+      [2, 2],
+    ]) {
       const page = await planner.newestPage(`shift-${offset}`, limit, offset, NOW);
       expect(page.rows).toEqual(expected([], limit, offset));
       const onPage = page.rows.slice(0, limit).map((r) => r.recording_id);
@@ -163,12 +179,18 @@ describe('listing pages from recording_timeline', () => {
     const pro = [{ key: 'plan', value: 'pro' }];
     expect((await planner.filteredPage('edge-f', pro, 5, 0, NOW)).rows).toEqual(expected(pro, 5, 0));
     expect((await planner.filteredPage('edge-f', pro, 20, 300, NOW)).rows).toEqual(expected(pro, 20, 300));
-    for (const offset of [0, 40, 640, VERIFY_MAX + 100]) expect((await planner.newestPage('edge-deep', 10, offset, NOW)).rows).toEqual(expected([], 10, offset));
+    for (const offset of [0, 40, 640, VERIFY_MAX + 100])
+      expect((await planner.newestPage('edge-deep', 10, offset, NOW)).rows).toEqual(expected([], 10, offset));
     expect((await planner.newestPage('edge-deep', 10, 690, NOW)).rows.map((r) => r.recording_id)).toContain('r-old2');
   });
 
   it('jumps a gap to older data, and stops when nothing older is left', async () => {
-    const { planner, queries } = fake({ batches: [['a', NOW - 10_000 * HOUR], ['b', NOW - 10_001 * HOUR]] });
+    const { planner, queries } = fake({
+      batches: [
+        ['a', NOW - 10_000 * HOUR],
+        ['b', NOW - 10_001 * HOUR],
+      ],
+    });
     const page = await planner.newestPage('gap', 50, 0, NOW);
     expect(page.rows.map((r) => r.recording_id)).toEqual(['a', 'b']);
     expect(queries.length).toBeLessThan(20);
@@ -176,7 +198,14 @@ describe('listing pages from recording_timeline', () => {
   });
 
   it('ignores deleted recordings', async () => {
-    const { planner } = fake({ batches: [['a', NOW - 1], ['gone', NOW - 2], ['b', NOW - 3]], deleted: ['gone'] });
+    const { planner } = fake({
+      batches: [
+        ['a', NOW - 1],
+        ['gone', NOW - 2],
+        ['b', NOW - 3],
+      ],
+      deleted: ['gone'],
+    });
     expect((await planner.newestPage('del', 50, 0, NOW)).rows.map((r) => r.recording_id)).toEqual(['a', 'b']);
   });
 
@@ -217,10 +246,24 @@ describe('listing pages from recording_timeline', () => {
       const deleted = [id(rand(n)), id(rand(n))];
       const { planner, expected } = fake({ batches, metadata, deleted });
       const tenant = `random-${run}`;
-      for (const [limit, offset] of [[5, 0], [7, 3], [50, 0], [3, 40], [100, VERIFY_MAX - 50]]) {
+      for (const [limit, offset] of [
+        [5, 0],
+        [7, 3],
+        [50, 0],
+        [3, 40],
+        [100, VERIFY_MAX - 50],
+      ]) {
         expect((await planner.newestPage(tenant, limit, offset, NOW)).rows).toEqual(expected([], limit, offset));
-        for (const filters of [[{ key: 'plan', value: 'pro' }], [{ key: 'country', value: 'c1' }, { key: 'plan', value: 'free' }], [{ key: 'plan', value: 'none' }]]) {
-          if (offset + limit + 1 <= VERIFY_MAX) expect((await planner.filteredPage(tenant, filters, limit, offset, NOW)).rows).toEqual(expected(filters, limit, offset));
+        for (const filters of [
+          [{ key: 'plan', value: 'pro' }],
+          [
+            { key: 'country', value: 'c1' },
+            { key: 'plan', value: 'free' },
+          ],
+          [{ key: 'plan', value: 'none' }],
+        ]) {
+          if (offset + limit + 1 <= VERIFY_MAX)
+            expect((await planner.filteredPage(tenant, filters, limit, offset, NOW)).rows).toEqual(expected(filters, limit, offset));
           expect((await planner.narrowPage(tenant, filters, limit, offset))?.rows).toEqual(expected(filters, limit, offset));
         }
       }
@@ -236,7 +279,9 @@ describe('ListingPlanner.page', () => {
   /** A ClickHouse whose filter counts say `n` rows (0: no match) and nothing else, and how often the counts were read. */
   const counting = (n: number) => {
     const seen: string[] = [];
-    const ch = { rows: async (q: Sql) => (seen.push(q.text), q.text.startsWith('SELECT key, count() AS n') && n ? [{ key: 'plan', n: String(n) }] : []) } as unknown as ClickHouse;
+    const ch = {
+      rows: async (q: Sql) => (seen.push(q.text), q.text.startsWith('SELECT key, count() AS n') && n ? [{ key: 'plan', n: String(n) }] : []),
+    } as unknown as ClickHouse;
     return { ch, counted: () => seen.filter((q) => q.startsWith('SELECT key, count() AS n')).length };
   };
 

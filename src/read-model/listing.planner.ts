@@ -96,7 +96,16 @@ export class ListingPlanner {
       return narrow ?? this.filteredPage(tenantId, counts.filters, limit, offset);
     }
     const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters: counts.filters }, limit, offset));
-    return { rows, details: await readDetails(this.ch, tenantId, rows.slice(0, limit).map((r) => r.recording_id), undefined, true) };
+    return {
+      rows,
+      details: await readDetails(
+        this.ch,
+        tenantId,
+        rows.slice(0, limit).map((r) => r.recording_id),
+        undefined,
+        true,
+      ),
+    };
   }
 
   /** filterCounts, remembered for PLAN_TTL_MS per tenant and filter set when something can match. */
@@ -114,11 +123,18 @@ export class ListingPlanner {
    * Verifies candidates (with their true start) in order until `want` are kept or none is left: one whose
    * latest metadata does not match the filters is dropped. The page's summaries are read meanwhile.
    */
-  private async verify(tenantId: string, filters: readonly MetadataFilter[], candidates: readonly PageRow[], want: number, offset: number, limit: number): Promise<Verified> {
+  private async verify(
+    tenantId: string,
+    filters: readonly MetadataFilter[],
+    candidates: readonly PageRow[],
+    want: number,
+    offset: number,
+    limit: number,
+  ): Promise<Verified> {
     const kept: PageRow[] = [];
     const metadata: MetadataRow[] = [];
     let prefetched: Verified['prefetched'];
-    for (let i = 0; kept.length < want && i < candidates.length; ) {
+    for (let i = 0; kept.length < want && i < candidates.length;) {
       const chunk = candidates.slice(i, i + want - kept.length + MARGIN);
       i += chunk.length;
       if (!prefetched) {
@@ -128,7 +144,12 @@ export class ListingPlanner {
           prefetched = { ids: new Set(guessIds), details: later(readDetails(this.ch, tenantId, guessIds, earliest(guess), false)) };
         }
       }
-      const meta = await this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, chunk.map((r) => r.recording_id)));
+      const meta = await this.ch.rows<MetadataRow>(
+        RecordingsSql.metadata(
+          tenantId,
+          chunk.map((r) => r.recording_id),
+        ),
+      );
       const latest = metadataById(meta);
       metadata.push(...meta);
       kept.push(...chunk.filter((r) => matchesLatest(latest.get(r.recording_id), filters)));
@@ -142,7 +163,15 @@ export class ListingPlanner {
     const page = rows.slice(0, limit);
     const pre = v.prefetched ? await v.prefetched.details : NO_DETAILS;
     const missing = page.filter((r) => !v.prefetched?.ids.has(r.recording_id));
-    const more = missing.length ? await readDetails(this.ch, tenantId, missing.map((r) => r.recording_id), earliest(missing), false) : NO_DETAILS;
+    const more = missing.length
+      ? await readDetails(
+          this.ch,
+          tenantId,
+          missing.map((r) => r.recording_id),
+          earliest(missing),
+          false,
+        )
+      : NO_DETAILS;
     return { rows, details: { summaries: [...pre.summaries, ...more.summaries], metadata: v.metadata } };
   }
 
@@ -201,11 +230,24 @@ export class ListingPlanner {
       const since: number = w.since;
       const read = (exclude: string[]): { page: Promise<{ rows: PageRow[]; beforeLimit: number }>; details: Promise<PageDetails> } => {
         const page = this.ch.rowsBeforeLimit<PageRow>(TimelineSql.page(tenantId, since, limit + 1, offset, exclude));
-        const details = later(page.then(({ rows }) => readDetails(this.ch, tenantId, rows.slice(0, limit).map((r) => r.recording_id), rows.length ? earliest(rows.slice(0, limit)) : undefined, true)));
+        const details = later(
+          page.then(({ rows }) =>
+            readDetails(
+              this.ch,
+              tenantId,
+              rows.slice(0, limit).map((r) => r.recording_id),
+              rows.length ? earliest(rows.slice(0, limit)) : undefined,
+              true,
+            ),
+          ),
+        );
         return { page, details };
       };
       let current = read([]);
-      const [first, rough] = await Promise.all([current.page, this.ch.rows<{ recording_id: string; latest_ts: string }>(TimelineSql.spanningRough(tenantId, since))]);
+      const [first, rough] = await Promise.all([
+        current.page,
+        this.ch.rows<{ recording_id: string; latest_ts: string }>(TimelineSql.spanningRough(tenantId, since)),
+      ]);
       let { rows, beforeLimit } = first;
       // Usually only recordings that started just before the window: they rank at its end, after this
       // page. `latest_ts` bounds where one ranks from above; those that may rank above the page's last
@@ -214,10 +256,18 @@ export class ListingPlanner {
       const checked = new Set<string>();
       for (;;) {
         const last = rows[rows.length - 1];
-        const above = rough.filter((e) => !checked.has(e.recording_id) && (rows.length < limit + 1 || !ranksAfter({ recording_id: e.recording_id, started_at: e.latest_ts }, last)));
+        const above = rough.filter(
+          (e) => !checked.has(e.recording_id) && (rows.length < limit + 1 || !ranksAfter({ recording_id: e.recording_id, started_at: e.latest_ts }, last)),
+        );
         if (above.length === 0) break;
         for (const e of above) checked.add(e.recording_id);
-        const exact = await this.ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, above.map((e) => e.recording_id)));
+        const exact = await this.ch.rows<{ recording_id: string }>(
+          TimelineSql.spanningOf(
+            tenantId,
+            since,
+            above.map((e) => e.recording_id),
+          ),
+        );
         if (exact.length === 0) continue;
         exclude.push(...exact.map((e) => e.recording_id));
         current = read(exclude);
@@ -260,7 +310,9 @@ export class ListingPlanner {
       const exclude: string[] = [];
       const checked = new Set<string>();
       for (;;) {
-        const { rows: top, beforeLimit } = await this.ch.rowsBeforeLimit<SummaryRow>(RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates));
+        const { rows: top, beforeLimit } = await this.ch.rowsBeforeLimit<SummaryRow>(
+          RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates),
+        );
         const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
         const needMetadata = (filters.length ? unchecked : top.slice(offset, offset + limit).map((r) => r.recording_id)).filter((id) => !withMetadata.has(id));
         const [started, meta] = await Promise.all([

@@ -24,6 +24,13 @@ export function ApiMetadataFilters() {
         `Filters metadata[<key>]=<value> (URL-encode key and value), combined with AND: a recording matches when the latest written value of each key equals the value exactly. ` +
         `Keys 1-${MAX_META_KEY_LENGTH} characters, values at most ${MAX_META_VALUE_LENGTH}, at most ${MAX_METADATA_FILTERS} filters; a key given twice, an empty key or a bare metadata=… is a 400; so is (JSON, naming it) a parameter that starts like a filter but is not one, such as metadata[plan=pro or metadata.plan=pro.`,
     }),
-    ApiQuery({ name: 'meta', required: false, style: 'deepObject', explode: true, schema, description: 'rrweb Cloud\'s spelling of the same filters: meta[<key>]=<value>; may be mixed with metadata[…] (a key may still appear only once).' }),
+    ApiQuery({
+      name: 'meta',
+      required: false,
+      style: 'deepObject',
+      explode: true,
+      schema,
+      description: "rrweb Cloud's spelling of the same filters: meta[<key>]=<value>; may be mixed with metadata[…] (a key may still appear only once).",
+    }),
   );
 }

@@ -70,7 +70,9 @@ describe('parseMetadataFilters on malformed filter parameters', () => {
   const invalid = (query: Record<string, unknown>, name: string) => {
     const err = thrown(query);
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues).toEqual([{ path: name, message: expect.stringMatching(/^not a metadata filter; use meta(data)?\[<key>\]=<value>$/) }]);
+    expect((err as ValidationError).issues).toEqual([
+      { path: name, message: expect.stringMatching(/^not a metadata filter; use meta(data)?\[<key>\]=<value>$/) },
+    ]);
     expect((err as ValidationError).message).toContain(JSON.stringify(name));
   };
 

@@ -21,7 +21,9 @@ describe('matchingRecordingsSql', () => {
       { key: 'env', value: 'prod' },
     ]).text;
     const inner = text.indexOf("key = 'sessionId' AND value = 's1'");
-    const outer = text.indexOf("key = 'env' AND value = 'prod' AND recording_id IN (SELECT recording_id FROM recording_metadata_by_key WHERE tenant_id = 't' AND key = 'sessionId'");
+    const outer = text.indexOf(
+      "key = 'env' AND value = 'prod' AND recording_id IN (SELECT recording_id FROM recording_metadata_by_key WHERE tenant_id = 't' AND key = 'sessionId'",
+    );
     expect(inner).toBeGreaterThan(0);
     expect(outer).toBeGreaterThan(0);
     expect(text).toContain('seq > deleted_seq');

@@ -15,11 +15,32 @@ describe('recording views', () => {
       first_url: 'https://e.test/',
       last_activity_at: '1700000062000',
     });
-    expect(s).toEqual({ startedAt: 1700000000000, endedAt: 1700000061000, duration: 61000, eventCount: 420, bytes: 183422, pageViews: 2, viewport: { width: 1280, height: 720 }, firstUrl: 'https://e.test/', lastActivityAt: 1700000062000 });
+    expect(s).toEqual({
+      startedAt: 1700000000000,
+      endedAt: 1700000061000,
+      duration: 61000,
+      eventCount: 420,
+      bytes: 183422,
+      pageViews: 2,
+      viewport: { width: 1280, height: 720 },
+      firstUrl: 'https://e.test/',
+      lastActivityAt: 1700000062000,
+    });
   });
 
   it('gives null viewport and URL without a Meta event, and an empty summary without rows', () => {
-    const s = toSummary({ recording_id: 'r', started_at: 5, ended_at: 9, event_count: 1, bytes: 1, page_views: 0, has_viewport: 0, viewport: [0, 0], first_url: '', last_activity_at: 0 });
+    const s = toSummary({
+      recording_id: 'r',
+      started_at: 5,
+      ended_at: 9,
+      event_count: 1,
+      bytes: 1,
+      page_views: 0,
+      has_viewport: 0,
+      viewport: [0, 0],
+      first_url: '',
+      last_activity_at: 0,
+    });
     expect(s.viewport).toBeNull();
     expect(s.firstUrl).toBeNull();
     expect(toSummary(undefined)).toMatchObject({ startedAt: null, eventCount: 0, viewport: null });
@@ -31,7 +52,9 @@ describe('recording views', () => {
       { recording_id: 'r', key: 'constructor', value: 'y' },
     ]).get('r')!;
     expect(Object.keys(m)).toEqual(['__proto__', 'constructor']);
-    expect(JSON.parse(JSON.stringify(toRecordingView('r', 5, recordingLinks('r'), m, toSummary(undefined)))).metadata).toEqual(JSON.parse('{"__proto__":"x","constructor":"y"}'));
+    expect(JSON.parse(JSON.stringify(toRecordingView('r', 5, recordingLinks('r'), m, toSummary(undefined)))).metadata).toEqual(
+      JSON.parse('{"__proto__":"x","constructor":"y"}'),
+    );
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 });

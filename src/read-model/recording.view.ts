@@ -85,6 +85,12 @@ export function metadataById(rows: readonly MetadataRow[]): Map<string, Record<s
   return new Map([...pairs].map(([id, kv]) => [id, Object.fromEntries(kv)]));
 }
 
-export function toRecordingView<Links>(recordingId: string, timestamp: number | null, links: Links, metadata: Record<string, string> | undefined, summary: RecordingSummary): RecordingView<Links> {
+export function toRecordingView<Links>(
+  recordingId: string,
+  timestamp: number | null,
+  links: Links,
+  metadata: Record<string, string> | undefined,
+  summary: RecordingSummary,
+): RecordingView<Links> {
   return { recordingId, timestamp, links, metadata: metadata ?? {}, ...summary };
 }

@@ -12,8 +12,12 @@ describe('TimelineSql', () => {
 
   it('orders a narrow filter by `recordings` starts, deletion-aware', () => {
     const text = TimelineSql.starts('t', [{ key: 'user', value: 'u1' }], 4000).text;
-    expect(text).toContain("FROM recordings WHERE tenant_id = 't' AND recording_id IN (SELECT recording_id FROM recording_metadata_by_key WHERE tenant_id = 't' AND key = 'user' AND value = 'u1'))");
-    expect(text).toMatch(/min\(started_at\) AS first_ts .* WHERE seq > deleted_seq GROUP BY recording_id ORDER BY first_ts DESC, recording_id DESC LIMIT 4000$/s);
+    expect(text).toContain(
+      "FROM recordings WHERE tenant_id = 't' AND recording_id IN (SELECT recording_id FROM recording_metadata_by_key WHERE tenant_id = 't' AND key = 'user' AND value = 'u1'))",
+    );
+    expect(text).toMatch(
+      /min\(started_at\) AS first_ts .* WHERE seq > deleted_seq GROUP BY recording_id ORDER BY first_ts DESC, recording_id DESC LIMIT 4000$/s,
+    );
   });
 
   it('checks the edge by id (deletion-aware), and for the whole window (rough, ranked by its latest batch there)', () => {
@@ -25,6 +29,8 @@ describe('TimelineSql', () => {
       "SELECT recording_id, max(min_ts) AS latest_ts FROM recording_timeline WHERE tenant_id = 't' AND min_ts >= 1000 AND recording_id IN (SELECT recording_id FROM recordings WHERE tenant_id = 't' AND started_at < 1000 AND recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = 't' AND min_ts >= 1000)) GROUP BY recording_id",
     );
     expect(() => TimelineSql.spanningOf('t', 1, [])).toThrow(TypeError);
-    expect(TimelineSql.before('t', 1000).text).toBe("SELECT count() AS n, max(min_ts) AS newest FROM recording_timeline WHERE tenant_id = 't' AND min_ts < 1000");
+    expect(TimelineSql.before('t', 1000).text).toBe(
+      "SELECT count() AS n, max(min_ts) AS newest FROM recording_timeline WHERE tenant_id = 't' AND min_ts < 1000",
+    );
   });
 });

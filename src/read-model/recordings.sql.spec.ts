@@ -12,7 +12,9 @@ describe('RecordingsSql', () => {
 
   it('adds the metadata filter as an IN subquery on the table it filters (not inside a FROM subquery)', () => {
     const text = RecordingsSql.page({ tenantId: 't', filters: [{ key: 'k\\', value: "v'" }] }, 10, 0).text;
-    expect(text).toMatch(/^SELECT recording_id, started_at FROM recordings FINAL .* WHERE tenant_id = 't' AND recording_id IN \(SELECT recording_id FROM recording_metadata_by_key /s);
+    expect(text).toMatch(
+      /^SELECT recording_id, started_at FROM recordings FINAL .* WHERE tenant_id = 't' AND recording_id IN \(SELECT recording_id FROM recording_metadata_by_key /s,
+    );
     expect(text).toContain("key = 'k\\\\' AND value = 'v\\''");
   });
 
@@ -39,7 +41,9 @@ describe('RecordingsSql', () => {
   it('reads a window page with its summaries, the filters candidates checked beside the deletion rule', () => {
     const text = RecordingsSql.windowSummaries("t'", 1000, 71, 0, ['x'], sql`SELECT recording_id FROM candidates`).text;
     expect(text).toContain("FROM recording_timeline WHERE tenant_id = 't\\'' AND min_ts >= 1000 AND recording_id NOT IN ('x'))");
-    expect(text).toContain('WHERE seq > deleted_seq AND recording_id IN (SELECT recording_id FROM candidates) LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id');
+    expect(text).toContain(
+      'WHERE seq > deleted_seq AND recording_id IN (SELECT recording_id FROM candidates) LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id',
+    );
     expect(text).toMatch(/ORDER BY started_at DESC, recording_id DESC LIMIT 71 OFFSET 0$/);
     expect(RecordingsSql.windowSummaries('t', 1000, 51, 0, []).text).toContain('WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id');
   });

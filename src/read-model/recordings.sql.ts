@@ -56,7 +56,8 @@ export const RecordingsSql = {
     const cols = columns === 'summary' ? SUMMARY_COLUMNS : STATS_COLUMNS;
     const idSet = ids instanceof Sql ? sql`(${ids})` : list([...ids]);
     // Recordings that started at or after `since` have all their batches in that range of recording_timeline.
-    const source = since === undefined ? sql`recording_batches WHERE tenant_id = ${tenantId}` : sql`recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}`;
+    const source =
+      since === undefined ? sql`recording_batches WHERE tenant_id = ${tenantId}` : sql`recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}`;
     return sql`SELECT ${cols} FROM ${withDeletions(tenantId, sql`SELECT ${cols}, seq FROM ${source} AND recording_id IN ${idSet}`)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id`;
   },
 

@@ -40,10 +40,14 @@ export class ReplayGroupsRepository {
   /** One page of groups of a key, most recently active first; `hasMore` when another page follows. */
   async listGroups(tenantId: string, groupingProp: string, limit: number, offset: number): Promise<{ rows: ReplayGroupRow[]; hasMore: boolean }> {
     const rows = await fromReadModel(
-      this.ch.rows<{ value: string; recordings: string; started_at: string; ended_at: string }>(ReplayGroupsSql.listGroups(tenantId, groupingProp, limit, offset)),
+      this.ch.rows<{ value: string; recordings: string; started_at: string; ended_at: string }>(
+        ReplayGroupsSql.listGroups(tenantId, groupingProp, limit, offset),
+      ),
     );
     return {
-      rows: rows.slice(0, limit).map((r) => ({ value: r.value, recordings: Number(r.recordings), startedAt: Number(r.started_at), endedAt: Number(r.ended_at) })),
+      rows: rows
+        .slice(0, limit)
+        .map((r) => ({ value: r.value, recordings: Number(r.recordings), startedAt: Number(r.started_at), endedAt: Number(r.ended_at) })),
       hasMore: rows.length > limit,
     };
   }

@@ -20,8 +20,10 @@ describe('ReplayGroupsSql', () => {
     const text = ReplayGroupsSql.mergedMetadata('t', filters).text;
     expect(text).toContain('argMax(value, seq) AS value');
     expect(text).toContain("FROM deleted_recordings WHERE tenant_id = 't'");
-    expect(text).toMatch(/\) AS projected ANY LEFT JOIN \(SELECT recording_id, max\(seq\) AS deleted_seq .*\) AS deletions USING \(recording_id\) WHERE seq > deleted_seq GROUP BY key ORDER BY key$/s);
-    expect(text).toContain("recording_id IN (SELECT recording_id FROM recording_metadata_by_key");
+    expect(text).toMatch(
+      /\) AS projected ANY LEFT JOIN \(SELECT recording_id, max\(seq\) AS deleted_seq .*\) AS deletions USING \(recording_id\) WHERE seq > deleted_seq GROUP BY key ORDER BY key$/s,
+    );
+    expect(text).toContain('recording_id IN (SELECT recording_id FROM recording_metadata_by_key');
   });
 
   it('lists groups from visible metadata and visible batches, one row more than the page', () => {

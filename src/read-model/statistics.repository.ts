@@ -9,7 +9,16 @@ import { fromReadModel } from './read-model-errors.util';
 import { Bucketing, StatisticsSql, WindowScope } from './statistics.sql';
 
 type Num = string | number;
-export type BucketRow = { t: Num; recordings: Num; events: Num; bytes: Num; page_views: Num; duration_total: Num; duration_quantiles: Num[]; types: [Num[], Num[]] };
+export type BucketRow = {
+  t: Num;
+  recordings: Num;
+  events: Num;
+  bytes: Num;
+  page_views: Num;
+  duration_total: Num;
+  duration_quantiles: Num[];
+  types: [Num[], Num[]];
+};
 export type BreakdownRow = { has_value: Num; value: string; recordings: Num; events: Num };
 
 @Injectable()

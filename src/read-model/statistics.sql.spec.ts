@@ -3,7 +3,7 @@ import { StatisticsSql } from './statistics.sql';
 const scope = { tenantId: "t'", filters: [{ key: 'plan', value: 'pro' }], window: { from: 1000, to: 2000 } };
 
 describe('StatisticsSql', () => {
-  it('buckets the window\'s recordings by first event time, with totals, over de-duplicated batches', () => {
+  it("buckets the window's recordings by first event time, with totals, over de-duplicated batches", () => {
     const text = StatisticsSql.buckets(scope, { size: 604800000, offset: 345600000 }).text;
     expect(text).toContain('started_at - ((started_at - toInt64(345600000)) % toInt64(604800000) + toInt64(604800000)) % toInt64(604800000) AS t');
     expect(text).toContain('started_at >= 1000 AND started_at < 2000');
@@ -21,7 +21,9 @@ describe('StatisticsSql', () => {
   });
 
   it('lists window ids with a limit and breaks down by an escaped key', () => {
-    expect(StatisticsSql.windowIds(scope, 2001).text).toMatch(/^SELECT recording_id FROM \(SELECT recording_id, started_at FROM recordings FINAL .* LIMIT 2001$/s);
+    expect(StatisticsSql.windowIds(scope, 2001).text).toMatch(
+      /^SELECT recording_id FROM \(SELECT recording_id, started_at FROM recordings FINAL .* LIMIT 2001$/s,
+    );
     const b = StatisticsSql.breakdown(scope, "__proto__'", 100).text;
     expect(b).toContain("key = '__proto__\\''");
     expect(b).toMatch(/LIMIT 101$/);

@@ -1,6 +1,5 @@
 import { NORMALISE_SOURCE, wrapOfficialClient } from './official-client-wrapper';
 
- 
 const normalise = new Function(`return (${NORMALISE_SOURCE});`)() as (o: unknown) => unknown;
 
 /** Runs the served script the way a browser would: `document.currentScript` is the tag, `this` is window. */
@@ -8,7 +7,7 @@ function runServed(tagText: string, client: string) {
   const tag = { text: tagText };
   const window: Record<string, any> = {};
   const script = wrapOfficialClient(Buffer.from(client)).toString('utf8');
-   
+
   new Function('window', 'document', script).call(window, window, { currentScript: tag });
   return { tag, window };
 }

@@ -124,34 +124,31 @@ describe('BatchQueue', () => {
 
   it('property: any interleaving of send/ack/release settles every batch exactly once, in order', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.constantFrom('add', 'sendWs', 'sendHttp', 'ackFirst', 'ackLast', 'dropWs'), { maxLength: 200 }),
-        (ops) => {
-          const q = new BatchQueue();
-          let n = 0;
-          const settled = new Set<string>();
-          for (const op of ops) {
-            const inFlight = q.unacked().filter((b) => b.inFlight !== null);
-            if (op === 'add') q.add(`b${n++}`, '[0]', 1);
-            else if (op === 'sendWs' || op === 'sendHttp') {
-              const b = q.nextToSend();
-              if (b) q.markInFlight(b, op === 'sendWs' ? 'ws' : 'http');
-            } else if (op === 'ackFirst' || op === 'ackLast') {
-              const b = op === 'ackFirst' ? inFlight[0] : inFlight[inFlight.length - 1];
-              if (b) {
-                expect(settled.has(b.id)).toBe(false);
-                expect(q.ack(b.id)).toBe(true);
-                settled.add(b.id);
-              }
-            } else q.releaseAll('ws');
-            const ids = q.unacked().map((b) => Number(b.id.slice(1)));
-            expect([...ids].sort((a, b) => a - b)).toEqual(ids);
-          }
-          const s = q.stats();
-          expect(s.acked + s.pending).toBe(n);
-          expect(s.acked).toBe(settled.size);
-        },
-      ),
+      fc.property(fc.array(fc.constantFrom('add', 'sendWs', 'sendHttp', 'ackFirst', 'ackLast', 'dropWs'), { maxLength: 200 }), (ops) => {
+        const q = new BatchQueue();
+        let n = 0;
+        const settled = new Set<string>();
+        for (const op of ops) {
+          const inFlight = q.unacked().filter((b) => b.inFlight !== null);
+          if (op === 'add') q.add(`b${n++}`, '[0]', 1);
+          else if (op === 'sendWs' || op === 'sendHttp') {
+            const b = q.nextToSend();
+            if (b) q.markInFlight(b, op === 'sendWs' ? 'ws' : 'http');
+          } else if (op === 'ackFirst' || op === 'ackLast') {
+            const b = op === 'ackFirst' ? inFlight[0] : inFlight[inFlight.length - 1];
+            if (b) {
+              expect(settled.has(b.id)).toBe(false);
+              expect(q.ack(b.id)).toBe(true);
+              settled.add(b.id);
+            }
+          } else q.releaseAll('ws');
+          const ids = q.unacked().map((b) => Number(b.id.slice(1)));
+          expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+        }
+        const s = q.stats();
+        expect(s.acked + s.pending).toBe(n);
+        expect(s.acked).toBe(settled.size);
+      }),
     );
   });
 });
@@ -252,7 +249,15 @@ describe('SequenceCounter', () => {
   });
 
   it('keeps counting in memory when storage throws', () => {
-    const broken = { getItem: () => { throw new Error('denied'); }, setItem: () => { throw new Error('quota'); }, removeItem: () => undefined };
+    const broken = {
+      getItem: () => {
+        throw new Error('denied');
+      },
+      setItem: () => {
+        throw new Error('quota');
+      },
+      removeItem: () => undefined,
+    };
     const c = new SequenceCounter(new SafeStore(broken), 'seq');
     expect([c.next(), c.next()]).toEqual([1, 2]);
   });

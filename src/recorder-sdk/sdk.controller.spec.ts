@@ -25,8 +25,7 @@ describe('SdkController', () => {
   });
   afterAll(() => app.close());
 
-  const get = (url: string, headers: Record<string, string> = {}) =>
-    app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });
+  const get = (url: string, headers: Record<string, string> = {}) => app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });
 
   it('serves the bundle as cacheable, cross-origin JavaScript with an ETag', async () => {
     const res = await get('/sdk/recorder.js');

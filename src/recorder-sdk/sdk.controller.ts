@@ -48,9 +48,9 @@ export class SdkController {
   @ApiOperation({
     summary: "rrweb's official browser client (script-tag SDK)",
     description:
-      '@rrweb/browser-client\'s UMD build, unchanged, as rrweb Cloud serves it at /record.js: ' +
+      "@rrweb/browser-client's UMD build, unchanged, as rrweb Cloud serves it at /record.js: " +
       '`<script src="https://HOST/record.js" autostart>{ "publicApiKey": "public_key_svc_...", "serverUrl": "/recordings/{recordingId}/events/ws" }</script>`. ' +
-      'Without serverUrl the client derives https://HOST/recordings/{recordingId}/events/ws from the script\'s host (no port), so set it when the service is not on https port 443. ' +
+      "Without serverUrl the client derives https://HOST/recordings/{recordingId}/events/ws from the script's host (no port), so set it when the service is not on https port 443. " +
       'The global is rrwebBrowserClient. Public, cacheable for 5 minutes, loadable from any origin.',
   })
   @ApiProduces('application/javascript')

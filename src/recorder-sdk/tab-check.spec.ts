@@ -3,8 +3,7 @@
 import { MemoryStore } from './browser/storage';
 import { TabCheck } from './browser/tab-check';
 
-const asked = (check: TabCheck, id: string, timeoutMs = 200) =>
-  new Promise<boolean>((resolve) => expect(check.ask(id, timeoutMs, resolve)).not.toBeNull());
+const asked = (check: TabCheck, id: string, timeoutMs = 200) => new Promise<boolean>((resolve) => expect(check.ask(id, timeoutMs, resolve)).not.toBeNull());
 
 describe('TabCheck', () => {
   const opened: TabCheck[] = [];

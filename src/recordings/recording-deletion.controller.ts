@@ -17,7 +17,7 @@ export class RecordingDeletionController {
   @ApiOperation({
     summary: 'Delete a recording',
     description:
-      'Removes the recording\'s events and metadata from the event store, and answers once every projection hides it (listing, detail, statistics, replays), ' +
+      "Removes the recording's events and metadata from the event store, and answers once every projection hides it (listing, detail, statistics, replays), " +
       'waiting at most 3 s for the projector; if it lags longer, the listing and statistics follow shortly after (a deletion marker is projected) while detail, events, player and screenshots are 404 at once. ' +
       'A rebuild cannot bring it back: the data is gone from the stream. Events ingested for the same id afterwards start a new recording.',
   })

@@ -18,7 +18,7 @@ export class RecordingEventsController {
   @ApiOperation({
     summary: 'Get recording events',
     description:
-      'The recording\'s events from the event store, in timestamp order (stable), with repeated batches and repeated sequenceIds removed, each with originalTimestamp (equal to timestamp for a single recording). ' +
+      "The recording's events from the event store, in timestamp order (stable), with repeated batches and repeated sequenceIds removed, each with originalTimestamp (equal to timestamp for a single recording). " +
       'In-band metadata events (custom events tagged recording-meta / pageview-meta) become metadata and are not returned. Streamed; readable immediately after ingestion was acknowledged.',
   })
   @ApiProduces('application/json')

@@ -12,7 +12,6 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-
 describe('writeNumber', () => {
   const written = (v: number) => {
     const buf = Buffer.alloc(40, 0x78);
@@ -21,18 +20,31 @@ describe('writeNumber', () => {
   };
 
   it('writes any number as String() does', () => {
-    fc.assert(fc.property(fc.oneof(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.maxSafeInteger(), fc.double()), (v) => expect(written(v)).toBe(String(v))));
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.maxSafeInteger(), fc.double()), (v) => expect(written(v)).toBe(String(v))),
+    );
     for (const v of [0, -0, 9, 10, 99, 100, 1_700_000_000_000, Number.MAX_SAFE_INTEGER, 2 ** 53, -1, 1.5, 1e21]) expect(written(v)).toBe(String(v));
   });
 });
 
 describe('rawEventsJsonArray', () => {
   it('writes what asReadEvent gives for every event, across chunk boundaries, on both paths', async () => {
-    const events: RrwebEvent[] = Array.from({ length: 3000 }, (_, i) => ({ type: 3, timestamp: 1000 + i, data: { text: 'x'.repeat(i % 97), n: i }, ...(i % 2 ? { sequenceId: i } : {}) }));
+    const events: RrwebEvent[] = Array.from({ length: 3000 }, (_, i) => ({
+      type: 3,
+      timestamp: 1000 + i,
+      data: { text: 'x'.repeat(i % 97), n: i },
+      ...(i % 2 ? { sequenceId: i } : {}),
+    }));
     events.push({ type: 2, timestamp: 5000, data: { big: 'y'.repeat(200_000) } });
     const payload = bytes(JSON.stringify(events));
     for (const runs of [[splitEvents(payload)!], [parsedToRaw(payload)]]) {
-      const text = await readAll(rawEventsJsonArray((async function* () { yield* runs; })()));
+      const text = await readAll(
+        rawEventsJsonArray(
+          (async function* () {
+            yield* runs;
+          })(),
+        ),
+      );
       expect(JSON.parse(text)).toEqual(events.map(asReadEvent));
     }
     expect(await readAll(rawEventsJsonArray((async function* () {})()))).toBe('[]');

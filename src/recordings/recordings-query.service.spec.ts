@@ -9,13 +9,37 @@ import { RecordingsRepository } from '../read-model/recordings.repository';
 import { RecordingsQueryService } from './recordings-query.service';
 
 const id = '550e8400-e29b-41d4-a716-446655440000';
-const summary = { recording_id: id, started_at: '100', ended_at: '250', event_count: '7', bytes: '900', page_views: '1', has_viewport: 1, viewport: [800, 600], first_url: 'https://e.test', last_activity_at: '300' };
+const summary = {
+  recording_id: id,
+  started_at: '100',
+  ended_at: '250',
+  event_count: '7',
+  bytes: '900',
+  page_views: '1',
+  has_viewport: 1,
+  viewport: [800, 600],
+  first_url: 'https://e.test',
+  last_activity_at: '300',
+};
 
 function service(rows: (q: string) => unknown[] | Error, exists = false, deletionMarker?: number) {
-  const read = async (q: Sql) => { const r = rows(q.text); if (r instanceof Error) throw r; return r; };
-  const ch = { rows: read, rowsBeforeLimit: async (q: Sql) => { const r = await read(q); return { rows: r, beforeLimit: r.length }; } } as unknown as ClickHouse;
+  const read = async (q: Sql) => {
+    const r = rows(q.text);
+    if (r instanceof Error) throw r;
+    return r;
+  };
+  const ch = {
+    rows: read,
+    rowsBeforeLimit: async (q: Sql) => {
+      const r = await read(q);
+      return { rows: r, beforeLimit: r.length };
+    },
+  } as unknown as ClickHouse;
   const events = new RecordingEventsService({ exists: async () => exists, lastDeletionSeq: async () => deletionMarker } as unknown as EventStore);
-  const signer = { base: '', forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }) } as unknown as LinkSigner;
+  const signer = {
+    base: '',
+    forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }),
+  } as unknown as LinkSigner;
   return new RecordingsQueryService(new ListingPlanner(ch), new RecordingsRepository(ch), events, signer);
 }
 
@@ -31,7 +55,14 @@ describe('RecordingsQueryService', () => {
     const r = await s.list('t', { limit: 1, offset: 0, includeSignedUrls: true, filters: [] });
     expect(r).toMatchObject({ limit: 1, offset: 0, hasMore: true, signedUrlsExpireAt: 42 });
     expect(r.recordings).toHaveLength(1);
-    expect(r.recordings[0]).toMatchObject({ recordingId: id, timestamp: 100, metadata: { plan: 'pro' }, duration: 150, eventCount: 7, viewport: { width: 800, height: 600 } });
+    expect(r.recordings[0]).toMatchObject({
+      recordingId: id,
+      timestamp: 100,
+      metadata: { plan: 'pro' },
+      duration: 150,
+      eventCount: 7,
+      viewport: { width: 800, height: 600 },
+    });
     expect(r.recordings[0].links.eventsSigned).toBe(`/recordings/${id}/events?tenantId=t&expires=42&keyId=k&signature=s`);
   });
 

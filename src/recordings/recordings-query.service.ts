@@ -11,9 +11,9 @@ import { AppError } from '../common/app-error';
 import { LinkSigner, LinkSigning } from '../auth/link-signer';
 import type { PageDetails } from '../read-model/listing-page.util';
 import { ListingPlanner } from '../read-model/listing.planner';
-import { metadataById, RecordingView, toRecordingView, toSummary } from '../read-model/recording.view';
+import { metadataById, toRecordingView, toSummary } from '../read-model/recording.view';
 import { RecordingsRepository } from '../read-model/recordings.repository';
-import { RecordingLinks, recordingLinks } from './recording-links';
+import { recordingLinks } from './recording-links';
 import { RecordingEventsService } from './recording-events.service';
 import type { ListParams } from './recordings-query.params';
 import type { RecordingDetail, RecordingList } from './recordings.dto';
@@ -41,7 +41,13 @@ export class RecordingsQueryService {
     const summaryOf = new Map(summaries.map((s) => [s.recording_id, s]));
     const metadataOf = metadataById(metadata);
     const recordings = page.map((r) =>
-      toRecordingView(r.recording_id, Number(r.started_at), this.links(r.recording_id, signing), metadataOf.get(r.recording_id), toSummary(summaryOf.get(r.recording_id))),
+      toRecordingView(
+        r.recording_id,
+        Number(r.started_at),
+        this.links(r.recording_id, signing),
+        metadataOf.get(r.recording_id),
+        toSummary(summaryOf.get(r.recording_id)),
+      ),
     );
     return { recordings, limit: p.limit, offset: p.offset, hasMore: rows.length > p.limit, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
   }

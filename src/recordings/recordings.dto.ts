@@ -33,7 +33,9 @@ const signedUrlsExpireAt = z
 const RecordingSchema = z
   .object({
     recordingId: recordingId(),
-    timestamp: epochMs("First event time, epoch ms (as rrweb Cloud's timestamp); equals startedAt. Null only for a recording not projected yet (detail).").nullable(),
+    timestamp: epochMs(
+      "First event time, epoch ms (as rrweb Cloud's timestamp); equals startedAt. Null only for a recording not projected yet (detail).",
+    ).nullable(),
     links: z
       .object({
         self: link(`/recordings/${ID}`),
@@ -48,7 +50,10 @@ const RecordingSchema = z
       .describe(
         "Relative paths (absolute under PUBLIC_BASE_URL when configured). The *Signed links exist only with includeSignedUrls=true and open the resource with no other credential until signedUrlsExpireAt; one signature covers the recording's detail, events, player and screenshots.",
       ),
-    metadata: z.record(z.string(), z.string()).describe('Latest written value of every metadata key').meta({ example: { userId: 'user-123', plan: 'pro' } }),
+    metadata: z
+      .record(z.string(), z.string())
+      .describe('Latest written value of every metadata key')
+      .meta({ example: { userId: 'user-123', plan: 'pro' } }),
     startedAt: epochMs('First event time, epoch ms').nullable(),
     endedAt: epochMs('Last event time, epoch ms').nullable(),
     duration: z.int().min(0).describe('endedAt - startedAt, ms').meta({ example: 61000 }),

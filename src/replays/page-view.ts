@@ -121,10 +121,7 @@ export class PageViewSplitter {
 }
 
 /** The page views of a recording held in memory. */
-export function splitPageViews(
-  recordingId: string,
-  events: Iterable<Pick<RrwebEvent, 'type' | 'timestamp'>>,
-): PageViewBoundary[] {
+export function splitPageViews(recordingId: string, events: Iterable<Pick<RrwebEvent, 'type' | 'timestamp'>>): PageViewBoundary[] {
   const splitter = new PageViewSplitter(recordingId);
   for (const event of events) splitter.push(event);
   return splitter.finish();

@@ -71,7 +71,13 @@ async function collect(iterable: AsyncIterable<ReadEvent>): Promise<ReadEvent[]>
 async function compose(recordings: InMemoryRecording[]): Promise<ReadEvent[]> {
   const inMemory = composeEventsInMemory(recordings);
   const source = FakeSource.of(recordings);
-  const streamed = await collect(composeReplay(TENANT, recordings.map((r) => r.recordingId), source));
+  const streamed = await collect(
+    composeReplay(
+      TENANT,
+      recordings.map((r) => r.recordingId),
+      source,
+    ),
+  );
   expect(streamed).toEqual(inMemory);
   expect(source.open).toBe(0);
   return inMemory;
@@ -80,7 +86,15 @@ async function compose(recordings: InMemoryRecording[]): Promise<ReadEvent[]> {
 describe('page views', () => {
   it('start at a FullSnapshot, with the Meta events right before it', () => {
     const events = rec('r', [
-      [META, 1], [FS, 1], [INC, 2], [CUSTOM, 3], [META, 4], [CUSTOM, 5], [META, 6], [FS, 6], [INC, 7],
+      [META, 1],
+      [FS, 1],
+      [INC, 2],
+      [CUSTOM, 3],
+      [META, 4],
+      [CUSTOM, 5],
+      [META, 6],
+      [FS, 6],
+      [INC, 7],
     ]).events;
     expect(splitPageViews('r', events).map((v) => [v.startIndex, v.endIndex, v.startTimestamp, v.endTimestamp])).toEqual([
       [0, 4, 1, 3],
@@ -91,7 +105,19 @@ describe('page views', () => {
   it('start at the DomContentLoaded and Load events a page load emits before its Meta', () => {
     // What rrweb's record emits on each page of a tab: DomContentLoaded, Load, Meta, FullSnapshot.
     const events = rec('r', [
-      [DCL, 1], [LOAD, 1], [META, 2], [FS, 2], [INC, 3], [DCL, 50], [LOAD, 51], [CUSTOM, 51], [META, 52], [FS, 52], [INC, 53], [LOAD, 60], [INC, 61],
+      [DCL, 1],
+      [LOAD, 1],
+      [META, 2],
+      [FS, 2],
+      [INC, 3],
+      [DCL, 50],
+      [LOAD, 51],
+      [CUSTOM, 51],
+      [META, 52],
+      [FS, 52],
+      [INC, 53],
+      [LOAD, 60],
+      [INC, 61],
     ]).events;
     expect(splitPageViews('r', events).map((v) => [v.startIndex, v.endIndex, v.startTimestamp, v.endTimestamp])).toEqual([
       [0, 5, 1, 3],
@@ -100,49 +126,115 @@ describe('page views', () => {
   });
 
   it('leave a Meta separated from the FullSnapshot by another event with the previous page view', () => {
-    const events = rec('r', [[META, 1], [FS, 1], [META, 2], [INC, 3], [FS, 4], [INC, 5]]).events;
-    expect(splitPageViews('r', events).map((v) => [v.startIndex, v.count])).toEqual([[0, 4], [4, 2]]);
+    const events = rec('r', [
+      [META, 1],
+      [FS, 1],
+      [META, 2],
+      [INC, 3],
+      [FS, 4],
+      [INC, 5],
+    ]).events;
+    expect(splitPageViews('r', events).map((v) => [v.startIndex, v.count])).toEqual([
+      [0, 4],
+      [4, 2],
+    ]);
   });
 
   it('put events before the first FullSnapshot into the first page view', () => {
-    const events = rec('r', [[CUSTOM, 1], [INC, 2], [META, 3], [CUSTOM, 3], [FS, 3], [FS, 9]]).events;
-    expect(splitPageViews('r', events).map((v) => [v.startIndex, v.count, v.startTimestamp])).toEqual([[0, 5, 1], [5, 1, 9]]);
+    const events = rec('r', [
+      [CUSTOM, 1],
+      [INC, 2],
+      [META, 3],
+      [CUSTOM, 3],
+      [FS, 3],
+      [FS, 9],
+    ]).events;
+    expect(splitPageViews('r', events).map((v) => [v.startIndex, v.count, v.startTimestamp])).toEqual([
+      [0, 5, 1],
+      [5, 1, 9],
+    ]);
   });
 
   it('make a recording without a FullSnapshot one page view, and an empty one none', () => {
-    expect(splitPageViews('r', rec('r', [[CUSTOM, 1], [INC, 2]]).events)).toHaveLength(1);
+    expect(
+      splitPageViews(
+        'r',
+        rec('r', [
+          [CUSTOM, 1],
+          [INC, 2],
+        ]).events,
+      ),
+    ).toHaveLength(1);
     expect(splitPageViews('r', [])).toEqual([]);
   });
 });
 
 describe('composeReplay', () => {
   it('orders page views across recordings by start and replaces idle time with the gap', async () => {
-    const a = rec('a', [[META, 100], [FS, 100], [INC, 150], [META, 300], [FS, 300], [INC, 400]]);
-    const b = rec('b', [[META, 200], [FS, 200], [INC, 250]]);
+    const a = rec('a', [
+      [META, 100],
+      [FS, 100],
+      [INC, 150],
+      [META, 300],
+      [FS, 300],
+      [INC, 400],
+    ]);
+    const b = rec('b', [
+      [META, 200],
+      [FS, 200],
+      [INC, 250],
+    ]);
     const out = await compose([b, a]);
     const g = PAGE_VIEW_GAP_MS;
     expect(view(out)).toEqual([
-      ['a', 0, 0], ['a', 1, 0], ['a', 2, 50],
-      ['b', 0, 50 + g], ['b', 1, 50 + g], ['b', 2, 100 + g],
-      ['a', 3, 100 + 2 * g], ['a', 4, 100 + 2 * g], ['a', 5, 200 + 2 * g],
+      ['a', 0, 0],
+      ['a', 1, 0],
+      ['a', 2, 50],
+      ['b', 0, 50 + g],
+      ['b', 1, 50 + g],
+      ['b', 2, 100 + g],
+      ['a', 3, 100 + 2 * g],
+      ['a', 4, 100 + 2 * g],
+      ['a', 5, 200 + 2 * g],
     ]);
   });
 
   it('plays a page view that starts during another one after it, with the same gap', async () => {
-    const a = rec('a', [[META, 100], [FS, 100], [INC, 900], [INC, 1000]]);
-    const b = rec('b', [[META, 500], [FS, 500], [INC, 600]]);
+    const a = rec('a', [
+      [META, 100],
+      [FS, 100],
+      [INC, 900],
+      [INC, 1000],
+    ]);
+    const b = rec('b', [
+      [META, 500],
+      [FS, 500],
+      [INC, 600],
+    ]);
     const out = await compose([a, b]);
     expect(view(out)).toEqual([
-      ['a', 0, 0], ['a', 1, 0], ['a', 2, 800], ['a', 3, 900],
-      ['b', 0, 900 + PAGE_VIEW_GAP_MS], ['b', 1, 900 + PAGE_VIEW_GAP_MS], ['b', 2, 1000 + PAGE_VIEW_GAP_MS],
+      ['a', 0, 0],
+      ['a', 1, 0],
+      ['a', 2, 800],
+      ['a', 3, 900],
+      ['b', 0, 900 + PAGE_VIEW_GAP_MS],
+      ['b', 1, 900 + PAGE_VIEW_GAP_MS],
+      ['b', 2, 1000 + PAGE_VIEW_GAP_MS],
     ]);
   });
 
   it('breaks ties on start time by recording id, then by position', async () => {
-    const b = rec('b', [[FS, 10], [FS, 10]]);
+    const b = rec('b', [
+      [FS, 10],
+      [FS, 10],
+    ]);
     const a = rec('a', [[FS, 10]]);
     const out = await compose([b, a]);
-    expect(out.map((e) => [e.recordingId, e.data.i])).toEqual([['a', 0], ['b', 0], ['b', 1]]);
+    expect(out.map((e) => [e.recordingId, e.data.i])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['b', 1],
+    ]);
   });
 
   it('keeps every field and adds originalTimestamp and recordingId', async () => {
@@ -154,39 +246,79 @@ describe('composeReplay', () => {
   });
 
   it('groups Meta events before a FullSnapshot with the new page view', async () => {
-    const a = rec('a', [[META, 10], [FS, 10], [INC, 20], [CUSTOM, 30], [META, 40], [CUSTOM, 41], [FS, 42], [INC, 50]]);
+    const a = rec('a', [
+      [META, 10],
+      [FS, 10],
+      [INC, 20],
+      [CUSTOM, 30],
+      [META, 40],
+      [CUSTOM, 41],
+      [FS, 42],
+      [INC, 50],
+    ]);
     const out = await compose([a]);
     // The first page view ends with the custom event at 30; the second starts at the Meta of 40.
     expect(view(out)).toEqual([
-      ['a', 0, 0], ['a', 1, 0], ['a', 2, 10], ['a', 3, 20],
-      ['a', 4, 20 + PAGE_VIEW_GAP_MS], ['a', 5, 21 + PAGE_VIEW_GAP_MS], ['a', 6, 22 + PAGE_VIEW_GAP_MS], ['a', 7, 30 + PAGE_VIEW_GAP_MS],
+      ['a', 0, 0],
+      ['a', 1, 0],
+      ['a', 2, 10],
+      ['a', 3, 20],
+      ['a', 4, 20 + PAGE_VIEW_GAP_MS],
+      ['a', 5, 21 + PAGE_VIEW_GAP_MS],
+      ['a', 6, 22 + PAGE_VIEW_GAP_MS],
+      ['a', 7, 30 + PAGE_VIEW_GAP_MS],
     ]);
   });
 
   it('keeps leading events with the first page view and starts the replay at them', async () => {
-    const a = rec('a', [[CUSTOM, 5], [META, 10], [FS, 10], [INC, 12]]);
-    const b = rec('b', [[META, 7], [FS, 7]]);
+    const a = rec('a', [
+      [CUSTOM, 5],
+      [META, 10],
+      [FS, 10],
+      [INC, 12],
+    ]);
+    const b = rec('b', [
+      [META, 7],
+      [FS, 7],
+    ]);
     const out = await compose([a, b]);
     expect(view(out)).toEqual([
-      ['a', 0, 0], ['a', 1, 5], ['a', 2, 5], ['a', 3, 7],
-      ['b', 0, 7 + PAGE_VIEW_GAP_MS], ['b', 1, 7 + PAGE_VIEW_GAP_MS],
+      ['a', 0, 0],
+      ['a', 1, 5],
+      ['a', 2, 5],
+      ['a', 3, 7],
+      ['b', 0, 7 + PAGE_VIEW_GAP_MS],
+      ['b', 1, 7 + PAGE_VIEW_GAP_MS],
     ]);
   });
 
   it('renumbers a single recording from 0 too, with the gap between its page views', async () => {
     // One recording is not passed through: its timestamps also start at 0 and a reload's idle time
     // becomes PAGE_VIEW_GAP_MS, so one recording and a group of one compose the same way.
-    const a = rec('a', [[META, 1000], [FS, 1000], [INC, 1500], [META, 60_000], [FS, 60_000], [INC, 60_010]]);
+    const a = rec('a', [
+      [META, 1000],
+      [FS, 1000],
+      [INC, 1500],
+      [META, 60_000],
+      [FS, 60_000],
+      [INC, 60_010],
+    ]);
     const out = await compose([a]);
     expect(out.map((e) => e.timestamp)).toEqual([0, 0, 500, 1500, 1500, 1510]);
     expect(out.map((e) => e.originalTimestamp)).toEqual([1000, 1000, 1500, 60_000, 60_000, 60_010]);
   });
 
   it('skips empty and unknown recordings and reads each id once', async () => {
-    const a = rec('a', [[META, 1], [FS, 1]]);
+    const a = rec('a', [
+      [META, 1],
+      [FS, 1],
+    ]);
     const source = FakeSource.of([a, rec('empty', [])]);
     const out = await collect(composeReplay(TENANT, ['empty', 'a', 'unknown', 'a'], source));
-    expect(view(out)).toEqual([['a', 0, 0], ['a', 1, 0]]);
+    expect(view(out)).toEqual([
+      ['a', 0, 0],
+      ['a', 1, 0],
+    ]);
     expect(source.reads).toEqual(['empty', 'a', 'unknown', 'a']); // one first read each, then one re-read
     expect(await collect(composeReplay(TENANT, [], source))).toEqual([]);
     expect(composeEventsInMemory([rec('e', [])])).toEqual([]);
@@ -197,8 +329,17 @@ describe('composeReplay', () => {
   });
 
   it('fails with unavailable when a recording changed between its two reads', async () => {
-    const first = rec('a', [[META, 1], [FS, 1], [INC, 5]]).events;
-    const second = rec('a', [[CUSTOM, 0], [META, 1], [FS, 1], [INC, 5]]).events;
+    const first = rec('a', [
+      [META, 1],
+      [FS, 1],
+      [INC, 5],
+    ]).events;
+    const second = rec('a', [
+      [CUSTOM, 0],
+      [META, 1],
+      [FS, 1],
+      [INC, 5],
+    ]).events;
     const source = new FakeSource((_, n) => (n === 1 ? first : second));
     const error = await collect(composeReplay(TENANT, ['a'], source)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
@@ -207,7 +348,11 @@ describe('composeReplay', () => {
   });
 
   it('fails with unavailable (retry), not 404, when a recording is deleted between its two reads', async () => {
-    const first = rec('a', [[META, 1], [FS, 1], [INC, 5]]).events;
+    const first = rec('a', [
+      [META, 1],
+      [FS, 1],
+      [INC, 5],
+    ]).events;
     const source = new FakeSource((_, n) => {
       if (n === 1) return first;
       throw new AppError('not_found', 'Recording not found (it was deleted while being read)');
@@ -218,15 +363,29 @@ describe('composeReplay', () => {
   });
 
   it('leaves out events appended between the two reads', async () => {
-    const first = rec('a', [[META, 1], [FS, 1]]).events;
-    const second = rec('a', [[META, 1], [FS, 1], [INC, 5]]).events;
+    const first = rec('a', [
+      [META, 1],
+      [FS, 1],
+    ]).events;
+    const second = rec('a', [
+      [META, 1],
+      [FS, 1],
+      [INC, 5],
+    ]).events;
     const source = new FakeSource((_, n) => (n === 1 ? first : second));
     expect(await collect(composeReplay(TENANT, ['a'], source))).toHaveLength(2);
   });
 
   it('stops reading when aborted and closes the open read', async () => {
     const controller = new AbortController();
-    const source = FakeSource.of([rec('a', [[META, 1], [FS, 1], [INC, 2], [INC, 3]])]);
+    const source = FakeSource.of([
+      rec('a', [
+        [META, 1],
+        [FS, 1],
+        [INC, 2],
+        [INC, 3],
+      ]),
+    ]);
     const iterator = composeReplay(TENANT, ['a'], source, controller.signal);
     await iterator.next();
     controller.abort();
@@ -266,7 +425,14 @@ describe('composeReplay', () => {
   });
 
   it('keeps one read open across consecutive page views of the same recording', async () => {
-    const a = rec('a', [[META, 1], [FS, 1], [META, 2], [FS, 2], [META, 3], [FS, 3]]);
+    const a = rec('a', [
+      [META, 1],
+      [FS, 1],
+      [META, 2],
+      [FS, 2],
+      [META, 3],
+      [FS, 3],
+    ]);
     const source = FakeSource.of([a]);
     await collect(composeReplay(TENANT, ['a'], source));
     expect(source.reads).toEqual(['a', 'a']);
@@ -283,15 +449,13 @@ describe('composition properties', () => {
     base: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_005_000 }),
     steps: fc.array(fc.tuple(eventType, fc.nat(3000)), { maxLength: 40 }),
   });
-  const recordings = fc
-    .uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 3 }), recording), { selector: ([id]) => id, maxLength: 5 })
-    .map((list) =>
-      list.map(([recordingId, { base, steps }]) => {
-        let t = base;
-        const events = steps.map(([type, step], i) => ({ type, timestamp: (t += step % 7 === 0 ? 0 : step), data: { i } }));
-        return { recordingId, events };
-      }),
-    );
+  const recordings = fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 3 }), recording), { selector: ([id]) => id, maxLength: 5 }).map((list) =>
+    list.map(([recordingId, { base, steps }]) => {
+      let t = base;
+      const events = steps.map(([type, step], i) => ({ type, timestamp: (t += step % 7 === 0 ? 0 : step), data: { i } }));
+      return { recordingId, events };
+    }),
+  );
 
   /** Independent statement of the page-view rule (lead-in: Meta, DomContentLoaded, Load): start index of each page view. */
   function referenceStarts(events: readonly RrwebEvent[]): number[] {

@@ -58,11 +58,14 @@ export class ReplaysController {
     description:
       'Replays of a grouping key, one per distinct latest value, from the ClickHouse projections: a recording counts once its first event batch is projected, and no longer once its deletion is. ' +
       'Most recently active first (latest event), ties by value; offset-paginated, hasMore when another page follows. ' +
-      'startedAt and endedAt: epoch ms of the group\'s first and last stored event (their timestamps as recorded). duration: endedAt - startedAt in ms, the wall-clock span of the session, idle time between page views included. ' +
-      'It is not the length of the composed replay (Get replay), which puts 1000 ms between page views instead of the real idle time and plays page views of tabs open side by side one after another; that length is the last composed event\'s timestamp.',
+      "startedAt and endedAt: epoch ms of the group's first and last stored event (their timestamps as recorded). duration: endedAt - startedAt in ms, the wall-clock span of the session, idle time between page views included. " +
+      "It is not the length of the composed replay (Get replay), which puts 1000 ms between page views instead of the real idle time and plays page views of tabs open side by side one after another; that length is the last composed event's timestamp.",
   })
   @ApiResponse({ status: 200, type: ReplayList.Output })
-  @ApiBadRequest('Bad limit/offset/includeSignedUrls, groupingProp length, or includeSignedUrls for a groupingProp with "/"', 'includeSignedUrls: presigned links cannot open replays of a groupingProp that contains "/"')
+  @ApiBadRequest(
+    'Bad limit/offset/includeSignedUrls, groupingProp length, or includeSignedUrls for a groupingProp with "/"',
+    'includeSignedUrls: presigned links cannot open replays of a groupingProp that contains "/"',
+  )
   @ApiStoreUnavailable('projections')
   // The query before the path: a bad path is the error reported (ZodValidationPipe).
   list(@Query() q: ListReplaysQuery, @Param() { groupingProp }: GroupingPropParams, @CurrentAuth() auth: AuthContext): Promise<ReplayList> {
@@ -73,7 +76,8 @@ export class ReplaysController {
   @Auth({ keys: ['secret'] })
   @ApiOperation({
     summary: 'Compose replay',
-    description: 'Composes the recordings matching every metadata[<key>]=<value> filter (AND; rrweb Cloud\'s meta[<key>]=<value> accepted; at least one filter, else 400) into one replayable event array, as Get replay composes a group.',
+    description:
+      "Composes the recordings matching every metadata[<key>]=<value> filter (AND; rrweb Cloud's meta[<key>]=<value> accepted; at least one filter, else 400) into one replayable event array, as Get replay composes a group.",
   })
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, type: EventList.Output })

@@ -7,12 +7,18 @@ import { pageFields, paginationQuery } from '../common/pagination.dto';
 import { queryBoolean } from '../common/validation';
 import { EventSchema } from '../domain/recording.dto';
 
-const length = (min: number, max: number) => z.string().min(min, { message: `must be ${min}-${max} characters` }).max(max, { message: `must be ${min}-${max} characters` });
+const length = (min: number, max: number) =>
+  z
+    .string()
+    .min(min, { message: `must be ${min}-${max} characters` })
+    .max(max, { message: `must be ${min}-${max} characters` });
 const groupingProp = length(1, 100).describe('A metadata key');
 
 export class GroupingPropParams extends createZodDto(z.object({ groupingProp })) {}
 /** The path of one replay, checked in this order. */
-export class ReplayGroupParams extends createZodDto(z.object({ groupingProp, replayValue: length(1, 500).describe('Its value (percent-encoded in the path)') })) {}
+export class ReplayGroupParams extends createZodDto(
+  z.object({ groupingProp, replayValue: length(1, 500).describe('Its value (percent-encoded in the path)') }),
+) {}
 
 export class ListReplaysQuery extends createZodDto(
   z.object({
@@ -24,7 +30,12 @@ export class ListReplaysQuery extends createZodDto(
 ) {}
 
 const SIGNED = 'tenantId=acme&expires=1735689600&keyId=key-2024-12&signature=3f6c…';
-const signedUrlsExpireAt = z.int().min(0).optional().describe('With includeSignedUrls=true: expiry of the signed links, UNIX seconds').meta({ example: 1735689600 });
+const signedUrlsExpireAt = z
+  .int()
+  .min(0)
+  .optional()
+  .describe('With includeSignedUrls=true: expiry of the signed links, UNIX seconds')
+  .meta({ example: 1735689600 });
 
 export class Replay extends createZodDto(z.object({ metadata: z.record(z.string(), z.string()), events: z.array(EventSchema) })) {}
 
@@ -38,8 +49,14 @@ const ReplayListItemSchema = z.object({
   links: z.object({
     self: z.string().meta({ example: '/replays/sessionId/S1' }),
     events: z.string().meta({ example: '/replays/sessionId/S1/events' }),
-    selfSigned: z.string().optional().meta({ example: `/replays/sessionId/S1?${SIGNED}` }),
-    eventsSigned: z.string().optional().meta({ example: `/replays/sessionId/S1/events?${SIGNED}` }),
+    selfSigned: z
+      .string()
+      .optional()
+      .meta({ example: `/replays/sessionId/S1?${SIGNED}` }),
+    eventsSigned: z
+      .string()
+      .optional()
+      .meta({ example: `/replays/sessionId/S1/events?${SIGNED}` }),
   }),
   signedUrlsExpireAt,
 });

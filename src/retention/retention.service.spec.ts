@@ -4,7 +4,12 @@ import { FIRST_SWEEP_DELAY_MS, RetentionService } from './retention.service';
 
 describe('RetentionService.sweep', () => {
   const DAY = 86_400_000;
-  function make(tenants: { id: string; retentionDays?: number }[], expired: Record<string, string[] | Error>, counts: Record<string, number>, failing = new Set<string>()) {
+  function make(
+    tenants: { id: string; retentionDays?: number }[],
+    expired: Record<string, string[] | Error>,
+    counts: Record<string, number>,
+    failing = new Set<string>(),
+  ) {
     const deleted: string[] = [];
     const queries: string[] = [];
     const svc = new RetentionService(
@@ -18,7 +23,11 @@ describe('RetentionService.sweep', () => {
           const limit = Number(/LIMIT (\d+)/.exec(q.text)![1]);
           const listed = expired[t] ?? [];
           if (listed instanceof Error) throw listed;
-          return [...listed].sort().filter((id) => id > after).slice(0, limit).map((recording_id) => ({ recording_id }));
+          return [...listed]
+            .sort()
+            .filter((id) => id > after)
+            .slice(0, limit)
+            .map((recording_id) => ({ recording_id }));
         },
       } as never,
       new RecordingDeletion({
@@ -35,11 +44,7 @@ describe('RetentionService.sweep', () => {
   }
 
   it('deletes expired recordings of tenants with a retention period only', async () => {
-    const { svc, deleted, queries } = make(
-      [{ id: 'a', retentionDays: 30 }, { id: 'b' }],
-      { a: ['r1', 'r2'], b: ['r3'] },
-      { r1: 3, r2: 0, r3: 5 },
-    );
+    const { svc, deleted, queries } = make([{ id: 'a', retentionDays: 30 }, { id: 'b' }], { a: ['r1', 'r2'], b: ['r3'] }, { r1: 3, r2: 0, r3: 5 });
     const now = 100 * DAY;
     expect(await svc.sweep(now)).toBe(1);
     expect(deleted).toEqual(['a/r1']); // r2 was already purged; tenant b keeps everything
@@ -70,7 +75,11 @@ describe('RetentionService.sweep', () => {
   });
   it('goes on past a recording it could not delete, and past a tenant it could not list', async () => {
     const { svc, deleted } = make(
-      [{ id: 'a', retentionDays: 1 }, { id: 'broken', retentionDays: 1 }, { id: 'b', retentionDays: 1 }],
+      [
+        { id: 'a', retentionDays: 1 },
+        { id: 'broken', retentionDays: 1 },
+        { id: 'b', retentionDays: 1 },
+      ],
       { a: ['r1', 'r2'], broken: new Error('ClickHouse timeout'), b: ['r3'] },
       { r1: 1, r2: 1, r3: 1 },
       new Set(['r1']),

@@ -54,11 +54,14 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
         .catch((e) => this.logger.warn({ msg: 'retention sweep failed', err: String((e as Error).message) }))
         .finally(() => (this.running = undefined));
     };
-    this.first = setTimeout(() => {
-      tick();
-      this.timer = setInterval(tick, intervalMs);
-      this.timer.unref();
-    }, Math.min(intervalMs, FIRST_SWEEP_DELAY_MS));
+    this.first = setTimeout(
+      () => {
+        tick();
+        this.timer = setInterval(tick, intervalMs);
+        this.timer.unref();
+      },
+      Math.min(intervalMs, FIRST_SWEEP_DELAY_MS),
+    );
     this.first.unref();
   }
 
@@ -111,7 +114,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
         } while (page.length === BATCH);
       } catch (e) {
         failed++;
-        this.logger.warn({ msg: 'retention could not list a tenant\'s expired recordings; next sweep', tenantId: t.id, err: String((e as Error).message) });
+        this.logger.warn({ msg: "retention could not list a tenant's expired recordings; next sweep", tenantId: t.id, err: String((e as Error).message) });
       }
     }
     // One line per sweep (hourly by default): operators see that retention runs, not only when it deletes.

@@ -23,7 +23,10 @@ export class StatisticsController {
   })
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, type: Statistics.Output })
-  @ApiBadRequest('Bad from/to (unparseable, or from not before to), unknown interval, too many buckets, bad groupBy, or a bad metadata filter', 'The query string is not valid UTF-8 (at %FC)')
+  @ApiBadRequest(
+    'Bad from/to (unparseable, or from not before to), unknown interval, too many buckets, bad groupBy, or a bad metadata filter',
+    'The query string is not valid UTF-8 (at %FC)',
+  )
   @ApiStoreUnavailable('projections')
   get(@Query() query: StatisticsQuery, @CurrentAuth() auth: AuthContext): Promise<Statistics> {
     return this.stats.statistics(auth.tenantId, statisticsParams(query));

@@ -12,7 +12,10 @@ describe('parseStatisticsQuery', () => {
   });
 
   it('reads epoch ms and ISO 8601 with a zone, and date-only as UTC midnight', () => {
-    expect(parseStatisticsQuery({ from: '1735689600000', to: '2025-01-02T00:00:00+01:00' }, now)).toMatchObject({ from: 1735689600000, to: Date.parse('2025-01-01T23:00:00Z') });
+    expect(parseStatisticsQuery({ from: '1735689600000', to: '2025-01-02T00:00:00+01:00' }, now)).toMatchObject({
+      from: 1735689600000,
+      to: Date.parse('2025-01-01T23:00:00Z'),
+    });
     expect(parseStatisticsQuery({ from: '2025-01-01', to: '2025-01-03' }, now)).toMatchObject({ from: Date.parse('2025-01-01T00:00:00Z'), interval: 'hour' });
   });
 
@@ -42,7 +45,10 @@ describe('parseStatisticsQuery', () => {
   });
 
   it('takes a leap day and an offset date-time', () => {
-    expect(parseStatisticsQuery({ from: '2024-02-29', to: '2024-03-01T01:00:00+01:00' }, now)).toMatchObject({ from: Date.UTC(2024, 1, 29), to: Date.UTC(2024, 2, 1) });
+    expect(parseStatisticsQuery({ from: '2024-02-29', to: '2024-03-01T01:00:00+01:00' }, now)).toMatchObject({
+      from: Date.UTC(2024, 1, 29),
+      to: Date.UTC(2024, 2, 1),
+    });
   });
 
   it.each([
@@ -66,6 +72,9 @@ describe('parseStatisticsQuery', () => {
   });
 
   it('passes metadata filters and groupBy through', () => {
-    expect(parseStatisticsQuery({ groupBy: 'plan', 'metadata[env]': 'prod' }, now)).toMatchObject({ groupBy: 'plan', filters: [{ key: 'env', value: 'prod' }] });
+    expect(parseStatisticsQuery({ groupBy: 'plan', 'metadata[env]': 'prod' }, now)).toMatchObject({
+      groupBy: 'plan',
+      filters: [{ key: 'env', value: 'prod' }],
+    });
   });
 });

@@ -76,8 +76,19 @@ export function statisticsParams(q: StatisticsQuery, nowMs = Date.now()): Statis
     const many = interval === 'month' ? `more than ${MAX_BUCKETS}` : String(count);
     throw fail('interval', `${interval} gives ${many} buckets between from and to; at most ${MAX_BUCKETS}: choose a larger interval or a shorter range`);
   }
-  return { from, to, interval, bucketing, firstBucket: starts[0], buckets: starts.length, bucketStarts: starts, groupBy: q.groupBy, filters: parseMetadataFilters(q) };
+  return {
+    from,
+    to,
+    interval,
+    bucketing,
+    firstBucket: starts[0],
+    buckets: starts.length,
+    bucketStarts: starts,
+    groupBy: q.groupBy,
+    filters: parseMetadataFilters(q),
+  };
 }
 
 /** What GET /statistics makes of a raw query string: its DTO (as ZodValidationPipe parses it), then statisticsParams. */
-export const parseStatisticsQuery = (query: Record<string, unknown>, nowMs = Date.now()) => statisticsParams(parseWith(StatisticsQuery.schema, query, 'query'), nowMs);
+export const parseStatisticsQuery = (query: Record<string, unknown>, nowMs = Date.now()) =>
+  statisticsParams(parseWith(StatisticsQuery.schema, query, 'query'), nowMs);

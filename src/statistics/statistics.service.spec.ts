@@ -12,7 +12,8 @@ function fake(ids: number, answer: (q: string) => unknown = () => []) {
   const ch = {
     rows: async (q: Sql) => {
       seen.push(q.text);
-      if (/LIMIT \d+$/.test(q.text) && q.text.startsWith('SELECT recording_id FROM (')) return Array.from({ length: ids }, (_, i) => ({ recording_id: `r${i}` }));
+      if (/LIMIT \d+$/.test(q.text) && q.text.startsWith('SELECT recording_id FROM ('))
+        return Array.from({ length: ids }, (_, i) => ({ recording_id: `r${i}` }));
       return answer(q.text);
     },
     json: async (q: Sql) => {
@@ -35,7 +36,18 @@ describe('StatisticsService', () => {
 
   it('passes a small window as a literal id list and shapes the rows', async () => {
     const { service, seen } = fake(2, (q) => {
-      const row = { recordings: '2', events: '30', bytes: '900', page_views: '2', duration_total: '301', duration_quantiles: ['100', '201', '201'], types: [[2, 3], ['2', '28']] };
+      const row = {
+        recordings: '2',
+        events: '30',
+        bytes: '900',
+        page_views: '2',
+        duration_total: '301',
+        duration_quantiles: ['100', '201', '201'],
+        types: [
+          [2, 3],
+          ['2', '28'],
+        ],
+      };
       if (q.includes('WITH TOTALS')) return { data: [{ t: String(11 * HOUR), ...row }], totals: { t: '0', ...row } };
       return Array.from({ length: BREAKDOWN_LIMIT + 1 }, (_, i) => ({ has_value: i ? 1 : 0, value: i ? `v${i}` : '', recordings: '1', events: '1' }));
     });
@@ -52,6 +64,8 @@ describe('StatisticsService', () => {
   it('keeps a large window as a subquery', async () => {
     const { service, seen } = fake(LITERAL_IDS_LIMIT + 1, (q) => (q.includes('WITH TOTALS') ? { data: [] } : []));
     await service.statistics('t', params());
-    expect(seen.slice(1).every((q) => q.includes('recording_id IN (SELECT recording_id FROM (SELECT recording_id, started_at FROM recordings FINAL'))).toBe(true);
+    expect(seen.slice(1).every((q) => q.includes('recording_id IN (SELECT recording_id FROM (SELECT recording_id, started_at FROM recordings FINAL'))).toBe(
+      true,
+    );
   });
 });

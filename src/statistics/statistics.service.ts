@@ -13,7 +13,6 @@ export const BREAKDOWN_LIMIT = 100;
 /** Windows of at most this many recordings are read by a literal id list (about 80 KB of SQL). */
 export const LITERAL_IDS_LIMIT = 2000;
 
-
 @Injectable()
 export class StatisticsService {
   constructor(private readonly read: StatisticsRepository) {}
@@ -41,7 +40,13 @@ function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: Bucke
   // series while the totals keep it (as when 18.16 computed minute buckets in Int16): say so.
   const starts = new Set(p.bucketStarts);
   const stray = buckets.data.filter((r) => !starts.has(Number(r.t)));
-  if (stray.length) logger.error({ msg: 'statistics rows outside every bucket: the series misses them', interval: p.interval, buckets: stray.slice(0, 5).map((r) => Number(r.t)), recordings: stray.reduce((n, r) => n + Number(r.recordings), 0) });
+  if (stray.length)
+    logger.error({
+      msg: 'statistics rows outside every bucket: the series misses them',
+      interval: p.interval,
+      buckets: stray.slice(0, 5).map((r) => Number(r.t)),
+      recordings: stray.reduce((n, r) => n + Number(r.recordings), 0),
+    });
   const recordings = Number(t?.recordings ?? 0);
   const durationTotal = Number(t?.duration_total ?? 0);
   const [p50 = 0, p90 = 0, p99 = 0] = recordings ? (t?.duration_quantiles ?? []).map(Number) : [];
@@ -68,7 +73,9 @@ function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: Bucke
   if (p.groupBy !== undefined) {
     result.breakdown = {
       key: p.groupBy,
-      values: breakdown.slice(0, BREAKDOWN_LIMIT).map((r) => ({ value: Number(r.has_value) ? r.value : null, recordings: Number(r.recordings), events: Number(r.events) })),
+      values: breakdown
+        .slice(0, BREAKDOWN_LIMIT)
+        .map((r) => ({ value: Number(r.has_value) ? r.value : null, recordings: Number(r.recordings), events: Number(r.events) })),
       truncated: breakdown.length > BREAKDOWN_LIMIT,
     };
   }

@@ -43,9 +43,12 @@ describe('CLI tenant commands', () => {
   it('creates a tenant and keys the service accepts, lists handles only, and revokes', async () => {
     expect((await ok(['tenants', 'create', tenant, '--name', 'CLI tenant', '--retention-days', '14'])).stdout).toBe(`created tenant ${tenant}\n`);
     expect((await ok(['tenants', 'list'])).stdout).toMatch(new RegExp(`^${tenant}\\s+CLI tenant\\s+14\\s`, 'm'));
-    expect((await ok(['tenants', 'update', tenant, '--retention-days', '5'])).stdout).toBe(`tenant ${tenant}: recordings are deleted 5 days after their last write\n`);
+    expect((await ok(['tenants', 'update', tenant, '--retention-days', '5'])).stdout).toBe(
+      `tenant ${tenant}: recordings are deleted 5 days after their last write\n`,
+    );
     // The service's own registry copy (what its retention sweep reads) follows the CLI's change.
-    const retention = async () => ((await admin('GET', '/tenants')).json().tenants as { id: string; retentionDays?: number }[]).find((t) => t.id === tenant)?.retentionDays;
+    const retention = async () =>
+      ((await admin('GET', '/tenants')).json().tenants as { id: string; retentionDays?: number }[]).find((t) => t.id === tenant)?.retentionDays;
     await pollUntil(retention, (d) => d === 5, 5000, 50);
     await ok(['tenants', 'update', tenant, '--retention-days', 'none']);
     await pollUntil(retention, (d) => d === undefined, 5000, 50);
@@ -57,8 +60,18 @@ describe('CLI tenant commands', () => {
     expect(pub).toMatch(/^public_key_svc_\S+$/);
 
     const rec = randomUUID();
-    await pollUntil(() => postEvents(rec, sampleEvents(4), pub), (r) => r.status === 200, 5000, 50);
-    await pollUntil(() => api(`/recordings/${rec}/events`, { key: secret }), (r) => r.status === 200, 5000, 50);
+    await pollUntil(
+      () => postEvents(rec, sampleEvents(4), pub),
+      (r) => r.status === 200,
+      5000,
+      50,
+    );
+    await pollUntil(
+      () => api(`/recordings/${rec}/events`, { key: secret }),
+      (r) => r.status === 200,
+      5000,
+      50,
+    );
 
     const listed = await ok(['keys', 'list', '--tenant', tenant]);
     expect(listed.stdout).toContain(handle);
@@ -66,14 +79,24 @@ describe('CLI tenant commands', () => {
     expect(listed.stdout).not.toContain(pub);
 
     await ok(['keys', 'revoke', '--tenant', tenant, handle]);
-    await pollUntil(() => api(`/recordings/${rec}/events`, { key: secret }), (r) => r.status === 401, 2000, 20);
+    await pollUntil(
+      () => api(`/recordings/${rec}/events`, { key: secret }),
+      (r) => r.status === 401,
+      2000,
+      20,
+    );
     expect((await cli(['keys', 'revoke', '--tenant', tenant, handle])).code).toBe(1);
   });
 
   it('creates signing keys and signs links the service opens', async () => {
     const rec = randomUUID();
     const pub = (await ok(['keys', 'create', '--tenant', tenant, '--kind', 'public'])).stdout.trim();
-    await pollUntil(() => postEvents(rec, sampleEvents(4), pub), (r) => r.status === 200, 5000, 50);
+    await pollUntil(
+      () => postEvents(rec, sampleEvents(4), pub),
+      (r) => r.status === 200,
+      5000,
+      50,
+    );
 
     const generated = await ok(['signing-keys', 'create', '--tenant', tenant, '--key-id', 'cli-1']);
     expect(generated.stdout.trim()).toMatch(/^[A-Za-z0-9_-]{40,}$/);
@@ -84,10 +107,20 @@ describe('CLI tenant commands', () => {
 
     const link = (await ok(['sign', '--tenant', tenant, '--recording', rec, '--key-id', 'cli-2', '--ttl', '120'])).stdout.trim();
     expect(link).toMatch(new RegExp(`^/recordings/${rec}/events\\?tenantId=${tenant}&expires=\\d+&keyId=cli-2&signature=[0-9a-f]{64}$`));
-    await pollUntil(() => api(link), (r) => r.status === 200, 5000, 50);
+    await pollUntil(
+      () => api(link),
+      (r) => r.status === 200,
+      5000,
+      50,
+    );
 
     await ok(['signing-keys', 'revoke', '--tenant', tenant, '--key-id', 'cli-2']);
-    await pollUntil(() => api(link), (r) => r.status === 403, 2000, 20);
+    await pollUntil(
+      () => api(link),
+      (r) => r.status === 403,
+      2000,
+      20,
+    );
   });
 
   it('explains misuse with exit code 2 and failures with exit code 1', async () => {
@@ -107,7 +140,10 @@ describe('CLI tenant commands', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tapedeck-test-bare-nats-'));
     const bare = await startNats({ dir });
     try {
-      for (const args of [['tenants', 'list'], ['tenants', 'create', 'lost_tenant']]) {
+      for (const args of [
+        ['tenants', 'list'],
+        ['tenants', 'create', 'lost_tenant'],
+      ]) {
         const r = await cli(args, undefined, bare.url);
         expect([r.code, r.stderr]).toEqual([1, expect.stringMatching(/no tenant registry .*is NATS_URL the one the service uses/)]);
       }

@@ -79,7 +79,12 @@ describe('admin API', () => {
     for (const type of ['text/plain', 'application/x-ndjson']) {
       const r = await api('/admin/tenants', { method: 'POST', key: testEnv().adminToken, headers: { 'content-type': type }, body });
       expect([type, r.status, r.text]).toEqual([type, 415, expect.stringMatching(/^Unsupported Content-Type ".+": send application\/json/)]);
-      const m = await api(`/recordings/${randomUUID()}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': type }, body: '{"plan":"pro"}' });
+      const m = await api(`/recordings/${randomUUID()}/metadata`, {
+        method: 'POST',
+        key: testEnv().publicKey,
+        headers: { 'content-type': type },
+        body: '{"plan":"pro"}',
+      });
       expect([type, m.status]).toEqual([type, 415]);
     }
   });
@@ -138,7 +143,12 @@ describe('admin API', () => {
     expect((await admin('POST', `/tenants/${t.tenantId}/signing-keys`, { keyId: 'k4', secret: 'short' })).status).toBe(400);
 
     const list = await admin('GET', `/tenants/${t.tenantId}/signing-keys`);
-    expect(list.json().signingKeys.map((k: { keyId: string }) => k.keyId).sort()).toEqual(['default', 'k2', 'k3', 'links-1']);
+    expect(
+      list
+        .json()
+        .signingKeys.map((k: { keyId: string }) => k.keyId)
+        .sort(),
+    ).toEqual(['default', 'k2', 'k3', 'links-1']);
     for (const s of [secret, 'my-own-secret-0123456789', t.signingSecret]) expect(list.text).not.toContain(s);
 
     const rec = randomUUID();

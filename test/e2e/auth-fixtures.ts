@@ -50,7 +50,11 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** The documented recipe: HMAC-SHA256 over "GET <resource> <tenantId> <expires>", lowercase hex. */
 /** `expires` is signed and sent as given: a string keeps its exact digits (leading zeros too). */
-export function presign(resource: string, t: Pick<TenantCreds, 'tenantId' | 'signingKeyId' | 'signingSecret'>, expires: number | string = nowSeconds() + 300): Record<string, string> {
+export function presign(
+  resource: string,
+  t: Pick<TenantCreds, 'tenantId' | 'signingKeyId' | 'signingSecret'>,
+  expires: number | string = nowSeconds() + 300,
+): Record<string, string> {
   const signature = createHmac('sha256', t.signingSecret).update(`GET ${resource} ${t.tenantId} ${expires}`).digest('hex');
   return { tenantId: t.tenantId, expires: String(expires), keyId: t.signingKeyId, signature };
 }
@@ -66,7 +70,9 @@ export const fakeKey = (kind: 'public' | 'secret' = 'secret') => `${kind}_key_sv
  */
 export function rawGet(baseUrl: string, path: string, headers: Record<string, string>): Promise<number> {
   const { hostname, port } = new URL(baseUrl);
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   return new Promise((resolve, reject) => {
     const s = connect(Number(port), hostname);
     const chunks: Buffer[] = [];

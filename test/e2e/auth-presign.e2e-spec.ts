@@ -92,17 +92,39 @@ describe('presigned links', () => {
     expect((await get(events(recX), presign(`/recordings/${recX}`, A, `0${nowSeconds() + MAX_TTL + 120}`))).status).toBe(403);
   });
 
-  it('never open a replay whose grouping key holds a slash: its string to sign is also another replay\'s', async () => {
+  it("never open a replay whose grouping key holds a slash: its string to sign is also another replay's", async () => {
     // "GET /replays/userId/x/y …" reads as userId = "x/y" and as "userId/x" = "y".
     const shared = randomUUID();
     const other = randomUUID();
-    for (const [id, meta] of [[shared, { userId: 'x/y' }], [other, { 'userId/x': 'y' }]] as const) {
+    for (const [id, meta] of [
+      [shared, { userId: 'x/y' }],
+      [other, { 'userId/x': 'y' }],
+    ] as const) {
       expect((await postEvents(id, sampleEvents(3), B.publicKey)).status).toBe(200);
-      expect((await api(`/recordings/${id}/metadata`, { method: 'POST', key: B.publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(meta) })).status).toBe(200);
+      expect(
+        (
+          await api(`/recordings/${id}/metadata`, {
+            method: 'POST',
+            key: B.publicKey,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(meta),
+          })
+        ).status,
+      ).toBe(200);
     }
     const link = presign('/replays/userId/x/y', B);
-    await pollUntil(() => get('/replays/userId/x%2Fy/events', link), (r) => r.status === 200, 10_000, 100);
-    await pollUntil(() => api('/replays/userId%2Fx/y/events', { key: B.secretKey }), (r) => r.status === 200, 10_000, 100);
+    await pollUntil(
+      () => get('/replays/userId/x%2Fy/events', link),
+      (r) => r.status === 200,
+      10_000,
+      100,
+    );
+    await pollUntil(
+      () => api('/replays/userId%2Fx/y/events', { key: B.secretKey }),
+      (r) => r.status === 200,
+      10_000,
+      100,
+    );
     expect((await get('/replays/userId%2Fx/y/events', link)).status).toBe(403);
     // Nor does the service hand out such links.
     const listed = await api('/replays/userId%2Fx?includeSignedUrls=true', { key: B.secretKey });
@@ -117,12 +139,20 @@ describe('presigned links', () => {
     const link = presign(`/recordings/${rec}`, B);
     expect((await get(events(rec), link)).status).toBe(200);
     expect((await admin('DELETE', `/tenants/${B.tenantId}/signing-keys/${B.signingKeyId}`)).status).toBe(204);
-    await pollUntil(() => get(events(rec), link), (r) => r.status === 403, 2000, 20);
+    await pollUntil(
+      () => get(events(rec), link),
+      (r) => r.status === 403,
+      2000,
+      20,
+    );
   });
 });
 
 describe('fuzzed credentials never cause a server error', () => {
-  const headerChar = fc.integer({ min: 0x09, max: 0xff }).filter((c) => c !== 0x0a && c !== 0x0d).map((c) => String.fromCharCode(c));
+  const headerChar = fc
+    .integer({ min: 0x09, max: 0xff })
+    .filter((c) => c !== 0x0a && c !== 0x0d)
+    .map((c) => String.fromCharCode(c));
   const headerText = fc.string({ unit: headerChar, maxLength: 120 });
   const anyText = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: 'binary', maxLength: 40 }), headerText);
 
@@ -131,7 +161,11 @@ describe('fuzzed credentials never cause a server error', () => {
     const header = fc.oneof(
       headerText,
       fc
-        .tuple(fc.constantFrom('Bearer ', 'bearer ', 'Bearer  ', 'BEARER\t', 'Basic ', 'Bearer', ''), fc.constantFrom('', 'public_key_svc_', 'secret_key_svc_', A.secretKey, A.publicKey), headerText)
+        .tuple(
+          fc.constantFrom('Bearer ', 'bearer ', 'Bearer  ', 'BEARER\t', 'Basic ', 'Bearer', ''),
+          fc.constantFrom('', 'public_key_svc_', 'secret_key_svc_', A.secretKey, A.publicKey),
+          headerText,
+        )
         .map(([a, b, c]) => a + b + c),
     );
     const paths = [events(recX), `/recordings/${randomUUID()}/events`, '/admin/tenants'];
@@ -159,7 +193,14 @@ describe('fuzzed credentials never cause a server error', () => {
     const param = (name: keyof typeof valid) => fc.option(fc.array(value(name), { minLength: 1, maxLength: 2 }), { nil: undefined });
     const encodeLoosely = fc.boolean();
     const query = fc
-      .record({ tenantId: param('tenantId'), expires: param('expires'), keyId: param('keyId'), signature: param('signature'), token: param('signature'), raw: fc.option(headerText, { nil: undefined }) })
+      .record({
+        tenantId: param('tenantId'),
+        expires: param('expires'),
+        keyId: param('keyId'),
+        signature: param('signature'),
+        token: param('signature'),
+        raw: fc.option(headerText, { nil: undefined }),
+      })
       .chain((q) => encodeLoosely.map((loose) => ({ q, loose })));
     await fc.assert(
       fc.asyncProperty(query, fc.constantFrom(recX, recX.toUpperCase(), randomUUID(), 'not-a-uuid'), async ({ q, loose }, id) => {

@@ -33,12 +33,22 @@ describe('a second instance', () => {
     const created = await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' });
     expect(created.status).toBe(201);
     const { key, handle } = created.json<{ key: string; handle: string }>();
-    await pollUntil(() => readOn(second.url, key), (r) => r.status === 200, 5000, 20);
+    await pollUntil(
+      () => readOn(second.url, key),
+      (r) => r.status === 200,
+      5000,
+      20,
+    );
 
     expect((await admin('DELETE', `/tenants/${tenantId}/keys/${handle}`)).status).toBe(204);
     const revokedAt = Date.now();
     expect((await readOn(testEnv().baseUrl, key)).status).toBe(401); // at once on the instance that revoked it
-    await pollUntil(() => readOn(second.url, key), (r) => r.status === 401, 1000, 10);
+    await pollUntil(
+      () => readOn(second.url, key),
+      (r) => r.status === 401,
+      1000,
+      10,
+    );
     expect(Date.now() - revokedAt).toBeLessThan(1000);
   });
 
@@ -47,7 +57,12 @@ describe('a second instance', () => {
     const { key, handle } = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' })).json<{ key: string; handle: string }>();
     const sockets = await Promise.all(
       [testEnv().baseUrl, second.url].map(async (base) => {
-        await pollUntil(() => readOn(base, testEnv().secretKey), (r) => r.status === 200, 5000, 20);
+        await pollUntil(
+          () => readOn(base, testEnv().secretKey),
+          (r) => r.status === 200,
+          5000,
+          20,
+        );
         const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/recordings/${randomUUID()}/events/ws?token=${key}`);
         const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
         await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
@@ -73,7 +88,12 @@ describe('secrets in logs', () => {
   it('are not repeated in answers either, not even in the 404 of an unknown path', async () => {
     const key = fakeKey('secret');
     const link = presign(`/recordings/${rec}`, tenantA());
-    const urls = [`/recordings/${rec}/events/?${qs(link)}`, `/recordings/${rec}/screenshot.PNG?${qs(link)}`, `/no-such-path?token=${key}`, `/recordings/${rec}/events?token=${key}`];
+    const urls = [
+      `/recordings/${rec}/events/?${qs(link)}`,
+      `/recordings/${rec}/screenshot.PNG?${qs(link)}`,
+      `/no-such-path?token=${key}`,
+      `/recordings/${rec}/events?token=${key}`,
+    ];
     const echoed: string[] = [];
     for (const url of urls) {
       const r = await api(url);
@@ -99,21 +119,48 @@ describe('secrets in logs', () => {
       for (const key of [...wrongKeys, env.publicKey]) expect((await readOn(base, key)).status).toBe(401);
       expect((await readOn(base, env.secretKey)).status).toBe(200);
       for (const key of wrongKeys) {
-        expect((await api(`/recordings/${rec}/events?token=${encodeURIComponent(key)}`, { base, method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' })).status).toBe(401);
+        expect(
+          (
+            await api(`/recordings/${rec}/events?token=${encodeURIComponent(key)}`, {
+              base,
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: '[]',
+            })
+          ).status,
+        ).toBe(401);
       }
       expect((await api(`/recordings/${rec}/events?${qs(badLink)}`, { base })).status).toBe(403);
       expect((await api(`/recordings/${rec}/events?${qs(expiredLink)}`, { base })).status).toBe(403);
       expect((await api(`/recordings/${rec}/events?${qs(goodLink)}`, { base })).status).toBe(200);
       expect((await api(`/recordings/${rec}/events?${qs(encodedRest)}&%73ignature=${encodedSignature}`, { base })).status).toBe(200);
-      expect((await api(`/recordings/${rec}/player.html?${qs(goodLink)}&eventsUrl=${encodeURIComponent(`events?${qs(eventsLink)}`)}`, { base })).status).toBe(200);
-      expect((await api(`/recordings/${rec}/events?%74oken=${encodedKey}`, { base, method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' })).status).toBe(401);
+      expect((await api(`/recordings/${rec}/player.html?${qs(goodLink)}&eventsUrl=${encodeURIComponent(`events?${qs(eventsLink)}`)}`, { base })).status).toBe(
+        200,
+      );
+      expect(
+        (await api(`/recordings/${rec}/events?%74oken=${encodedKey}`, { base, method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' }))
+          .status,
+      ).toBe(401);
       expect((await api(`/recordings/${rec}/events`, { base, headers: { authorization: `Basic ${env.secretKey}` } })).status).toBe(401);
       expect((await admin('GET', '/tenants', undefined, { token: wrongAdmin, base })).status).toBeGreaterThanOrEqual(401);
       expect((await admin('DELETE', `/tenants/${tenantId}/keys/${wrongKeys[0]}`, undefined, { base })).status).toBeGreaterThanOrEqual(400);
     }
     await new Promise((r) => setTimeout(r, 300)); // let the logs reach their files
 
-    const secrets = [...wrongKeys, env.secretKey, env.publicKey, env.adminToken, wrongAdmin, env.signingSecret, goodLink.signature, badLink.signature, expiredLink.signature, encodedSignature, encodedKey, eventsLink.signature];
+    const secrets = [
+      ...wrongKeys,
+      env.secretKey,
+      env.publicKey,
+      env.adminToken,
+      wrongAdmin,
+      env.signingSecret,
+      goodLink.signature,
+      badLink.signature,
+      expiredLink.signature,
+      encodedSignature,
+      encodedKey,
+      eventsLink.signature,
+    ];
     const logs = readdirSync(env.dir).filter((n) => n.endsWith('.log'));
     expect(logs.some((n) => n.startsWith('auth-second'))).toBe(true);
     const leaks: string[] = [];
@@ -121,7 +168,13 @@ describe('secrets in logs', () => {
       const text = readFileSync(join(env.dir, name), 'utf8');
       for (const s of secrets) if (text.includes(s)) leaks.push(`${name} contains ${s.slice(0, 12)}…`);
     }
-    const secondLog = readFileSync(join(env.dir, logs.find((n) => n.startsWith('auth-second'))!), 'utf8');
+    const secondLog = readFileSync(
+      join(
+        env.dir,
+        logs.find((n) => n.startsWith('auth-second'))!,
+      ),
+      'utf8',
+    );
     expect(secondLog).toMatch(/\[redacted\]/); // debug request logs were written, with credentials removed
     expect(leaks).toEqual([]);
   });

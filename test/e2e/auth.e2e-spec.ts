@@ -70,7 +70,8 @@ async function expectStatuses(cases: { url: string; key?: string; expect: number
     const r = await api(c.url, { key: c.key });
     if (!c.expect.includes(r.status)) wrong.push(`GET ${c.url}: expected ${c.expect.join('/')}, got ${r.status} ${r.text.slice(0, 120)}`);
     else if (r.status >= 400 && !/text\/plain/.test(r.headers.get('content-type') ?? '')) wrong.push(`GET ${c.url}: ${r.status} is not text/plain`);
-    else if ((r.status === 401) !== (r.headers.get('www-authenticate') === 'Bearer realm="tapedeck"')) wrong.push(`GET ${c.url}: ${r.status} with WWW-Authenticate ${r.headers.get('www-authenticate')}`);
+    else if ((r.status === 401) !== (r.headers.get('www-authenticate') === 'Bearer realm="tapedeck"'))
+      wrong.push(`GET ${c.url}: ${r.status} with WWW-Authenticate ${r.headers.get('www-authenticate')}`);
     else if (c.also) {
       const problem = c.also(r.text);
       if (problem) wrong.push(`GET ${c.url}: ${problem}`);
@@ -84,13 +85,24 @@ beforeAll(async () => {
   const B = await createTenant('iso');
   const value = `v-${randomBytes(6).toString('hex')}`;
   f = { A, B, recA: randomUUID(), recA2: randomUUID(), prop: 'isoUser', value };
-  for (const [id, key] of [[f.recA, A.publicKey], [f.recA2, A.publicKey], [randomUUID(), B.publicKey]] as const) {
+  for (const [id, key] of [
+    [f.recA, A.publicKey],
+    [f.recA2, A.publicKey],
+    [randomUUID(), B.publicKey],
+  ] as const) {
     expect((await postEvents(id, sampleEvents(20, Date.now(), { href: `https://iso.test/${value}` }), key)).status).toBe(200);
   }
-  const meta = await api(`/recordings/${f.recA}/metadata`, { method: 'POST', key: A.publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [f.prop]: value }) });
+  const meta = await api(`/recordings/${f.recA}/metadata`, {
+    method: 'POST',
+    key: A.publicKey,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ [f.prop]: value }),
+  });
   expect(meta.status).toBe(200);
   doc = (await api('/openapi.json')).json<OpenApi>();
-  const documented = Object.keys(doc.paths).filter((p) => doc.paths[p].get).map((p) => ALIASES[p] ?? p);
+  const documented = Object.keys(doc.paths)
+    .filter((p) => doc.paths[p].get)
+    .map((p) => ALIASES[p] ?? p);
   routes = ROUTES.filter((r) => documented.includes(r.route));
 });
 
@@ -117,7 +129,7 @@ describe('read access matrix', () => {
     );
   });
 
-  it('refuses public keys (A\'s and B\'s) and missing credentials on every read route: 401', async () => {
+  it("refuses public keys (A's and B's) and missing credentials on every read route: 401", async () => {
     const cases = routes.flatMap((r) => [f.A.publicKey, f.B.publicKey, undefined].map((key) => ({ url: r.url(f), key, expect: [401] })));
     await expectStatuses(cases);
   });

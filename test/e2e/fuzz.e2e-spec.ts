@@ -22,8 +22,21 @@ const control = { id: randomUUID(), events: '', metadata: {} as Record<string, s
 const renderable = randomUUID();
 
 function renderableEvents(start: number) {
-  const el = (id: number, tagName: string, childNodes: unknown[], attributes: Record<string, string> = {}) => ({ type: 2, id, tagName, attributes, childNodes });
-  const node = { type: 0, id: 1, childNodes: [{ type: 1, id: 2, name: 'html', publicId: '', systemId: '' }, el(3, 'html', [el(4, 'head', []), el(5, 'body', [{ type: 3, id: 6, textContent: 'fuzz' }], { style: 'background:#36c' })])] };
+  const el = (id: number, tagName: string, childNodes: unknown[], attributes: Record<string, string> = {}) => ({
+    type: 2,
+    id,
+    tagName,
+    attributes,
+    childNodes,
+  });
+  const node = {
+    type: 0,
+    id: 1,
+    childNodes: [
+      { type: 1, id: 2, name: 'html', publicId: '', systemId: '' },
+      el(3, 'html', [el(4, 'head', []), el(5, 'body', [{ type: 3, id: 6, textContent: 'fuzz' }], { style: 'background:#36c' })]),
+    ],
+  };
   return [
     { type: 4, timestamp: start, data: { href: 'https://example.test/', width: 800, height: 600 } },
     { type: 2, timestamp: start + 10, data: { node, initialOffset: { left: 0, top: 0 } } },
@@ -85,26 +98,92 @@ async function assertReadable(id: string, atMost: number) {
 
 // ---------- arbitraries ----------
 
-const WEIRD_STRINGS = ['', ' ', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'a"b', 'a\\b', 'a\u0000b', "a'b", '\ud800', '\udfff',
-  'x]', 'metadata[x]', '${x}', "'; DROP TABLE recording_batches; --", '\\N', '\t\n\r', '\u2028\u2029', '%', '%00', '../..', '\ufeff', 'é', '🎬', 'null'];
+const WEIRD_STRINGS = [
+  '',
+  ' ',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'a"b',
+  'a\\b',
+  'a\u0000b',
+  "a'b",
+  '\ud800',
+  '\udfff',
+  'x]',
+  'metadata[x]',
+  '${x}',
+  "'; DROP TABLE recording_batches; --",
+  '\\N',
+  '\t\n\r',
+  '\u2028\u2029',
+  '%',
+  '%00',
+  '../..',
+  '\ufeff',
+  'é',
+  '🎬',
+  'null',
+];
 const weirdString = fc.oneof(
   fc.constantFrom(...WEIRD_STRINGS),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'binary-ascii', maxLength: 40 }),
   fc.string({ maxLength: 300 }),
 );
-const NUMBER_TEXTS = ['1e400', '-1e400', '18446744073709551616', '9007199254740993', '-1', '-0', '0', '1.5', '1e3', '0x10', '"1"', 'null', 'true', '[]', '{}', 'NaN', 'Infinity', '1'.repeat(400)];
-const numberText = fc.oneof(fc.constantFrom(...NUMBER_TEXTS), fc.integer().map(String), fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)));
+const NUMBER_TEXTS = [
+  '1e400',
+  '-1e400',
+  '18446744073709551616',
+  '9007199254740993',
+  '-1',
+  '-0',
+  '0',
+  '1.5',
+  '1e3',
+  '0x10',
+  '"1"',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  'NaN',
+  'Infinity',
+  '1'.repeat(400),
+];
+const numberText = fc.oneof(
+  fc.constantFrom(...NUMBER_TEXTS),
+  fc.integer().map(String),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+);
 /** JSON text of an object, from entries (so "__proto__" can be a real key). */
 const objectText = (entries: [string, string][]) => '{' + entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',') + '}';
-const jsonText = fc.oneof(fc.json({ maxDepth: 4 }), numberText, weirdString.map((s) => JSON.stringify(s)));
+const jsonText = fc.oneof(
+  fc.json({ maxDepth: 4 }),
+  numberText,
+  weirdString.map((s) => JSON.stringify(s)),
+);
 const dataText = fc.oneof(
-  fc.constantFrom('{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"__proto__":null,"a":1}', '{}', '{"a":1e400}', '{"a":18446744073709551616}'),
+  fc.constantFrom(
+    '{"__proto__":{"polluted":1}}',
+    '{"constructor":{"prototype":{"polluted":1}}}',
+    '{"__proto__":null,"a":1}',
+    '{}',
+    '{"a":1e400}',
+    '{"a":18446744073709551616}',
+  ),
   fc.array(fc.tuple(weirdString, jsonText), { maxLength: 5 }).map((e) => objectText(e.map(([k, v]) => [k, v]))),
   fc.integer({ min: 1, max: 12_000 }).map((d) => `{"a":${'['.repeat(d)}${']'.repeat(d)}}`),
 );
 const eventText = fc
-  .record({ type: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('2', '3', '4', '5') }, numberText), timestamp: fc.oneof({ weight: 3, arbitrary: fc.constant(String(Date.now())) }, numberText), data: dataText, extra: fc.option(fc.tuple(fc.constantFrom('sequenceId', '__proto__', 'constructor', 'originalTimestamp'), jsonText)) })
+  .record({
+    type: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('2', '3', '4', '5') }, numberText),
+    timestamp: fc.oneof({ weight: 3, arbitrary: fc.constant(String(Date.now())) }, numberText),
+    data: dataText,
+    extra: fc.option(fc.tuple(fc.constantFrom('sequenceId', '__proto__', 'constructor', 'originalTimestamp'), jsonText)),
+  })
   .map(({ type, timestamp, data, extra }) => objectText([['type', type], ['timestamp', timestamp], ['data', data], ...(extra ? [extra] : [])]));
 const validBatchText = JSON.stringify(sampleEvents(12, 1_700_000_000_000));
 
@@ -116,20 +195,47 @@ const ingestBody = fc.oneof(
   fc.array(fc.oneof(eventText, weirdString), { minLength: 1, maxLength: 4 }).map((l) => Buffer.from(l.join('\n'))),
   fc.json({ maxDepth: 5 }).map((t) => Buffer.from(t)),
   fc.uint8Array({ maxLength: 512 }).map((b) => Buffer.from(b)),
-  fc.tuple(fc.nat({ max: validBatchText.length }), fc.uint8Array({ minLength: 1, maxLength: 4 })).map(([n, b]) => Buffer.concat([Buffer.from(validBatchText.slice(0, n)), Buffer.from(b), Buffer.from(validBatchText.slice(n))])),
+  fc
+    .tuple(fc.nat({ max: validBatchText.length }), fc.uint8Array({ minLength: 1, maxLength: 4 }))
+    .map(([n, b]) => Buffer.concat([Buffer.from(validBatchText.slice(0, n)), Buffer.from(b), Buffer.from(validBatchText.slice(n))])),
   fc.integer({ min: 1, max: 100_000 }).map((d) => Buffer.from('['.repeat(d) + ']'.repeat(d))),
 );
 const contentType = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('application/json', 'application/x-ndjson', 'application/ndjson') },
-  fc.constantFrom('text/plain', 'application/json; charset=latin1', 'APPLICATION/JSON', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/octet-stream', '', ';', 'application/json;;;', 'text/html'),
+  fc.constantFrom(
+    'text/plain',
+    'application/json; charset=latin1',
+    'APPLICATION/JSON',
+    'application/xml',
+    'multipart/form-data; boundary=x',
+    'application/x-www-form-urlencoded',
+    'application/octet-stream',
+    '',
+    ';',
+    'application/json;;;',
+    'text/html',
+  ),
   fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
 );
 const contentEncoding = fc.constantFrom(undefined, 'identity', 'gzip', 'GZIP', ' gzip ', 'br', 'deflate', 'zstd', 'compress', 'gzip, gzip', 'x-gzip', '');
 /** Compresses a body as its Content-Encoding says (when the property chooses to). */
-const encoders: [RegExp, (b: Buffer) => Buffer][] = [[/gzip/i, gzipSync], [/deflate/i, deflateSync], [/^br$/i, brotliCompressSync]];
+const encoders: [RegExp, (b: Buffer) => Buffer][] = [
+  [/gzip/i, gzipSync],
+  [/deflate/i, deflateSync],
+  [/^br$/i, brotliCompressSync],
+];
 const authHeader = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('public', 'secret').map((k) => `Bearer ${k === 'public' ? env().publicKey : env().secretKey}`) },
-  fc.constantFrom('Bearer', 'Bearer ', 'bearer  x', 'Basic dXNlcjpwYXNz', 'Bearer public_key_svc_', 'Bearer secret_key_svc_aaaaaaaaaaaaaaaaaaaaaaaa', 'Token x', 'Bearer a b'),
+  fc.constantFrom(
+    'Bearer',
+    'Bearer ',
+    'bearer  x',
+    'Basic dXNlcjpwYXNz',
+    'Bearer public_key_svc_',
+    'Bearer secret_key_svc_aaaaaaaaaaaaaaaaaaaaaaaa',
+    'Token x',
+    'Bearer a b',
+  ),
   fc.string({ unit: 'grapheme-ascii', maxLength: 80 }).map((s) => `Bearer ${s}`),
   fc.string({ unit: 'grapheme-ascii', maxLength: 80 }),
   fc.constant('Bearer ' + 'k'.repeat(8000)),
@@ -137,18 +243,76 @@ const authHeader = fc.oneof(
 
 /** A path segment: percent-encoded text, raw bytes as %XX (invalid UTF-8 included), or odd literals. */
 const segment = fc.oneof(
-  fc.constantFrom('', '.', '..', '%', '%ZZ', '%00', '%2F', '%FF%FE', '%C0%AF', '%E0%A4%A', 'a'.repeat(600), '😀'.repeat(3), randomUUID().toUpperCase(), '00000000-0000-0000-0000-000000000000'),
+  fc.constantFrom(
+    '',
+    '.',
+    '..',
+    '%',
+    '%ZZ',
+    '%00',
+    '%2F',
+    '%FF%FE',
+    '%C0%AF',
+    '%E0%A4%A',
+    'a'.repeat(600),
+    '😀'.repeat(3),
+    randomUUID().toUpperCase(),
+    '00000000-0000-0000-0000-000000000000',
+  ),
   weirdString.map((s) => encodeURIComponent(s.isWellFormed() ? s : s.toWellFormed())),
   fc.uint8Array({ maxLength: 12 }).map((b) => [...b].map((x) => '%' + x.toString(16).padStart(2, '0')).join('')),
   fc.constant(null).map(() => randomUUID()),
 );
 /** A query string of fuzzed names and values, with names the endpoints know. */
-const QUERY_NAMES = ['limit', 'offset', 'includeSignedUrls', 'from', 'to', 'interval', 'groupBy', 'metadata', 'meta', 'metadata[a]', 'metadata[]', 'meta[x]', 'metadata[a][b]', 'metadata[__proto__]',
-  'metadata[constructor]', '__proto__', 'constructor[prototype][x]', 'token', 'tenantId', 'expires', 'keyId', 'signature', 'time', 'width', 'height', 'quality', 'speed', 'controls', 'autoplay', 'mode', 'eventsUrl', 'v', 'recordingId', 'debug'];
-const queryPart = fc.oneof(fc.constantFrom(...QUERY_NAMES), weirdString).chain((name) =>
-  fc.oneof(fc.constantFrom(...NUMBER_TEXTS, 'true', 'false', 'offset:-1', 'percent:1e400', 'epoch:18446744073709551616', 'minute', 'x'.repeat(5000)), weirdString).map((value) => `${enc(name)}=${enc(value)}`),
-);
-const rawBytesPart = fc.uint8Array({ minLength: 1, maxLength: 8 }).map((b) => 'metadata%5Bk%5D=' + [...b].map((x) => '%' + x.toString(16).padStart(2, '0')).join(''));
+const QUERY_NAMES = [
+  'limit',
+  'offset',
+  'includeSignedUrls',
+  'from',
+  'to',
+  'interval',
+  'groupBy',
+  'metadata',
+  'meta',
+  'metadata[a]',
+  'metadata[]',
+  'meta[x]',
+  'metadata[a][b]',
+  'metadata[__proto__]',
+  'metadata[constructor]',
+  '__proto__',
+  'constructor[prototype][x]',
+  'token',
+  'tenantId',
+  'expires',
+  'keyId',
+  'signature',
+  'time',
+  'width',
+  'height',
+  'quality',
+  'speed',
+  'controls',
+  'autoplay',
+  'mode',
+  'eventsUrl',
+  'v',
+  'recordingId',
+  'debug',
+];
+const queryPart = fc
+  .oneof(fc.constantFrom(...QUERY_NAMES), weirdString)
+  .chain((name) =>
+    fc
+      .oneof(
+        fc.constantFrom(...NUMBER_TEXTS, 'true', 'false', 'offset:-1', 'percent:1e400', 'epoch:18446744073709551616', 'minute', 'x'.repeat(5000)),
+        weirdString,
+      )
+      .map((value) => `${enc(name)}=${enc(value)}`),
+  );
+const rawBytesPart = fc
+  .uint8Array({ minLength: 1, maxLength: 8 })
+  .map((b) => 'metadata%5Bk%5D=' + [...b].map((x) => '%' + x.toString(16).padStart(2, '0')).join(''));
 const queryString = fc.array(fc.oneof({ weight: 4, arbitrary: queryPart }, rawBytesPart), { maxLength: 6 }).map((p) => (p.length ? '?' + p.join('&') : ''));
 function enc(s: string) {
   return encodeURIComponent(s.isWellFormed() ? s : s.toWellFormed());
@@ -156,13 +320,48 @@ function enc(s: string) {
 
 /** Every route of the service, with `:x` where fuzzed segments go. */
 const ROUTES: [method: string, path: string][] = [
-  ['GET', '/recordings'], ['GET', '/recordings/:x'], ['DELETE', '/recordings/:x'], ['GET', '/recordings/:x/events'], ['POST', '/recordings/:x/events'], ['POST', '/recordings/:x/ingest'],
-  ['POST', '/recordings/:x/metadata'], ['POST', '/recordings/:x/meta'], ['GET', '/recordings/:x/player'], ['GET', '/recordings/:x/player.html'], ['GET', '/recordings/:x/screenshot'],
-  ['GET', '/recordings/:x/screenshot.png'], ['GET', '/recordings/:x/screenshot.webp'], ['GET', '/recordings/:x/screenshot.jpeg'], ['GET', '/recordings/:x/screenshot.jpg'],
-  ['GET', '/recordings/:x/preview'], ['POST', '/'], ['POST', '/events'], ['POST', '/ingest'], ['GET', '/record.js'], ['GET', '/replays/:x/:x'], ['GET', '/replays/:x/:x/events'], ['GET', '/replays/:x'], ['GET', '/replays'],
-  ['GET', '/replay'], ['GET', '/statistics'], ['GET', '/healthz'], ['GET', '/readyz'], ['GET', '/metrics'], ['GET', '/openapi.json'], ['GET', '/sdk/recorder.js'], ['GET', '/sdk/recorder.js.map'],
-  ['GET', '/assets/:x'], ['GET', '/admin/tenants'], ['POST', '/admin/tenants'], ['PATCH', '/admin/tenants/:x'], ['GET', '/admin/tenants/:x/keys'], ['POST', '/admin/tenants/:x/keys'], ['DELETE', '/admin/tenants/:x/keys/:x'],
-  ['GET', '/admin/tenants/:x/signing-keys'], ['POST', '/admin/tenants/:x/signing-keys'], ['DELETE', '/admin/tenants/:x/signing-keys/:x'],
+  ['GET', '/recordings'],
+  ['GET', '/recordings/:x'],
+  ['DELETE', '/recordings/:x'],
+  ['GET', '/recordings/:x/events'],
+  ['POST', '/recordings/:x/events'],
+  ['POST', '/recordings/:x/ingest'],
+  ['POST', '/recordings/:x/metadata'],
+  ['POST', '/recordings/:x/meta'],
+  ['GET', '/recordings/:x/player'],
+  ['GET', '/recordings/:x/player.html'],
+  ['GET', '/recordings/:x/screenshot'],
+  ['GET', '/recordings/:x/screenshot.png'],
+  ['GET', '/recordings/:x/screenshot.webp'],
+  ['GET', '/recordings/:x/screenshot.jpeg'],
+  ['GET', '/recordings/:x/screenshot.jpg'],
+  ['GET', '/recordings/:x/preview'],
+  ['POST', '/'],
+  ['POST', '/events'],
+  ['POST', '/ingest'],
+  ['GET', '/record.js'],
+  ['GET', '/replays/:x/:x'],
+  ['GET', '/replays/:x/:x/events'],
+  ['GET', '/replays/:x'],
+  ['GET', '/replays'],
+  ['GET', '/replay'],
+  ['GET', '/statistics'],
+  ['GET', '/healthz'],
+  ['GET', '/readyz'],
+  ['GET', '/metrics'],
+  ['GET', '/openapi.json'],
+  ['GET', '/sdk/recorder.js'],
+  ['GET', '/sdk/recorder.js.map'],
+  ['GET', '/assets/:x'],
+  ['GET', '/admin/tenants'],
+  ['POST', '/admin/tenants'],
+  ['PATCH', '/admin/tenants/:x'],
+  ['GET', '/admin/tenants/:x/keys'],
+  ['POST', '/admin/tenants/:x/keys'],
+  ['DELETE', '/admin/tenants/:x/keys/:x'],
+  ['GET', '/admin/tenants/:x/signing-keys'],
+  ['POST', '/admin/tenants/:x/signing-keys'],
+  ['DELETE', '/admin/tenants/:x/signing-keys/:x'],
 ];
 
 // ---------- setup: a recording whose bytes must survive the fuzzing ----------
@@ -171,11 +370,24 @@ beforeAll(async () => {
   const r = await postEvents(control.id, sampleEvents(40, Date.now() - 60_000), env().publicKey);
   expect(r.status).toBe(200);
   control.metadata = { plan: 'pro', 'fuzz-control': control.id };
-  expect((await api(`/recordings/${control.id}/metadata`, { method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(control.metadata) })).status).toBe(200);
+  expect(
+    (
+      await api(`/recordings/${control.id}/metadata`, {
+        method: 'POST',
+        key: env().publicKey,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(control.metadata),
+      })
+    ).status,
+  ).toBe(200);
   expect((await postEvents(renderable, renderableEvents(Date.now() - 60_000))).status).toBe(200);
   control.events = (await readEvents(control.id)).text;
   expect(JSON.parse(control.events)).toHaveLength(40);
-  await pollUntil(() => api(`/recordings/${control.id}`, { key: env().secretKey }), (x) => x.status === 200 && x.json().metadata?.plan === 'pro', 20_000);
+  await pollUntil(
+    () => api(`/recordings/${control.id}`, { key: env().secretKey }),
+    (x) => x.status === 200 && x.json().metadata?.plan === 'pro',
+    20_000,
+  );
 });
 
 // ---------- properties ----------
@@ -227,21 +439,41 @@ describe('fuzzed HTTP ingestion', () => {
 
   it('answers oversized bodies with 413: over INGEST_MAX_BODY_BYTES, a gzip bomb, a metadata body over 1 MiB or too large for one message', async () => {
     const max = 64 * 1024 * 1024; // the shared stack runs with the default
-    const head = httpBytes('POST', `/recordings/${randomUUID()}/events`, [['Authorization', `Bearer ${env().publicKey}`], ['Content-Type', 'application/json'], ['Content-Length', String(max + 1)]]);
+    const head = httpBytes('POST', `/recordings/${randomUUID()}/events`, [
+      ['Authorization', `Bearer ${env().publicKey}`],
+      ['Content-Type', 'application/json'],
+      ['Content-Length', String(max + 1)],
+    ]);
     const big = await rawRequest(Buffer.concat([head, Buffer.from('[')]));
     expect(big.statuses[0]).toBe(413);
     const bomb = gzipSync(Buffer.alloc(max + 1024, 0x20));
-    const r = await api(`/recordings/${randomUUID()}/events`, { method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb });
+    const r = await api(`/recordings/${randomUUID()}/events`, {
+      method: 'POST',
+      key: env().publicKey,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: bomb,
+    });
     expect(r.status).toBe(413);
-    const meta = await api(`/recordings/${randomUUID()}/metadata`, { method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ k: 'v'.repeat(1024 * 1024) }) });
+    const meta = await api(`/recordings/${randomUUID()}/metadata`, {
+      method: 'POST',
+      key: env().publicKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ k: 'v'.repeat(1024 * 1024) }),
+    });
     expect(meta.status).toBe(413);
     // Within the 1 MiB body limit, but not within one message with its headers: 413, not a 503 forever.
     const values: Record<string, string> = Object.fromEntries(Array.from({ length: 127 }, (_, i) => [`k${String(i).padStart(5, '0')}`, 'é'.repeat(4096)]));
-    for (let i = 0, room; (room = 1024 * 1024 - 10 - Buffer.byteLength(JSON.stringify(values)) - 10) > 0; i++) values[`pad${i}`] = 'a'.repeat(Math.min(4096, room));
+    for (let i = 0, room; (room = 1024 * 1024 - 10 - Buffer.byteLength(JSON.stringify(values)) - 10) > 0; i++)
+      values[`pad${i}`] = 'a'.repeat(Math.min(4096, room));
     const near = JSON.stringify(values);
     expect(Buffer.byteLength(near)).toBeGreaterThan(1024 * 1024 - 32);
     expect(Buffer.byteLength(near)).toBeLessThanOrEqual(1024 * 1024);
-    const full = await api(`/recordings/${randomUUID()}/metadata`, { method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json' }, body: near });
+    const full = await api(`/recordings/${randomUUID()}/metadata`, {
+      method: 'POST',
+      key: env().publicKey,
+      headers: { 'content-type': 'application/json' },
+      body: near,
+    });
     expect(full.status).toBe(413);
     expect(full.text).toMatch(/Metadata write too large to store/);
   });
@@ -249,7 +481,12 @@ describe('fuzzed HTTP ingestion', () => {
 
 describe('fuzzed metadata', () => {
   it('answers every metadata body with 2xx/4xx', async () => {
-    const value = fc.oneof(weirdString.map((s) => JSON.stringify(s)), numberText, fc.json({ maxDepth: 2 }), fc.constant('"\\ud800"'));
+    const value = fc.oneof(
+      weirdString.map((s) => JSON.stringify(s)),
+      numberText,
+      fc.json({ maxDepth: 2 }),
+      fc.constant('"\\ud800"'),
+    );
     const body = fc.oneof(
       { weight: 4, arbitrary: fc.array(fc.tuple(weirdString, value), { maxLength: 6 }).map((e) => objectText(e)) },
       fc.json({ maxDepth: 3 }),
@@ -258,7 +495,11 @@ describe('fuzzed metadata', () => {
     );
     await fc.assert(
       fc.asyncProperty(body, authHeader, async (text, auth) => {
-        const r = await api(`/recordings/${randomUUID()}/metadata`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: Buffer.from(text, 'latin1').length === text.length ? Buffer.from(text, 'latin1') : text });
+        const r = await api(`/recordings/${randomUUID()}/metadata`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: Buffer.from(text, 'latin1').length === text.length ? Buffer.from(text, 'latin1') : text,
+        });
         no5xx(r.status, 'POST metadata', r.text);
         expect([200, 400, 401, 413, 415]).toContain(r.status);
       }),
@@ -268,13 +509,21 @@ describe('fuzzed metadata', () => {
 
   it('stores keys and values with quotes, backslashes, NUL, unicode and __proto__ exactly, and finds them through metadata[...] filters', async () => {
     const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 30 });
-    const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'a"b', 'a\\b', 'a\u0000b', "it's", 'x]y', 'a]', '🎬 key', 'metadata[k]', 'toString'), text);
+    const key = fc.oneof(
+      fc.constantFrom('__proto__', 'constructor', 'a"b', 'a\\b', 'a\u0000b', "it's", 'x]y', 'a]', '🎬 key', 'metadata[k]', 'toString'),
+      text,
+    );
     const value = fc.oneof(fc.constantFrom('"', '\\', '\u0000', "'; --", '%00', '+ +', '&=', 'é', '🎬', '\\N', 'a\nb'), text);
     const pairs = new Map(fc.sample(fc.tuple(key, value), { numRuns: 12, seed: SEED ?? 42 }).map(([k, v]) => [JSON.stringify([k, v]), [k, v]]));
     const cases = [...pairs.values()].map(([k, v]) => ({ id: randomUUID(), k, v }));
     for (const c of cases) {
       expect((await postEvents(c.id, sampleEvents(3))).status).toBe(200);
-      const w = await api(`/recordings/${c.id}/metadata`, { method: 'POST', key: env().publicKey, headers: { 'content-type': 'application/json' }, body: objectText([[c.k, JSON.stringify(c.v)]]) });
+      const w = await api(`/recordings/${c.id}/metadata`, {
+        method: 'POST',
+        key: env().publicKey,
+        headers: { 'content-type': 'application/json' },
+        body: objectText([[c.k, JSON.stringify(c.v)]]),
+      });
       expect(w.status).toBe(200);
       expect(w.json().keys).toBe(1);
     }
@@ -302,7 +551,9 @@ describe('fuzzed reads', () => {
   it('fuzzes every route /openapi.json documents', async () => {
     const doc = (await api('/openapi.json')).json<{ paths: Record<string, Record<string, unknown>> }>();
     const known = new Set(ROUTES.map(([m, p]) => `${m} ${p}`));
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, ':x')}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, ':x')}`),
+    );
     expect(documented.length).toBeGreaterThan(30);
     expect(documented.filter((r) => !known.has(r))).toEqual([]);
   });
@@ -315,8 +566,19 @@ describe('fuzzed reads', () => {
         const path = template.replace(/:x/g, () => segs[i++] ?? 'x') + query;
         const key = template.startsWith('/admin') && admin ? env().adminToken : env().secretKey;
         // Admin creations and updates get a body that can never be valid (an id outside the allowed alphabet, unknown fields).
-        const body = method === 'POST' || method === 'PATCH' ? Buffer.from(template.startsWith('/admin') ? '{"id":"!fuzz","kind":"fuzz","keyId":"!"}' : '[') : undefined;
-        const r = await rawRequest(httpBytes(method, path, [['Authorization', `Bearer ${key}`], ['Content-Type', 'application/json']], body));
+        const body =
+          method === 'POST' || method === 'PATCH' ? Buffer.from(template.startsWith('/admin') ? '{"id":"!fuzz","kind":"fuzz","keyId":"!"}' : '[') : undefined;
+        const r = await rawRequest(
+          httpBytes(
+            method,
+            path,
+            [
+              ['Authorization', `Bearer ${key}`],
+              ['Content-Type', 'application/json'],
+            ],
+            body,
+          ),
+        );
         no5xx(r.statuses, `${method} ${path}`, r.text);
         if (r.statuses.length === 0) throw new Error(`${method} ${path}: no response`);
       }),
@@ -329,17 +591,47 @@ describe('fuzzed reads', () => {
       ({
         limit: fc.oneof(fc.integer({ min: -5, max: 200 }).map(String), fc.constantFrom(...NUMBER_TEXTS)),
         offset: fc.oneof(fc.integer({ min: -5, max: 2 ** 53 }).map(String), fc.constantFrom(...NUMBER_TEXTS)),
-        from: fc.oneof(fc.constantFrom('2024-01-01', '2024-02-30', '2024-01-01T00:00:00Z', '2024-01-01T00:00:00+25:00', '0', String(Date.now() - 86_400_000), '-1', '1e400', '275760-09-13'), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
+        from: fc.oneof(
+          fc.constantFrom(
+            '2024-01-01',
+            '2024-02-30',
+            '2024-01-01T00:00:00Z',
+            '2024-01-01T00:00:00+25:00',
+            '0',
+            String(Date.now() - 86_400_000),
+            '-1',
+            '1e400',
+            '275760-09-13',
+          ),
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        ),
         to: fc.oneof(fc.constantFrom('2030-01-01', String(Date.now()), '8640000000000001', ''), fc.integer({ min: 0, max: 2 ** 47 }).map(String)),
         interval: fc.constantFrom('minute', 'hour', 'day', 'week', 'month', 'MINUTE', '', 'second'),
         groupBy: fc.oneof(fc.constantFrom('plan', 'fuzz-control', '__proto__', 'a"b', 'a\\b', ''), weirdString),
         includeSignedUrls: fc.constantFrom('true', 'false', '1', '0', 'yes', ''),
-        time: fc.oneof(fc.constantFrom('offset:0', 'offset:-1', 'percent:50', 'percent:101', 'percent:-0', 'epoch:0', 'epoch:1e400', 'offset:', 'offset:18446744073709551616', 'x'), weirdString),
+        time: fc.oneof(
+          fc.constantFrom(
+            'offset:0',
+            'offset:-1',
+            'percent:50',
+            'percent:101',
+            'percent:-0',
+            'epoch:0',
+            'epoch:1e400',
+            'offset:',
+            'offset:18446744073709551616',
+            'x',
+          ),
+          weirdString,
+        ),
         speed: fc.constantFrom('0.25', '4', '4.01', '0', '-1', 'NaN', '1e400', '1'),
         controls: fc.constantFrom('true', 'false', 'x'),
         autoplay: fc.constantFrom('true', 'false', 'x'),
         mode: fc.constantFrom('standard', 'minimal', 'capture', 'x', ''),
-        eventsUrl: fc.oneof(fc.constantFrom('/recordings/x/events', 'https://evil.test/x', '//evil.test', 'javascript:alert(1)', '../../admin', '%ZZ', ''), weirdString),
+        eventsUrl: fc.oneof(
+          fc.constantFrom('/recordings/x/events', 'https://evil.test/x', '//evil.test', 'javascript:alert(1)', '../../admin', '%ZZ', ''),
+          weirdString,
+        ),
         [`metadata[plan]`]: fc.oneof(fc.constant('pro'), weirdString),
         [`metadata[fuzz-control]`]: fc.oneof(fc.constant(control.id), weirdString),
       })[name] ?? weirdString;
@@ -353,9 +645,11 @@ describe('fuzzed reads', () => {
       [`/recordings/${control.id}/player.html`, ['controls', 'autoplay', 'mode', 'speed', 'time', 'eventsUrl']],
       [`/recordings/${control.id}/player`, ['controls', 'autoplay', 'mode', 'speed', 'time', 'eventsUrl']],
     ];
-    const request = fc.constantFrom(...endpoints).chain(([path, names]) =>
-      fc.subarray(names).chain((chosen) => fc.tuple(fc.constant(path), fc.tuple(...chosen.map((n) => valueOf(n).map((v) => `${enc(n)}=${enc(v)}`))))),
-    );
+    const request = fc
+      .constantFrom(...endpoints)
+      .chain(([path, names]) =>
+        fc.subarray(names).chain((chosen) => fc.tuple(fc.constant(path), fc.tuple(...chosen.map((n) => valueOf(n).map((v) => `${enc(n)}=${enc(v)}`))))),
+      );
     await fc.assert(
       fc.asyncProperty(request, fc.constantFrom('text/html', 'application/json', '*/*', ''), async ([path, parts], accept) => {
         const url = path + (parts.length ? `?${parts.join('&')}` : '');
@@ -367,19 +661,26 @@ describe('fuzzed reads', () => {
     );
   });
 
-  it('renders or refuses screenshots with fuzzed parameters, never a 5xx but a busy renderer\'s 503', async () => {
+  it("renders or refuses screenshots with fuzzed parameters, never a 5xx but a busy renderer's 503", async () => {
     const param = fc.oneof(
-      fc.constantFrom('width', 'height', 'quality').chain((n) => fc.oneof(fc.integer({ min: -2, max: 5000 }).map(String), fc.constantFrom(...NUMBER_TEXTS)).map((v) => `${n}=${enc(v)}`)),
+      fc
+        .constantFrom('width', 'height', 'quality')
+        .chain((n) => fc.oneof(fc.integer({ min: -2, max: 5000 }).map(String), fc.constantFrom(...NUMBER_TEXTS)).map((v) => `${n}=${enc(v)}`)),
       fc.constantFrom('offset:0', 'offset:-1', 'percent:50', 'percent:100', 'percent:1e400', 'epoch:0', 'offset:99999999', 'x').map((v) => `time=${enc(v)}`),
     );
     const ext = fc.constantFrom('', '.png', '.jpeg', '.jpg', '.webp', '.gif');
     await fc.assert(
-      fc.asyncProperty(ext, fc.array(param, { minLength: 1, maxLength: 3 }), fc.constantFrom('image/webp', 'image/*', 'text/html', ''), async (e, parts, accept) => {
-        const url = `/recordings/${renderable}/screenshot${e}?${parts.join('&')}`;
-        const r = await api(url, { key: env().secretKey, headers: accept ? { accept } : {} });
-        if (r.status === 503 && r.headers.get('retry-after')) return; // admission control: over capacity, documented
-        no5xx(r.status, `GET ${url}`, r.text);
-      }),
+      fc.asyncProperty(
+        ext,
+        fc.array(param, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom('image/webp', 'image/*', 'text/html', ''),
+        async (e, parts, accept) => {
+          const url = `/recordings/${renderable}/screenshot${e}?${parts.join('&')}`;
+          const r = await api(url, { key: env().secretKey, headers: accept ? { accept } : {} });
+          if (r.status === 503 && r.headers.get('retry-after')) return; // admission control: over capacity, documented
+          no5xx(r.status, `GET ${url}`, r.text);
+        },
+      ),
       opts(Number(process.env.TAPEDECK_FUZZ_SCREENSHOT_RUNS ?? 25)),
     );
   });
@@ -405,13 +706,41 @@ describe('fuzzed reads', () => {
     );
     const header = fc.tuple(
       // Not Transfer-Encoding or Content-Length: a GET announcing a body it never sends waits for REQUEST_TIMEOUT_MS.
-      fc.constantFrom('Content-Type', 'Content-Encoding', 'Accept', 'Origin', 'Idempotency-Key', 'X-Forwarded-For', 'X-Forwarded-Proto', 'X-Forwarded-Host', 'X-Request-Id', 'If-None-Match', 'Accept-Version', 'Expect', 'Range', 'Cookie'),
-      fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 60 }), fc.string({ unit: 'binary-ascii', maxLength: 20 }), fc.constantFrom('gzip', '100-continue', 'https', '::1', '*/*', 'text/html', 'bytes=0-1')),
+      fc.constantFrom(
+        'Content-Type',
+        'Content-Encoding',
+        'Accept',
+        'Origin',
+        'Idempotency-Key',
+        'X-Forwarded-For',
+        'X-Forwarded-Proto',
+        'X-Forwarded-Host',
+        'X-Request-Id',
+        'If-None-Match',
+        'Accept-Version',
+        'Expect',
+        'Range',
+        'Cookie',
+      ),
+      fc.oneof(
+        fc.string({ unit: 'grapheme-ascii', maxLength: 60 }),
+        fc.string({ unit: 'binary-ascii', maxLength: 20 }),
+        fc.constantFrom('gzip', '100-continue', 'https', '::1', '*/*', 'text/html', 'bytes=0-1'),
+      ),
     );
-    const target = fc.constantFrom(`/recordings/${control.id}/events`, `/recordings/${control.id}`, `/recordings/${control.id}/player.html`, `/replays/plan/pro`, '/recordings', '/statistics');
+    const target = fc.constantFrom(
+      `/recordings/${control.id}/events`,
+      `/recordings/${control.id}`,
+      `/recordings/${control.id}/player.html`,
+      `/replays/plan/pro`,
+      '/recordings',
+      '/statistics',
+    );
     await fc.assert(
       fc.asyncProperty(target, fc.option(authHeader), presign, fc.array(header, { maxLength: 3 }), async (path, auth, p, extra) => {
-        const qs = Object.entries(p).map(([k, v]) => `${k}=${enc(v as string)}`).join('&');
+        const qs = Object.entries(p)
+          .map(([k, v]) => `${k}=${enc(v as string)}`)
+          .join('&');
         const headers: [string, string][] = [...(auth !== null ? [['Authorization', auth] as [string, string]] : []), ...extra];
         const r = await rawRequest(httpBytes('GET', path + (qs ? `?${qs}` : ''), headers), 3000);
         no5xx(r.statuses, `GET ${path}?${qs} with ${JSON.stringify(headers).slice(0, 200)}`, r.text);
@@ -425,9 +754,19 @@ describe('fuzzed reads', () => {
   it('answers malformed HTTP (bad request lines, header bytes, Content-Length) with 4xx and closes', async () => {
     const junk = fc.oneof(
       fc.uint8Array({ minLength: 1, maxLength: 300 }).map((b) => Buffer.concat([Buffer.from(b), Buffer.from('\r\n\r\n')])),
-      fc.string({ unit: 'binary-ascii', maxLength: 200 }).map((s) => Buffer.from(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: ${s}\r\nConnection: close\r\n\r\n`, 'latin1')),
-      fc.constantFrom('GET / HTTP/9.9\r\n\r\n', 'GET\r\n\r\n', 'POST /recordings/x/events HTTP/1.1\r\nContent-Length: -1\r\n\r\n', 'POST /recordings/x/events HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
-        'POST /recordings/x/events HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', `GET /healthz HTTP/1.1\r\nX: ${'a'.repeat(70_000)}\r\n\r\n`).map((s) => Buffer.from(s)),
+      fc
+        .string({ unit: 'binary-ascii', maxLength: 200 })
+        .map((s) => Buffer.from(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: ${s}\r\nConnection: close\r\n\r\n`, 'latin1')),
+      fc
+        .constantFrom(
+          'GET / HTTP/9.9\r\n\r\n',
+          'GET\r\n\r\n',
+          'POST /recordings/x/events HTTP/1.1\r\nContent-Length: -1\r\n\r\n',
+          'POST /recordings/x/events HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+          'POST /recordings/x/events HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+          `GET /healthz HTTP/1.1\r\nX: ${'a'.repeat(70_000)}\r\n\r\n`,
+        )
+        .map((s) => Buffer.from(s)),
     );
     await fc.assert(
       fc.asyncProperty(junk, async (bytes) => {
@@ -444,14 +783,37 @@ describe('fuzzed WebSocket ingestion', () => {
     const upgrade = fc.tuple(
       fc.oneof(segment, fc.constant(randomUUID())),
       fc.constantFrom('events/ws', 'ingest/ws', 'events/ws/', 'events', 'ws', 'events/ws/x'),
-      fc.array(fc.oneof(fc.constantFrom(`token=${env().publicKey}`, `token=${env().secretKey}`, 'contentType=application%2Fjson', 'contentEncoding=gzip', 'contentEncoding=br', 'contentType=%ZZ', 'debug=1', 'tenantId=x', 'signature=y', 'token=', 'token=%00'), queryPart), { maxLength: 4 }),
+      fc.array(
+        fc.oneof(
+          fc.constantFrom(
+            `token=${env().publicKey}`,
+            `token=${env().secretKey}`,
+            'contentType=application%2Fjson',
+            'contentEncoding=gzip',
+            'contentEncoding=br',
+            'contentType=%ZZ',
+            'debug=1',
+            'tenantId=x',
+            'signature=y',
+            'token=',
+            'token=%00',
+          ),
+          queryPart,
+        ),
+        { maxLength: 4 },
+      ),
       fc.option(authHeader),
       fc.constantFrom('13', '8', 'x', ''),
     );
     await fc.assert(
       fc.asyncProperty(upgrade, async ([id, suffix, query, auth, version]) => {
         const path = `/recordings/${id}/${suffix}${query.length ? '?' + query.join('&') : ''}`;
-        const headers: [string, string][] = [['Upgrade', 'websocket'], ['Connection', 'Upgrade'], ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='], ['Sec-WebSocket-Version', version]];
+        const headers: [string, string][] = [
+          ['Upgrade', 'websocket'],
+          ['Connection', 'Upgrade'],
+          ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='],
+          ['Sec-WebSocket-Version', version],
+        ];
         if (auth !== null) headers.push(['Authorization', auth]);
         const host = new URL(env().baseUrl).host;
         const bytes = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n` + headers.map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n', 'latin1');
@@ -474,14 +836,22 @@ describe('fuzzed WebSocket ingestion', () => {
     const frame = fc.oneof(
       fc.array(eventText, { minLength: 0, maxLength: 3 }).map((e) => ({ text: `{"type":"batch","batch":"b${++seq}","events":[${e.join(',')}]}` })),
       fc.tuple(weirdString, fc.json({ maxDepth: 2 })).map(([b, e]) => ({ text: `{"type":"batch","batch":${JSON.stringify(b)},"events":${e}}` })),
-      fc.nat({ max: 200 }).map((n) => ({ text: JSON.stringify({ type: 'batch', batch: `t${++seq}`, events: sampleEvents(3, 1_700_000_000_000 + seq * 10) }).slice(0, n) })),
+      fc
+        .nat({ max: 200 })
+        .map((n) => ({ text: JSON.stringify({ type: 'batch', batch: `t${++seq}`, events: sampleEvents(3, 1_700_000_000_000 + seq * 10) }).slice(0, n) })),
       // A repeated key: JSON.parse keeps its last value, which is what must be validated and stored.
-      fc.tuple(fc.array(eventText, { minLength: 1, maxLength: 2 }), fc.constantFrom('events', 'batch', 'type'), fc.json({ maxDepth: 2 })).map(([e, key, v]) => ({ text: `{"type":"batch","batch":"r${++seq}","events":[${e.join(',')}],"${key}":${v}}` })),
+      fc
+        .tuple(fc.array(eventText, { minLength: 1, maxLength: 2 }), fc.constantFrom('events', 'batch', 'type'), fc.json({ maxDepth: 2 }))
+        .map(([e, key, v]) => ({ text: `{"type":"batch","batch":"r${++seq}","events":[${e.join(',')}],"${key}":${v}}` })),
       fc.array(eventText, { minLength: 1, maxLength: 3 }).map((e) => ({ text: e.join('\n') })),
       fc.json({ maxDepth: 3 }).map((text) => ({ text })),
-      fc.constantFrom('{"type":"ping"}', '{"type":"pong"}', '{"type":"__proto__"}', '{"type":"batch"}', '{"type":', '', ' ', '\u0000').map((text) => ({ text })),
+      fc
+        .constantFrom('{"type":"ping"}', '{"type":"pong"}', '{"type":"__proto__"}', '{"type":"batch"}', '{"type":', '', ' ', '\u0000')
+        .map((text) => ({ text })),
       fc.uint8Array({ maxLength: 200 }).map((b) => ({ binary: Buffer.from(b) })),
-      fc.integer({ min: 1, max: 12_000 }).map((d) => ({ text: `{"type":"batch","batch":"d${++seq}","events":[{"type":3,"timestamp":1,"data":{"a":${'['.repeat(d)}${']'.repeat(d)}}}]}` })),
+      fc
+        .integer({ min: 1, max: 12_000 })
+        .map((d) => ({ text: `{"type":"batch","batch":"d${++seq}","events":[{"type":3,"timestamp":1,"data":{"a":${'['.repeat(d)}${']'.repeat(d)}}}]}` })),
     );
     await fc.assert(
       fc.asyncProperty(frame, async (f) => {
@@ -523,7 +893,12 @@ const closeCode = (ws: WebSocket) => closeCodes.get(ws) ?? 'no close frame';
 function roundTrip(ws: WebSocket, frames: Record<string, unknown>[]): Promise<void> {
   const before = frames.filter((f) => f.type === 'pong').length;
   ws.send('{"type":"ping"}');
-  return pollUntil(async () => frames.filter((f) => f.type === 'pong').length, (n) => n > before, 5000, 5).then(() => undefined);
+  return pollUntil(
+    async () => frames.filter((f) => f.type === 'pong').length,
+    (n) => n > before,
+    5000,
+    5,
+  ).then(() => undefined);
 }
 
 // ---------- afterwards: healthy, and nothing stored changed ----------

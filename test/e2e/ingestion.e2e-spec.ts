@@ -13,8 +13,7 @@ const readEvents = async (id: string) => {
 };
 
 /** Stored events as they were sent: without the originalTimestamp reads add. */
-const readEventsWithout = (r: Awaited<ReturnType<typeof readEvents>>) =>
-  r.json<Record<string, unknown>[]>().map(({ originalTimestamp: _, ...e }) => e);
+const readEventsWithout = (r: Awaited<ReturnType<typeof readEvents>>) => r.json<Record<string, unknown>[]>().map(({ originalTimestamp: _, ...e }) => e);
 
 describe('HTTP ingestion', () => {
   it('stores a JSON batch and acknowledges with a body', async () => {
@@ -74,13 +73,26 @@ describe('HTTP ingestion', () => {
       { type: 3, timestamp: 1_795_000_000_002, data: {} },
     ];
     expect((await postEvents(id, batch)).status).toBe(200);
-    const detail = await pollUntil(async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(), (d) => d?.projected === true && d?.metadata?.bad !== undefined, 30_000);
+    const detail = await pollUntil(
+      async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(),
+      (d) => d?.projected === true && d?.metadata?.bad !== undefined,
+      30_000,
+    );
     expect(detail.metadata).toMatchObject({ domain: 'e.test', bad: 'x\ufffd' });
     // A long, valid value is cut before an emoji that straddles the limit, not refused as invalid.
     const long = 'a'.repeat(4095) + '\u{1F600}' + 'b'.repeat(10);
-    const r = await api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ long }) });
+    const r = await api(`/recordings/${id}/metadata`, {
+      method: 'POST',
+      key: testEnv().publicKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ long }),
+    });
     expect(r.status).toBe(200);
-    await pollUntil(async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(), (d) => d?.metadata?.long === 'a'.repeat(4095), 30_000);
+    await pollUntil(
+      async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(),
+      (d) => d?.metadata?.long === 'a'.repeat(4095),
+      30_000,
+    );
   });
 
   it('stores a batch above max_payload whose summary is large (events over 3000 minutes) and reads it back', async () => {
@@ -96,8 +108,14 @@ describe('HTTP ingestion', () => {
   it('refuses a batch whose in-band metadata cannot be stored with it (413, not a 503 forever)', async () => {
     const payload: Record<string, string> = {};
     for (let i = 0; i < 300; i++) payload[`k${i}`] = 'é'.repeat(4000);
-    const r = await postEvents(randomUUID(), [{ type: 5, timestamp: 1, data: { tag: 'recording-meta', payload } }, { type: 3, timestamp: 2, data: {} }]);
-    expect([r.status, r.text]).toEqual([413, expect.stringMatching(/summary is \d+ bytes, above the \d+ .*in-band metadata.*POST \/recordings\/\{recordingId\}\/metadata/)]);
+    const r = await postEvents(randomUUID(), [
+      { type: 5, timestamp: 1, data: { tag: 'recording-meta', payload } },
+      { type: 3, timestamp: 2, data: {} },
+    ]);
+    expect([r.status, r.text]).toEqual([
+      413,
+      expect.stringMatching(/summary is \d+ bytes, above the \d+ .*in-band metadata.*POST \/recordings\/\{recordingId\}\/metadata/),
+    ]);
   });
 
   it('compares a keyed batch stored in chunks (above max_payload) as a whole', async () => {
@@ -113,20 +131,31 @@ describe('HTTP ingestion', () => {
     const id = randomUUID();
     const k = { 'idempotency-key': 'meta-1' };
     const write = (body: unknown) =>
-      api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json', ...k }, body: JSON.stringify(body) });
+      api(`/recordings/${id}/metadata`, {
+        method: 'POST',
+        key: testEnv().publicKey,
+        headers: { 'content-type': 'application/json', ...k },
+        body: JSON.stringify(body),
+      });
     expect((await postEvents(id, sampleEvents(2))).status).toBe(200);
     expect((await write({ plan: 'pro', seats: 3 })).json().duplicate).toBe(false);
     expect((await write({ plan: 'pro', seats: '3' })).json().duplicate).toBe(true); // the same values, as stored
     const other = await write({ plan: 'free' });
     expect(other.status).toBe(422);
     expect(other.text).toMatch(/different metadata write/);
-    await pollUntil(async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(), (d) => d?.metadata?.plan === 'pro');
+    await pollUntil(
+      async () => (await api(`/recordings/${id}`, { key: testEnv().secretKey })).json(),
+      (d) => d?.metadata?.plan === 'pro',
+    );
     expect((await api(`/recordings/${id}`, { key: testEnv().secretKey })).json().metadata).toMatchObject({ plan: 'pro', seats: '3' });
   });
 
   it('accepts NDJSON and gzip, and the /ingest alias', async () => {
     const id = randomUUID();
-    const nd = sampleEvents(5).map((e) => JSON.stringify(e)).join('\n') + '\n';
+    const nd =
+      sampleEvents(5)
+        .map((e) => JSON.stringify(e))
+        .join('\n') + '\n';
     const r1 = await api(`/recordings/${id}/ingest`, {
       method: 'POST',
       key: testEnv().publicKey,
@@ -157,7 +186,12 @@ describe('HTTP ingestion', () => {
 
   it('refuses an unknown Content-Encoding with a 415 naming the supported ones, and bytes not of the coding with a 400', async () => {
     const post = (coding: string, body: string | Buffer) =>
-      api(`/recordings/${randomUUID()}/events`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json', 'content-encoding': coding }, body });
+      api(`/recordings/${randomUUID()}/events`, {
+        method: 'POST',
+        key: testEnv().publicKey,
+        headers: { 'content-type': 'application/json', 'content-encoding': coding },
+        body,
+      });
     const unknown = await post('compress', JSON.stringify(sampleEvents(2)));
     expect(unknown.status).toBe(415);
     expect(unknown.text).toMatch(/identity, gzip, x-gzip, deflate, br/);
@@ -171,7 +205,9 @@ describe('HTTP ingestion', () => {
       api(`/recordings/${randomUUID()}/events`, { method: 'POST', key: testEnv().publicKey, headers, body: JSON.stringify(sampleEvents(2)) });
     const xml = await post({ 'content-type': 'application/xml' });
     expect(xml.status).toBe(415);
-    expect(xml.text).toBe('Unsupported Content-Type "application/xml": send application/json (event ingestion also takes application/x-ndjson, application/ndjson or text/plain)');
+    expect(xml.text).toBe(
+      'Unsupported Content-Type "application/xml": send application/json (event ingestion also takes application/x-ndjson, application/ndjson or text/plain)',
+    );
     const none = await post({ 'content-type': '' });
     expect(none.status).toBe(415);
     expect(none.text).toMatch(/^Unsupported Content-Type \(none sent\): send application\/json/);
@@ -218,7 +254,10 @@ describe('HTTP ingestion', () => {
   it('answers 413 for an oversized gzip bomb', async () => {
     const huge = gzipSync(Buffer.alloc(80 * 1024 * 1024, 0x20));
     const r = await api(`/recordings/${randomUUID()}/events`, {
-      method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: huge,
+      method: 'POST',
+      key: testEnv().publicKey,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: huge,
     });
     expect(r.status).toBe(413);
   });
@@ -245,7 +284,9 @@ describe('HTTP ingestion', () => {
     expect(Number(/^tapedeck_ingest_events_total (\S+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(3);
     // prom-client's own nodejs_active_*_total count what is open now: gauges despite the name.
     const totals = Object.entries(types).filter(([name]) => name.endsWith('_total') && !/^tapedeck_nodejs_active_\w+_total$/.test(name));
-    expect(totals.map(([name]) => name)).toEqual(expect.arrayContaining(['tapedeck_ingest_events_total', 'tapedeck_projection_messages_total', 'tapedeck_render_total']));
+    expect(totals.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['tapedeck_ingest_events_total', 'tapedeck_projection_messages_total', 'tapedeck_render_total']),
+    );
     expect(totals.filter(([, type]) => type !== 'counter')).toEqual([]);
     expect(types).toMatchObject({ tapedeck_ws_connections: 'gauge', tapedeck_render_in_flight: 'gauge', tapedeck_projection_lag_seconds: 'gauge' });
   });
@@ -267,7 +308,11 @@ describe('event reads over the wire', () => {
 
   it('are gzip-compressed for a client that takes gzip, and plain otherwise', async () => {
     const id = randomUUID();
-    const events = Array.from({ length: 400 }, (_, i) => ({ type: 3, timestamp: 1_700_000_000_000 + i, data: { source: 1, positions: [{ x: i, y: i, id: 1, timeOffset: 0 }] } }));
+    const events = Array.from({ length: 400 }, (_, i) => ({
+      type: 3,
+      timestamp: 1_700_000_000_000 + i,
+      data: { source: 1, positions: [{ x: i, y: i, id: 1, timeOffset: 0 }] },
+    }));
     expect((await postEvents(id, events)).status).toBe(200);
     const plain = await rawGet(`/recordings/${id}/events`, {});
     expect([plain.status, plain.headers['content-encoding'], plain.headers.vary]).toEqual([200, undefined, expect.stringMatching(/Accept-Encoding/)]);
@@ -282,7 +327,8 @@ describe('event reads over the wire', () => {
 });
 
 describe('WebSocket ingestion with compressed frames', () => {
-  const open = (id: string, query: string) => new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}&${query}`);
+  const open = (id: string, query: string) =>
+    new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}&${query}`);
 
   it('counts refused upgrades and error frames on /metrics by status', async () => {
     const refused = async (kind: string, status: number) => {
@@ -325,7 +371,9 @@ describe('WebSocket ingestion with compressed frames', () => {
     const events = sampleEvents(8);
     for (const [i, path] of ['/', '/ws', '/events/ws', '/ingest/ws/'].entries()) {
       const ws = new WebSocket(`${base}${path}?recordingId=${id}&token=${testEnv().publicKey}`);
-      const frame = new Promise<Record<string, unknown>>((resolve, reject) => (ws.once('message', (m) => resolve(JSON.parse(String(m)))), ws.once('error', reject)));
+      const frame = new Promise<Record<string, unknown>>(
+        (resolve, reject) => (ws.once('message', (m) => resolve(JSON.parse(String(m)))), ws.once('error', reject)),
+      );
       await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
       for (const e of events.slice(i * 2, i * 2 + 2)) ws.send(JSON.stringify(e));
       expect(await frame).toMatchObject({ type: 'upstream-result', ok: true, events: 2 });
@@ -379,10 +427,19 @@ describe('WebSocket batch frames and upgrades', () => {
   it('reads a query string as HTTP does: not UTF-8 is 400, a repeated parameter counts by its first value', async () => {
     const [pub, bad] = [testEnv().publicKey, 'public_key_svc_nope_nope_nope_nope'];
     expect(await upgradeStatus(`token=${pub}&x=%FC`)).toBe(400);
-    expect((await api(`/recordings/${randomUUID()}/events?x=%FC`, { method: 'POST', key: pub, headers: { 'content-type': 'application/json' }, body: '[]' })).status).toBe(400);
-    for (const [query, status] of [[`token=${pub}&token=${bad}`, 101], [`token=${bad}&token=${pub}`, 401]] as const) {
+    expect(
+      (await api(`/recordings/${randomUUID()}/events?x=%FC`, { method: 'POST', key: pub, headers: { 'content-type': 'application/json' }, body: '[]' })).status,
+    ).toBe(400);
+    for (const [query, status] of [
+      [`token=${pub}&token=${bad}`, 101],
+      [`token=${bad}&token=${pub}`, 401],
+    ] as const) {
       expect(await upgradeStatus(query)).toBe(status);
-      const http = await api(`/recordings/${randomUUID()}/events?${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleEvents(2)) });
+      const http = await api(`/recordings/${randomUUID()}/events?${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(sampleEvents(2)),
+      });
       expect(http.status).toBe(status === 101 ? 200 : 401);
     }
   });
@@ -400,7 +457,11 @@ describe('WebSocket batch frames and upgrades', () => {
     ws.send(`{"type":"batch","batch":"dup-events","events":${bad},"events":${JSON.stringify(a)}}`);
     ws.send(`{"type":"batch","batch":"dup-batch","events":${JSON.stringify(b)},"batch":"dup-batch-2"}`);
     ws.send(`{"type":"batch","batch":"dup-type","events":${JSON.stringify(c)},"type":"batch"}`);
-    await pollUntil(async () => replies.length, (n) => n >= 3, 10_000);
+    await pollUntil(
+      async () => replies.length,
+      (n) => n >= 3,
+      10_000,
+    );
     ws.close();
     expect(replies).toEqual([
       { type: 'ack', batch: 'dup-events', events: 3, duplicate: false },
@@ -418,7 +479,10 @@ describe('the client address of includePii', () => {
   // the rightmost X-Forwarded-For entry not on a trusted network; what a client wrote further left
   // (6.6.6.6 here) is not believed. (common/trust-proxy.spec.ts covers the other settings.)
   const xff = '6.6.6.6, 203.0.113.9';
-  const meta = (id: string) => [{ type: 5, timestamp: Date.now(), data: { tag: 'recording-meta', payload: { includePii: true, probe: id } } }, ...sampleEvents(1)];
+  const meta = (id: string) => [
+    { type: 5, timestamp: Date.now(), data: { tag: 'recording-meta', payload: { includePii: true, probe: id } } },
+    ...sampleEvents(1),
+  ];
   const metadataOf = (id: string) =>
     pollUntil(
       () => api(`/recordings/${id}`, { key: testEnv().secretKey }),
@@ -435,8 +499,12 @@ describe('the client address of includePii', () => {
 
   it('over WebSocket is read by the same rule', async () => {
     const id = randomUUID();
-    const ws = new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}`, { headers: { 'x-forwarded-for': xff } });
-    const frame = new Promise<Record<string, unknown>>((resolve, reject) => (ws.once('message', (m) => resolve(JSON.parse(String(m)))), ws.once('error', reject)));
+    const ws = new WebSocket(`${testEnv().baseUrl.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${testEnv().publicKey}`, {
+      headers: { 'x-forwarded-for': xff },
+    });
+    const frame = new Promise<Record<string, unknown>>(
+      (resolve, reject) => (ws.once('message', (m) => resolve(JSON.parse(String(m)))), ws.once('error', reject)),
+    );
     await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
     for (const e of meta(id)) ws.send(JSON.stringify(e));
     expect(await frame).toMatchObject({ type: 'upstream-result', ok: true });

@@ -13,7 +13,12 @@ const secret = () => testEnv().secretKey;
 async function record(n: number): Promise<string> {
   const id = randomUUID();
   expect((await postEvents(id, sampleEvents(n, Date.now() - 30_000))).status).toBe(200);
-  const meta = await api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ run }) });
+  const meta = await api(`/recordings/${id}/metadata`, {
+    method: 'POST',
+    key: testEnv().publicKey,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ run }),
+  });
   expect(meta.status).toBe(200);
   return id;
 }
@@ -32,14 +37,18 @@ describe('signed links', () => {
   beforeAll(async () => {
     first = await record(6);
     second = await record(9);
-    const r = await pollUntil(() => api(`/recordings?metadata[run]=${run}&includeSignedUrls=true`, { key: secret() }), (x) => x.status === 200 && x.json().recordings.length === 2, 20_000);
+    const r = await pollUntil(
+      () => api(`/recordings?metadata[run]=${run}&includeSignedUrls=true`, { key: secret() }),
+      (x) => x.status === 200 && x.json().recordings.length === 2,
+      20_000,
+    );
     items = r.json().recordings;
     expiresAt = r.json().signedUrlsExpireAt;
   });
 
   const linkOf = (id: string, name: string) => items.find((i) => i.recordingId === id)!.links[name];
 
-  it('signs every read link of each recording with the tenant\'s current key, one expiry for the response', () => {
+  it("signs every read link of each recording with the tenant's current key, one expiry for the response", () => {
     const now = Math.floor(Date.now() / 1000);
     expect(expiresAt).toBeGreaterThan(now + 3500);
     expect(expiresAt).toBeLessThanOrEqual(now + 3600);
@@ -71,14 +80,19 @@ describe('signed links', () => {
     expect(more.headers.get('content-type')).toMatch(/text\/plain/);
   });
 
-  it('refuses a tampered signature, a changed expiry and another recording\'s signature with 403', async () => {
+  it("refuses a tampered signature, a changed expiry and another recording's signature with 403", async () => {
     const url = new URL(linkOf(first, 'eventsSigned'), 'http://x');
     const sig = url.searchParams.get('signature')!;
     const tampered = new URLSearchParams(url.searchParams);
     tampered.set('signature', (sig[0] === 'a' ? 'b' : 'a') + sig.slice(1));
     const later = new URLSearchParams(url.searchParams);
     later.set('expires', String(expiresAt + 1));
-    for (const path of [`/recordings/${first}/events?${tampered}`, `/recordings/${first}/events?${later}`, `/recordings/${second}/events?${url.searchParams}`, `/recordings/${second}?${url.searchParams}`]) {
+    for (const path of [
+      `/recordings/${first}/events?${tampered}`,
+      `/recordings/${first}/events?${later}`,
+      `/recordings/${second}/events?${url.searchParams}`,
+      `/recordings/${second}?${url.searchParams}`,
+    ]) {
       const r = await api(path);
       expect(r.status).toBe(403);
       expect(r.headers.get('content-type')).toMatch(/text\/plain/);
@@ -121,15 +135,27 @@ describe('replay links of a "." or ".." value', () => {
     for (const value of ['.', '..']) {
       ids[value] = randomUUID();
       expect((await postEvents(ids[value], sampleEvents(4, Date.now() - 30_000))).status).toBe(200);
-      const meta = await api(`/recordings/${ids[value]}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [prop]: value }) });
+      const meta = await api(`/recordings/${ids[value]}/metadata`, {
+        method: 'POST',
+        key: testEnv().publicKey,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ [prop]: value }),
+      });
       expect(meta.status).toBe(200);
     }
   });
 
   it('writes the value as %2E or %2E%2E, and every link opens that replay alone', async () => {
-    const r = await pollUntil(() => api(`/replays/${prop}?includeSignedUrls=true`, { key: secret() }), (x) => x.status === 200 && x.json().replays.length === 2, 20_000);
+    const r = await pollUntil(
+      () => api(`/replays/${prop}?includeSignedUrls=true`, { key: secret() }),
+      (x) => x.status === 200 && x.json().replays.length === 2,
+      20_000,
+    );
     const items: { replayValue: string; links: Record<string, string> }[] = r.json().replays;
-    for (const [value, segment] of [['.', '%2E'], ['..', '%2E%2E']]) {
+    for (const [value, segment] of [
+      ['.', '%2E'],
+      ['..', '%2E%2E'],
+    ]) {
       const links = items.find((i) => i.replayValue === value)!.links;
       expect(links.self).toBe(`/replays/${prop}/${segment}`);
       expect(links.events).toBe(`/replays/${prop}/${segment}/events`);

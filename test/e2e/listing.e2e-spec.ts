@@ -28,7 +28,12 @@ async function record(start: number, n: number, metadata: Record<string, string>
 }
 
 /** Waits until the listing with these filters shows `count` recordings. */
-const listed = (query: string, count: number, key = secret()) => pollUntil(() => list(`${query}&limit=100`, key), (r) => r.status === 200 && r.json().recordings.length === count, 20_000);
+const listed = (query: string, count: number, key = secret()) =>
+  pollUntil(
+    () => list(`${query}&limit=100`, key),
+    (r) => r.status === 200 && r.json().recordings.length === count,
+    20_000,
+  );
 
 describe('GET /recordings', () => {
   const base = Date.now() - 60 * 60_000;
@@ -38,7 +43,7 @@ describe('GET /recordings', () => {
     made.a1 = await record(base + 1000, 10, { team: 'a', plan: 'pro' });
     made.a2 = await record(base + 2000, 20, { team: 'a', plan: 'free' });
     made.b1 = await record(base + 3000, 30, { team: 'b', plan: 'pro' });
-    made.quote = await record(base + 4000, 5, { team: "o'brien \\ \"x\"", 'odd key ]': '名前', __proto__x: 'y' });
+    made.quote = await record(base + 4000, 5, { team: 'o\'brien \\ "x"', 'odd key ]': '名前', __proto__x: 'y' });
     await listed(q({ run }), 4);
   });
 
@@ -54,7 +59,12 @@ describe('GET /recordings', () => {
     expect(b1).toEqual({
       recordingId: made.b1,
       timestamp: base + 3000,
-      links: { self: `/recordings/${made.b1}`, events: `/recordings/${made.b1}/events`, player: `/recordings/${made.b1}/player.html`, screenshot: `/recordings/${made.b1}/screenshot.png` },
+      links: {
+        self: `/recordings/${made.b1}`,
+        events: `/recordings/${made.b1}/events`,
+        player: `/recordings/${made.b1}/player.html`,
+        screenshot: `/recordings/${made.b1}/screenshot.png`,
+      },
       metadata: { run, team: 'b', plan: 'pro' },
       startedAt: base + 3000,
       endedAt: base + 3000 + 29,
@@ -75,16 +85,27 @@ describe('GET /recordings', () => {
     expect(ids(await list(q({ run, team: 'a', plan: 'pro' })))).toEqual([made.a1]);
     expect(ids(await list(`meta[run]=${run}&meta[plan]=pro`))).toEqual([made.b1, made.a1]);
     expect(ids(await list(q({ run, team: 'a', plan: 'enterprise' })))).toEqual([]);
-    expect(ids(await list(q({ run, team: "o'brien \\ \"x\"" })))).toEqual([made.quote]);
+    expect(ids(await list(q({ run, team: 'o\'brien \\ "x"' })))).toEqual([made.quote]);
     expect(ids(await list(q({ run, 'odd key ]': '名前' })))).toEqual([made.quote]);
     expect(ids(await list(q({ run, team: "o'brien \\" })))).toEqual([]);
-    expect((await list(q({ run, 'odd key ]': '名前' }))).json().recordings[0].metadata).toEqual({ run, team: "o'brien \\ \"x\"", 'odd key ]': '名前', __proto__x: 'y' });
+    expect((await list(q({ run, 'odd key ]': '名前' }))).json().recordings[0].metadata).toEqual({
+      run,
+      team: 'o\'brien \\ "x"',
+      'odd key ]': '名前',
+      __proto__x: 'y',
+    });
   });
 
   it('stores, returns and filters a __proto__ key like any other', async () => {
     const body = JSON.stringify({ proto: run }).replace('"proto"', '"__proto__"');
-    expect((await api(`/recordings/${made.b1}/metadata`, { method: 'POST', key: secret(), headers: { 'content-type': 'application/json' }, body })).status).toBe(200);
-    const r = await pollUntil(() => list(`metadata[__proto__]=${run}`), (x) => ids(x).length === 1, 20_000);
+    expect(
+      (await api(`/recordings/${made.b1}/metadata`, { method: 'POST', key: secret(), headers: { 'content-type': 'application/json' }, body })).status,
+    ).toBe(200);
+    const r = await pollUntil(
+      () => list(`metadata[__proto__]=${run}`),
+      (x) => ids(x).length === 1,
+      20_000,
+    );
     expect(ids(r)).toEqual([made.b1]);
     expect(Object.keys(r.json().recordings[0].metadata)).toContain('__proto__');
     for (const key of ['constructor', 'toString']) expect(ids(await list(`metadata[run]=${run}&metadata[${key}]=x`))).toEqual([]);
@@ -92,7 +113,11 @@ describe('GET /recordings', () => {
 
   it('matches the latest written value of a key only', async () => {
     expect((await attach(made.a2, { plan: 'pro' }, secret())).status).toBe(200);
-    await pollUntil(() => list(q({ run, plan: 'pro' })), (r) => ids(r).includes(made.a2), 20_000);
+    await pollUntil(
+      () => list(q({ run, plan: 'pro' })),
+      (r) => ids(r).includes(made.a2),
+      20_000,
+    );
     expect(ids(await list(q({ run, plan: 'free' })))).toEqual([]);
     expect(ids(await list(q({ run, plan: 'pro' })))).toEqual([made.b1, made.a2, made.a1]);
   });
@@ -168,19 +193,27 @@ describe('GET /recordings', () => {
       expect(ids(await list(q({ run })))).not.toContain(theirs);
     });
 
-    it('answers 404 for another tenant\'s recording', async () => {
+    it("answers 404 for another tenant's recording", async () => {
       expect((await api(`/recordings/${theirs}`, { key: secret() })).status).toBe(404);
       expect((await api(`/recordings/${made.a1}`, { key: other.secretKey })).status).toBe(404);
     });
 
-    it('signs with a new tenant\'s default key, and answers 400 to includeSignedUrls once no signing key is left', async () => {
+    it("signs with a new tenant's default key, and answers 400 to includeSignedUrls once no signing key is left", async () => {
       const tenantId = `nosign_${randomUUID().slice(0, 8)}`;
       expect((await admin('POST', '/tenants', { id: tenantId })).status).toBe(201);
       const key = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' })).json().key as string;
-      const signed = await pollUntil(() => list('includeSignedUrls=true', key), (x) => x.status !== 401, 10_000);
+      const signed = await pollUntil(
+        () => list('includeSignedUrls=true', key),
+        (x) => x.status !== 401,
+        10_000,
+      );
       expect([signed.status, signed.json().signedUrlsExpireAt]).toEqual([200, expect.any(Number)]);
       expect((await admin('DELETE', `/tenants/${tenantId}/signing-keys/default`)).status).toBe(204);
-      const r = await pollUntil(() => list('includeSignedUrls=true', key), (x) => x.status !== 200, 5_000);
+      const r = await pollUntil(
+        () => list('includeSignedUrls=true', key),
+        (x) => x.status !== 200,
+        5_000,
+      );
       expect(r.status).toBe(400);
       expect(r.headers.get('content-type')).toMatch(/text\/plain/);
       expect(r.text).toMatch(/need a signing key/);
@@ -203,8 +236,22 @@ describe('GET /recordings/{id}', () => {
     expect(first.status).toBe(200);
     const early = first.json();
     if (!early.projected) expect(early).toMatchObject({ recordingId: id, timestamp: null, startedAt: null, eventCount: 0, metadata: {}, viewport: null });
-    const r = await pollUntil(() => api(`/recordings/${id}`, { key: secret() }), (x) => x.json().projected === true && x.json().eventCount === 12, 20_000);
-    expect(r.json()).toMatchObject({ recordingId: id, projected: true, timestamp: start, startedAt: start, endedAt: start + 11, eventCount: 12, pageViews: 1, viewport: { width: 1024, height: 768 }, links: { self: `/recordings/${id}` } });
+    const r = await pollUntil(
+      () => api(`/recordings/${id}`, { key: secret() }),
+      (x) => x.json().projected === true && x.json().eventCount === 12,
+      20_000,
+    );
+    expect(r.json()).toMatchObject({
+      recordingId: id,
+      projected: true,
+      timestamp: start,
+      startedAt: start,
+      endedAt: start + 11,
+      eventCount: 12,
+      pageViews: 1,
+      viewport: { width: 1024, height: 768 },
+      links: { self: `/recordings/${id}` },
+    });
   });
 
   it('answers 404 for an unknown recording and 400 for a bad id', async () => {
@@ -219,7 +266,11 @@ describe('GET /recordings/{id}', () => {
     await listed(q({ gone: run }), 1);
     expect((await api(`/recordings/${id}`, { method: 'DELETE', key: secret() })).status).toBe(204);
     await listed(q({ gone: run }), 0);
-    await pollUntil(() => api(`/recordings/${id}`, { key: secret() }), (x) => x.status === 404, 20_000);
+    await pollUntil(
+      () => api(`/recordings/${id}`, { key: secret() }),
+      (x) => x.status === 404,
+      20_000,
+    );
   });
 
   it('races DELETEs of one recording with reads of it: 204, 404 or a whole 200, never a 5xx or a mislabelled body', async () => {

@@ -13,7 +13,13 @@ import { pollUntil } from '../harness/poll-until';
 
 const CLIENT_UMD = readFileSync(require.resolve('@rrweb/browser-client').replace(/browser-client\.cjs$/, 'browser-client.umd.cjs'), 'utf8');
 /** rrweb's packer for a page, as a site's bundler would build it (its UMD files require() a shared chunk). */
-const PACK_JS = buildSync({ stdin: { contents: "export { pack } from '@rrweb/packer/pack';", resolveDir: __dirname }, bundle: true, format: 'iife', globalName: 'rrwebPacker', write: false }).outputFiles[0].text;
+const PACK_JS = buildSync({
+  stdin: { contents: "export { pack } from '@rrweb/packer/pack';", resolveDir: __dirname },
+  bundle: true,
+  format: 'iife',
+  globalName: 'rrwebPacker',
+  write: false,
+}).outputFiles[0].text;
 
 /** rrweb Cloud's script-tag form: the client served by the service itself, configured by the tag's body. */
 const scriptTag = (base: string, key: string) => `<!doctype html><html><head><title>script tag</title></head><body>
@@ -48,7 +54,14 @@ rrwebBrowserClient.start({ publicAPIKey: ${JSON.stringify(key)}, server_url: ${J
   meta: { suite: 'official-client', transport: 'start-gen1' }, emit: function (e) { window.__sent.push(JSON.parse(JSON.stringify(e))); } });
 </script></body></html>`;
 
-const html = (base: string, key: string, tag: string, includePii = false, serverUrl = base + '/recordings/{recordingId}/events/ws', packed = false) => `<!doctype html><html><head><title>official client</title>
+const html = (
+  base: string,
+  key: string,
+  tag: string,
+  includePii = false,
+  serverUrl = base + '/recordings/{recordingId}/events/ws',
+  packed = false,
+) => `<!doctype html><html><head><title>official client</title>
 <script src="/client.js"></script><script src="/pack.js"></script></head><body><h1>Official client ${tag}</h1><button id="go" onclick="this.textContent += '!'">Go</button>
 <script>window.__sent = [];
 rrwebBrowserClient.start({ publicApiKey: ${JSON.stringify(key)}, serverUrl: ${JSON.stringify(serverUrl)}, includePii: ${includePii},${packed ? ' packFn: rrwebPacker.pack,' : ''}
@@ -148,7 +161,12 @@ describe('@rrweb/browser-client against Tapedeck', () => {
       20_000,
       250,
     );
-    expect(detail.json().metadata).toMatchObject({ suite: 'official-client', transport: path.slice(1), includePii: 'false', recordVersion: expect.any(String) });
+    expect(detail.json().metadata).toMatchObject({
+      suite: 'official-client',
+      transport: path.slice(1),
+      includePii: 'false',
+      recordVersion: expect.any(String),
+    });
     // Without includePii the server adds nothing of the browser.
     expect(detail.json().metadata).not.toHaveProperty('ipAddress');
     expect(detail.json().metadata).not.toHaveProperty('userAgent');
@@ -167,6 +185,12 @@ describe('@rrweb/browser-client against Tapedeck', () => {
       250,
     );
     await page.context().close();
-    expect(detail.json().metadata).toMatchObject({ includePii: 'true', ipAddress: '127.0.0.1', userAgent, timezone: expect.any(String), visitor: expect.any(String) });
+    expect(detail.json().metadata).toMatchObject({
+      includePii: 'true',
+      ipAddress: '127.0.0.1',
+      userAgent,
+      timezone: expect.any(String),
+      visitor: expect.any(String),
+    });
   });
 });

@@ -53,7 +53,8 @@ export type Schema = {
   description?: string;
 };
 
-export const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] as Schema) : schema);
+export const resolve = (schema: Schema): Schema =>
+  schema.$ref ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] as Schema) : schema;
 
 /**
  * Where `value` breaks `schema`: the subset of OpenAPI 3.0 schemas the document uses. A schema that only
@@ -81,14 +82,19 @@ export function violations(schema: Schema, value: unknown, at = '$'): string[] {
     }
     case 'array':
       if (!Array.isArray(value)) return [`${at}: not an array`];
-      return schema.maxItems !== undefined && value.length > schema.maxItems ? [`${at}: more than ${schema.maxItems} items`] : value.flatMap((x, i) => violations(schema.items!, x, `${at}[${i}]`));
+      return schema.maxItems !== undefined && value.length > schema.maxItems
+        ? [`${at}: more than ${schema.maxItems} items`]
+        : value.flatMap((x, i) => violations(schema.items!, x, `${at}[${i}]`));
     case 'integer':
     case 'number':
       if (typeof value !== 'number' || (schema.type === 'integer' && !Number.isInteger(value))) return [`${at}: not an ${schema.type}`];
-      return (schema.minimum !== undefined && value < schema.minimum) || (schema.maximum !== undefined && value > schema.maximum) ? [`${at}: ${value} out of range`] : [];
+      return (schema.minimum !== undefined && value < schema.minimum) || (schema.maximum !== undefined && value > schema.maximum)
+        ? [`${at}: ${value} out of range`]
+        : [];
     case 'string':
       if (typeof value !== 'string') return [`${at}: not a string`];
-      if ((schema.minLength !== undefined && value.length < schema.minLength) || (schema.maxLength !== undefined && value.length > schema.maxLength)) return [`${at}: length ${value.length} out of range`];
+      if ((schema.minLength !== undefined && value.length < schema.minLength) || (schema.maxLength !== undefined && value.length > schema.maxLength))
+        return [`${at}: length ${value.length} out of range`];
       if (schema.pattern && !new RegExp(schema.pattern).test(value)) return [`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`];
       return schema.format === 'uuid' && !/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(value) ? [`${at}: not a uuid`] : [];
     case 'boolean':
@@ -149,7 +155,11 @@ export function requestViolations(c: Call, url = urlOf(c), body = c.body): strin
     out.push(...(p?.schema ? violations(p.schema as Schema, decodeURIComponent(pathValues[i] ?? ''), `path ${m[1]}`) : [`path ${m[1]}: not documented`]));
   });
   // An API key in the query (security scheme `token`) is a credential the document names as such.
-  const credentials = (op.security ?? []).flatMap((r) => Object.keys(r)).map((k) => doc.components.securitySchemes[k]).filter((k) => k?.in === 'query').map((k) => k.name);
+  const credentials = (op.security ?? [])
+    .flatMap((r) => Object.keys(r))
+    .map((k) => doc.components.securitySchemes[k])
+    .filter((k) => k?.in === 'query')
+    .map((k) => k.name);
   const filters: Record<string, Record<string, string>> = {};
   for (const [name, value] of u.searchParams) {
     if (credentials.includes(name) && !params.some((x) => x.name === name)) continue;
@@ -159,7 +169,9 @@ export function requestViolations(c: Call, url = urlOf(c), body = c.body): strin
     else if (p.style === 'deepObject') (filters[p.name] ??= {})[deep![2]] = value;
     else {
       const type = resolve(p.schema as Schema).type;
-      out.push(...violations(p.schema as Schema, (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value, `query ${name}`));
+      out.push(
+        ...violations(p.schema as Schema, (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value, `query ${name}`),
+      );
     }
   }
   for (const [name, value] of Object.entries(filters)) out.push(...violations(params.find((p) => p.name === name)!.schema as Schema, value, `query ${name}`));
@@ -196,7 +208,8 @@ export function pastBounds(schema: Schema, sample?: unknown): unknown[] {
 export function atBounds(schema: Schema): unknown[] {
   const s = resolve(schema);
   if (s.type === 'integer' || s.type === 'number') return [s.minimum, s.maximum].filter((n) => n !== undefined && Math.abs(n) < Number.MAX_SAFE_INTEGER);
-  if (s.type === 'string') return [s.minLength ? 'x'.repeat(s.minLength) : undefined, s.maxLength !== undefined ? 'x'.repeat(s.maxLength) : undefined].filter((v) => v !== undefined);
+  if (s.type === 'string')
+    return [s.minLength ? 'x'.repeat(s.minLength) : undefined, s.maxLength !== undefined ? 'x'.repeat(s.maxLength) : undefined].filter((v) => v !== undefined);
   return [];
 }
 

@@ -6,7 +6,21 @@
 import { randomUUID } from 'node:crypto';
 import { testEnv } from '../harness/env';
 import { api, Res, sampleEvents } from '../harness/http';
-import { atBounds, Call, conformance, loadDocument, OpenApi, pastBounds, requestViolations, resolve, Schema, send, urlOf, violations, withParam } from './openapi-contract';
+import {
+  atBounds,
+  Call,
+  conformance,
+  loadDocument,
+  OpenApi,
+  pastBounds,
+  requestViolations,
+  resolve,
+  Schema,
+  send,
+  urlOf,
+  violations,
+  withParam,
+} from './openapi-contract';
 
 let doc: OpenApi;
 
@@ -26,7 +40,10 @@ describe('the document', () => {
   it('declares every path parameter of each path, required', () => {
     const missing = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops).flatMap(([method, op]) =>
-        [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).filter((n) => !op.parameters?.some((p) => p.in === 'path' && p.name === n && p.required)).map((n) => `${method} ${path}: ${n}`),
+        [...path.matchAll(/\{([^}]+)\}/g)]
+          .map((m) => m[1])
+          .filter((n) => !op.parameters?.some((p) => p.in === 'path' && p.name === n && p.required))
+          .map((n) => `${method} ${path}: ${n}`),
       ),
     );
     expect(missing).toEqual([]);
@@ -50,15 +67,13 @@ describe('the document', () => {
     expect(doc.components.securitySchemes.bearer.bearerFormat).not.toBe('JWT');
   });
 
-  it.each([
-    ['/recordings/{recordingId}/events'],
-    ['/recordings/{recordingId}/ingest'],
-    ['/recordings/{recordingId}/metadata'],
-    ['/ingest'],
-  ])('POST %s declares the key in ?token= as an alternative to Bearer', (path) => {
-    expect(doc.components.securitySchemes.token).toEqual(expect.objectContaining({ type: 'apiKey', in: 'query', name: 'token' }));
-    expect(doc.paths[path].post.security).toEqual(expect.arrayContaining([{ bearer: [] }, { token: [] }]));
-  });
+  it.each([['/recordings/{recordingId}/events'], ['/recordings/{recordingId}/ingest'], ['/recordings/{recordingId}/metadata'], ['/ingest']])(
+    'POST %s declares the key in ?token= as an alternative to Bearer',
+    (path) => {
+      expect(doc.components.securitySchemes.token).toEqual(expect.objectContaining({ type: 'apiKey', in: 'query', name: 'token' }));
+      expect(doc.paths[path].post.security).toEqual(expect.arrayContaining([{ bearer: [] }, { token: [] }]));
+    },
+  );
 });
 
 describe('parameters', () => {
@@ -102,15 +117,50 @@ describe('parameters', () => {
 
 describe('statuses', () => {
   const id = randomUUID();
-  const json = (key: string, body: string, headers: Record<string, string> = {}) => ({ method: 'POST', key, headers: { 'content-type': 'application/json', ...headers }, body });
+  const json = (key: string, body: string, headers: Record<string, string> = {}) => ({
+    method: 'POST',
+    key,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   const cases: [string, string, string, () => Promise<Res>][] = [
     ['a recordingId that is not a UUID', 'get', '/recordings/{recordingId}/events', () => api('/recordings/not-a-uuid/events', { key: testEnv().secretKey })],
-    ['a recordingId that is not a UUID', 'delete', '/recordings/{recordingId}', () => api('/recordings/not-a-uuid', { method: 'DELETE', key: testEnv().secretKey })],
-    ['metadata over 1 MiB', 'post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, json(testEnv().publicKey, JSON.stringify({ a: 'x'.repeat(1024 * 1024) })))],
-    ['metadata as a form', 'post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, { ...json(testEnv().publicKey, 'a=b'), headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
-    ['metadata in an unknown coding', 'post', '/recordings/{recordingId}/metadata', () => api(`/recordings/${id}/metadata`, json(testEnv().publicKey, '{"a":"b"}', { 'content-encoding': 'compress' }))],
-    ['an admin body over 64 KiB', 'post', '/admin/tenants', () => api('/admin/tenants', json(testEnv().adminToken, JSON.stringify({ id: 'x'.repeat(70_000) })))],
-    ['an admin body as text', 'patch', '/admin/tenants/{tenantId}', () => api('/admin/tenants/nobody', { ...json(testEnv().adminToken, 'x'), method: 'PATCH', headers: { 'content-type': 'text/html' } })],
+    [
+      'a recordingId that is not a UUID',
+      'delete',
+      '/recordings/{recordingId}',
+      () => api('/recordings/not-a-uuid', { method: 'DELETE', key: testEnv().secretKey }),
+    ],
+    [
+      'metadata over 1 MiB',
+      'post',
+      '/recordings/{recordingId}/metadata',
+      () => api(`/recordings/${id}/metadata`, json(testEnv().publicKey, JSON.stringify({ a: 'x'.repeat(1024 * 1024) }))),
+    ],
+    [
+      'metadata as a form',
+      'post',
+      '/recordings/{recordingId}/metadata',
+      () => api(`/recordings/${id}/metadata`, { ...json(testEnv().publicKey, 'a=b'), headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+    ],
+    [
+      'metadata in an unknown coding',
+      'post',
+      '/recordings/{recordingId}/metadata',
+      () => api(`/recordings/${id}/metadata`, json(testEnv().publicKey, '{"a":"b"}', { 'content-encoding': 'compress' })),
+    ],
+    [
+      'an admin body over 64 KiB',
+      'post',
+      '/admin/tenants',
+      () => api('/admin/tenants', json(testEnv().adminToken, JSON.stringify({ id: 'x'.repeat(70_000) }))),
+    ],
+    [
+      'an admin body as text',
+      'patch',
+      '/admin/tenants/{tenantId}',
+      () => api('/admin/tenants/nobody', { ...json(testEnv().adminToken, 'x'), method: 'PATCH', headers: { 'content-type': 'text/html' } }),
+    ],
     ['an unknown player asset', 'get', '/assets/{name}', () => api('/assets/nope.js')],
   ];
 
@@ -135,7 +185,6 @@ describe('statuses', () => {
   });
 });
 
-
 const id = randomUUID();
 const value = `oa-${id}`;
 const tenant = `oa-${id}`;
@@ -151,7 +200,13 @@ const tokenIngestId = randomUUID();
 const SUCCESS: Call[] = [
   { method: 'post', path: '/recordings/{recordingId}/events', url: `/recordings/${id}/events`, key: publicKey, body: events() },
   { method: 'post', path: '/recordings/{recordingId}/metadata', url: `/recordings/${id}/metadata`, key: publicKey, body: { openapiRun: value, n: 1 } },
-  { method: 'get', path: '/recordings', url: `/recordings?metadata[openapiRun]=${value}&includeSignedUrls=true`, key: secret, until: (r) => r.json().recordings?.length === 1 },
+  {
+    method: 'get',
+    path: '/recordings',
+    url: `/recordings?metadata[openapiRun]=${value}&includeSignedUrls=true`,
+    key: secret,
+    until: (r) => r.json().recordings?.length === 1,
+  },
   { method: 'get', path: '/recordings/{recordingId}', url: `/recordings/${id}?includeSignedUrls=true`, key: secret },
   { method: 'get', path: '/recordings/{recordingId}/events', url: `/recordings/${id}/events`, key: secret },
   { method: 'get', path: '/replays/{groupingProp}', url: '/replays/openapiRun?includeSignedUrls=true&limit=100', key: secret },
@@ -174,9 +229,12 @@ const MORE: Call[] = [
   { method: 'get', path: '/recordings/{recordingId}/player', url: `/recordings/${id}/player?mode=minimal`, key: secret },
   { method: 'get', path: '/recordings/{recordingId}/player.html', url: `/recordings/${id}/player.html?speed=2`, key: secret },
   { method: 'get', path: '/recordings/{recordingId}/preview', url: `/recordings/${id}/preview`, key: secret },
-  ...['screenshot', 'screenshot.png', 'screenshot.jpeg', 'screenshot.jpg', 'screenshot.webp'].map(
-    (s): Call => ({ method: 'get', path: `/recordings/{recordingId}/${s}`, url: `/recordings/${id}/${s}?width=64&height=48&quality=50`, key: secret }),
-  ),
+  ...['screenshot', 'screenshot.png', 'screenshot.jpeg', 'screenshot.jpg', 'screenshot.webp'].map((s): Call => ({
+    method: 'get',
+    path: `/recordings/{recordingId}/${s}`,
+    url: `/recordings/${id}/${s}?width=64&height=48&quality=50`,
+    key: secret,
+  })),
   { method: 'get', path: '/assets/{name}', url: '/assets/rrweb-player.css' },
   { method: 'get', path: '/sdk/recorder.js', url: '/sdk/recorder.js' },
   { method: 'get', path: '/sdk/recorder.js.map', url: '/sdk/recorder.js.map' },
@@ -191,12 +249,45 @@ const ADMIN: [number, Call][] = [
   [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: 7 } }],
   [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: null } }],
   [200, { method: 'get', path: '/admin/tenants', url: '/admin/tenants' }],
-  [201, { method: 'post', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys`, body: { kind: 'public', allowedOrigins: ['https://app.example.test'] } }],
-  [201, { method: 'post', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys`, body: { kind: 'secret' }, keep: (r: Res) => (kept.handle = r.json().handle) }],
+  [
+    201,
+    {
+      method: 'post',
+      path: '/admin/tenants/{tenantId}/keys',
+      url: `/admin/tenants/${tenant}/keys`,
+      body: { kind: 'public', allowedOrigins: ['https://app.example.test'] },
+    },
+  ],
+  [
+    201,
+    {
+      method: 'post',
+      path: '/admin/tenants/{tenantId}/keys',
+      url: `/admin/tenants/${tenant}/keys`,
+      body: { kind: 'secret' },
+      keep: (r: Res) => (kept.handle = r.json().handle),
+    },
+  ],
   [200, { method: 'get', path: '/admin/tenants/{tenantId}/keys', url: `/admin/tenants/${tenant}/keys` }],
   [201, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'generated' } }],
-  [201, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'given.1', secret: signingSecret } }],
-  [200, { method: 'post', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys`, body: { keyId: 'given.1', secret: signingSecret } }],
+  [
+    201,
+    {
+      method: 'post',
+      path: '/admin/tenants/{tenantId}/signing-keys',
+      url: `/admin/tenants/${tenant}/signing-keys`,
+      body: { keyId: 'given.1', secret: signingSecret },
+    },
+  ],
+  [
+    200,
+    {
+      method: 'post',
+      path: '/admin/tenants/{tenantId}/signing-keys',
+      url: `/admin/tenants/${tenant}/signing-keys`,
+      body: { keyId: 'given.1', secret: signingSecret },
+    },
+  ],
   [200, { method: 'get', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys` }],
   [204, { method: 'delete', path: '/admin/tenants/{tenantId}/keys/{handle}', url: () => `/admin/tenants/${tenant}/keys/${kept.handle}` }],
   [204, { method: 'delete', path: '/admin/tenants/{tenantId}/signing-keys/{keyId}', url: `/admin/tenants/${tenant}/signing-keys/generated` }],
@@ -213,7 +304,11 @@ async function callViolations(c: Call): Promise<{ status: number; violations: st
   const url = urlOf(c);
   const r = await send(c, url);
   c.keep?.(r);
-  const answer = CONTENT_NOT_DECLARED.has(`${c.method} ${c.path}`) ? (doc.paths[c.path][c.method].responses[String(r.status)] ? [] : [`status ${r.status} not declared`]) : conformance(c.method, c.path, r);
+  const answer = CONTENT_NOT_DECLARED.has(`${c.method} ${c.path}`)
+    ? doc.paths[c.path][c.method].responses[String(r.status)]
+      ? []
+      : [`status ${r.status} not declared`]
+    : conformance(c.method, c.path, r);
   return { status: r.status, violations: [...requestViolations(c, url).map((v) => `request: ${v}`), ...answer] };
 }
 
@@ -258,7 +353,12 @@ describe('success bodies', () => {
   });
 
   it('the replay carries the metadata and events it declares as required', () => {
-    expect(resolve((doc.paths['/replays/{groupingProp}/{replayValue}'].get.responses['200'] as { content: Record<string, { schema: Schema }> }).content['application/json'].schema).required).toEqual(['metadata', 'events']);
+    expect(
+      resolve(
+        (doc.paths['/replays/{groupingProp}/{replayValue}'].get.responses['200'] as { content: Record<string, { schema: Schema }> }).content['application/json']
+          .schema,
+      ).required,
+    ).toEqual(['metadata', 'events']);
   });
 });
 
@@ -291,7 +391,6 @@ describe('every operation', () => {
   });
 });
 
-
 describe('documented bounds', () => {
   // One call per operation (its first case), after the cases above made what it reads.
   const firsts = CALLS.filter((c, i) => CALLS.findIndex((x) => x.method === c.method && x.path === c.path) === i);
@@ -320,10 +419,14 @@ describe('documented bounds', () => {
       }
     }
     const body = (op as unknown as { requestBody?: { content: Record<string, { schema: Schema }> } }).requestBody?.content['application/json']?.schema;
-    const fields = body && resolve(body).type === 'object' && c.body && typeof c.body === 'object' ? resolve(body).properties ?? {} : {};
+    const fields = body && resolve(body).type === 'object' && c.body && typeof c.body === 'object' ? (resolve(body).properties ?? {}) : {};
     for (const [name, schema] of Object.entries(fields)) {
       for (const v of pastBounds(schema, (c.body as Record<string, unknown>)[name])) {
-        answers[`body.${name}=${JSON.stringify(v).slice(0, 20)}`] = refusal(c, await send({ ...c, until: undefined }, urlOf(c), { ...(c.body as object), [name]: v }), name);
+        answers[`body.${name}=${JSON.stringify(v).slice(0, 20)}`] = refusal(
+          c,
+          await send({ ...c, until: undefined }, urlOf(c), { ...(c.body as object), [name]: v }),
+          name,
+        );
       }
     }
     expect(Object.entries(answers).filter(([, a]) => a !== 'refused')).toEqual([]);

@@ -32,7 +32,11 @@ beforeAll(async () => {
   browser = await launchChromium();
   [fx, second] = await Promise.all([
     recordAndIngest(browser, { width: 1000, height: 500 }),
-    startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', PLAYER_FRAME_ANCESTORS: FRAME_ANCESTORS, PLAYER_ASSET_SOURCES: ASSET_SOURCES }, env.dir, 'player-second'),
+    startService(
+      { ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', PLAYER_FRAME_ANCESTORS: FRAME_ANCESTORS, PLAYER_ASSET_SOURCES: ASSET_SOURCES },
+      env.dir,
+      'player-second',
+    ),
   ]);
 });
 
@@ -132,13 +136,17 @@ describe('player page in Chromium', () => {
     const id = randomUUID();
     const t = Date.now();
     const doc = (text: string) => snapshotData({ childNodes: [{ type: 3, textContent: text, id: 10 }] });
-    expect((await postEvents(id, [
-      { type: 4, timestamp: t, data: { href: 'https://example.com/one', width: 400, height: 200 } },
-      { type: 2, timestamp: t + 1, data: doc('page one') },
-      { type: 3, timestamp: t + 100, data: { source: 0, adds: [], removes: [], texts: [{ id: 10, value: 'page one, ended' }], attributes: [] } },
-      { type: 4, timestamp: t + 1000, data: { href: 'https://example.com/two', width: 500, height: 300 } },
-      { type: 2, timestamp: t + 1050, data: doc('page two') },
-    ])).status).toBe(200);
+    expect(
+      (
+        await postEvents(id, [
+          { type: 4, timestamp: t, data: { href: 'https://example.com/one', width: 400, height: 200 } },
+          { type: 2, timestamp: t + 1, data: doc('page one') },
+          { type: 3, timestamp: t + 100, data: { source: 0, adds: [], removes: [], texts: [{ id: 10, value: 'page one, ended' }], attributes: [] } },
+          { type: 4, timestamp: t + 1000, data: { href: 'https://example.com/two', width: 500, height: 300 } },
+          { type: 2, timestamp: t + 1050, data: doc('page two') },
+        ])
+      ).status,
+    ).toBe(200);
     const at = async (offset: number) => {
       const { page } = await open(`${testEnv().baseUrl}/recordings/${id}/player.html?mode=capture&time=offset:${offset}&${presignedQuery(id)}`);
       const s = await state(page);
@@ -150,13 +158,21 @@ describe('player page in Chromium', () => {
     expect(await at(1050)).toEqual({ offset: 1050, ready: true, text: 'page two' });
     // Events but no snapshot yet: the player says so (it showed an empty frame and reported ready).
     const bare = randomUUID();
-    expect((await postEvents(bare, [
-      { type: 4, timestamp: t, data: { href: 'https://example.com/', width: 400, height: 200 } },
-      { type: 3, timestamp: t + 10, data: { source: 1, positions: [{ x: 1, y: 1, id: 1, timeOffset: 0 }] } },
-      { type: 3, timestamp: t + 20, data: { source: 1, positions: [{ x: 2, y: 2, id: 1, timeOffset: 0 }] } },
-    ])).status).toBe(200);
+    expect(
+      (
+        await postEvents(bare, [
+          { type: 4, timestamp: t, data: { href: 'https://example.com/', width: 400, height: 200 } },
+          { type: 3, timestamp: t + 10, data: { source: 1, positions: [{ x: 1, y: 1, id: 1, timeOffset: 0 }] } },
+          { type: 3, timestamp: t + 20, data: { source: 1, positions: [{ x: 2, y: 2, id: 1, timeOffset: 0 }] } },
+        ])
+      ).status,
+    ).toBe(200);
     const { page } = await open(`${testEnv().baseUrl}/recordings/${bare}/player.html?${presignedQuery(bare)}`);
-    expect(await state(page)).toMatchObject({ ready: false, error: 'This recording has nothing to replay yet.', status: 'This recording has nothing to replay yet.' });
+    expect(await state(page)).toMatchObject({
+      ready: false,
+      error: 'This recording has nothing to replay yet.',
+      status: 'This recording has nothing to replay yet.',
+    });
     await page.context().close();
   });
 
@@ -172,7 +188,13 @@ describe('player page in Chromium', () => {
         slider: ['role', 'tabindex', 'aria-label', 'aria-valuemin'].map((a) => document.querySelector('.rr-progress')?.getAttribute(a)),
       };
     });
-    expect(names).toEqual({ frame: 'Recorded page', play: 'Play', full: 'Full screen', skip: 'skip inactive', slider: ['slider', '0', 'Position in the recording', '0'] });
+    expect(names).toEqual({
+      frame: 'Recorded page',
+      play: 'Play',
+      full: 'Full screen',
+      skip: 'skip inactive',
+      slider: ['slider', '0', 'Position in the recording', '0'],
+    });
     await page.keyboard.press('Space');
     await page.waitForFunction(() => document.querySelector('.rr-controller__btns > button')?.getAttribute('aria-label') === 'Pause');
     expect((await state(page)).playing).toBe(true);
@@ -199,7 +221,9 @@ describe('player page in Chromium', () => {
   });
 
   it('honours mode, controls, autoplay, speed and a start time', async () => {
-    const { page, problems } = await open(testEnv().baseUrl + playerPath('player', signed('mode=minimal&controls=false&autoplay=true&speed=2&time=offset:1000')));
+    const { page, problems } = await open(
+      testEnv().baseUrl + playerPath('player', signed('mode=minimal&controls=false&autoplay=true&speed=2&time=offset:1000')),
+    );
     const s = await state(page);
     expect(s).toMatchObject({ ready: true, playing: true, speed: 2, header: false, controller: false });
     expect(s.time).toBeGreaterThanOrEqual(1000);
@@ -208,10 +232,11 @@ describe('player page in Chromium', () => {
   });
 
   it('shows the page without the mouse cursor in capture mode, as a screenshot does', async () => {
-    const cursor = (page: Page) => page.evaluate(() => {
-      const el = document.querySelector('.replayer-mouse');
-      return el ? getComputedStyle(el).display : 'absent';
-    });
+    const cursor = (page: Page) =>
+      page.evaluate(() => {
+        const el = document.querySelector('.replayer-mouse');
+        return el ? getComputedStyle(el).display : 'absent';
+      });
     const capture = await open(testEnv().baseUrl + playerPath('player', signed('mode=capture&time=percent:100')));
     expect(await state(capture.page)).toMatchObject({ ready: true, header: false, controller: false });
     expect(await cursor(capture.page)).toBe('none');
@@ -288,16 +313,26 @@ describe('player HTTP rules', () => {
     expect(r.headers.get('x-frame-options')).toBeNull();
     // Answers of other routes are still never framed.
     const data = await api(`/recordings/${fx.recordingId}/events?${expired}`, {});
-    expect([data.status, data.headers.get('x-frame-options'), data.headers.get('content-security-policy')]).toEqual([403, 'DENY', expect.stringContaining("frame-ancestors 'none'")]);
+    expect([data.status, data.headers.get('x-frame-options'), data.headers.get('content-security-policy')]).toEqual([
+      403,
+      'DENY',
+      expect.stringContaining("frame-ancestors 'none'"),
+    ]);
     // A page of the service's origin (as an embedding app behind the same host would be) frames it.
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
       const embedUrl = `${testEnv().baseUrl}/embed-test-page`;
       const src = playerPath('player.html', `mode=minimal&${expired}`);
-      await page.route(embedUrl, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: `<!doctype html><iframe src="${src}" width="600" height="300"></iframe>` }));
+      await page.route(embedUrl, (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: `<!doctype html><iframe src="${src}" width="600" height="300"></iframe>` }),
+      );
       await page.goto(embedUrl);
-      const frame = await pollUntil(async () => page.frames().find((f) => f.url().includes('/player.html')), (f) => f !== undefined, 10_000);
+      const frame = await pollUntil(
+        async () => page.frames().find((f) => f.url().includes('/player.html')),
+        (f) => f !== undefined,
+        10_000,
+      );
       await expect(frame!.waitForFunction(() => document.body?.innerText.includes('expired'), undefined, { timeout: 10_000 })).resolves.toBeTruthy();
     } finally {
       await context.close();
@@ -316,7 +351,9 @@ describe('player HTTP rules', () => {
   });
 
   it('is documented for every route', async () => {
-    const doc = (await api('/openapi.json')).json<{ paths: Record<string, { get: { tags: string[]; parameters: { name: string }[]; responses: Record<string, unknown> } }> }>();
+    const doc = (await api('/openapi.json')).json<{
+      paths: Record<string, { get: { tags: string[]; parameters: { name: string }[]; responses: Record<string, unknown> } }>;
+    }>();
     for (const suffix of ['player', 'player.html', 'preview']) {
       const op = doc.paths[`/recordings/{recordingId}/${suffix}`]?.get;
       expect(op?.tags).toContain('rendering');
@@ -345,7 +382,11 @@ describe('player HTTP rules', () => {
   });
 
   it('varies on Origin (CORS) and, for /player, on Accept: a 406 too', async () => {
-    const vary = (r: Res) => (r.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase()).sort();
+    const vary = (r: Res) =>
+      (r.headers.get('vary') ?? '')
+        .split(',')
+        .map((v) => v.trim().toLowerCase())
+        .sort();
     const origin = { origin: 'https://app.example.com' };
     const at = (suffix: string, accept: string) => api(playerPath(suffix), { key: testEnv().secretKey, headers: { ...origin, accept } });
     const negotiated = await at('player', 'text/html');
@@ -386,17 +427,29 @@ describe('player HTTP rules', () => {
     expect((await api(playerPath('preview', tampered(presignedQuery(fx.recordingId))))).status).toBe(403);
   });
 
-  it('serves a new tenant\'s private key (default signing key), and answers 400 once the tenant has no signing key', async () => {
+  it("serves a new tenant's private key (default signing key), and answers 400 once the tenant has no signing key", async () => {
     const tenantId = `nosig_${randomUUID().slice(0, 8)}`;
     expect((await admin('POST', '/tenants', { id: tenantId })).status).toBe(201);
     const pub = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' })).json<{ key: string }>().key;
     const sec = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' })).json<{ key: string }>().key;
     const id = randomUUID();
-    expect((await pollUntil(() => postEvents(id, fx.events, pub), (x) => x.status !== 401, 10_000)).status).toBe(200);
+    expect(
+      (
+        await pollUntil(
+          () => postEvents(id, fx.events, pub),
+          (x) => x.status !== 401,
+          10_000,
+        )
+      ).status,
+    ).toBe(200);
     const page = await api(`/recordings/${id}/player.html`, { key: sec });
     expect([page.status, page.text]).toEqual([200, expect.stringMatching(/keyId=default\b/)]);
     expect((await admin('DELETE', `/tenants/${tenantId}/signing-keys/default`)).status).toBe(204);
-    const r = await pollUntil(() => api(`/recordings/${id}/player.html`, { key: sec }), (x) => x.status !== 200, 5_000);
+    const r = await pollUntil(
+      () => api(`/recordings/${id}/player.html`, { key: sec }),
+      (x) => x.status !== 200,
+      5_000,
+    );
     expect(r.status).toBe(400);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(r.text).toMatch(/signing key/);

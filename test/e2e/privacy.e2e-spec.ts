@@ -28,17 +28,33 @@ interface Target {
 const shared = (): Target => ({ publicKey: env().publicKey, secretKey: secret() });
 
 const meta = (id: string, m: Record<string, string>, t: Target) =>
-  api(`/recordings/${id}/metadata`, { method: 'POST', key: t.publicKey, base: t.base, headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
+  api(`/recordings/${id}/metadata`, {
+    method: 'POST',
+    key: t.publicKey,
+    base: t.base,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(m),
+  });
 const listed = (q: Record<string, string>, t: Target) => api(`/recordings?${new URLSearchParams({ limit: '100', ...q })}`, { key: t.secretKey, base: t.base });
 const ids = (r: Res) => (r.json().recordings as { recordingId: string }[]).map((x) => x.recordingId);
 
 /** A recording with events and a metadata key of its own, waited for until the listing shows it. */
 async function storedRecording(tag: string, t = shared(), start = Date.now()) {
   const id = randomUUID();
-  const events = await api(`/recordings/${id}/events`, { method: 'POST', key: t.publicKey, base: t.base, headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleEvents(6, start)) });
+  const events = await api(`/recordings/${id}/events`, {
+    method: 'POST',
+    key: t.publicKey,
+    base: t.base,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(sampleEvents(6, start)),
+  });
   expect(events.status).toBe(200);
   expect((await meta(id, { 'privacy-tag': tag, 'privacy-group': tag }, t)).status).toBe(200);
-  await pollUntil(() => listed({ 'metadata[privacy-tag]': tag }, t), (r) => r.status === 200 && ids(r).includes(id), 20_000);
+  await pollUntil(
+    () => listed({ 'metadata[privacy-tag]': tag }, t),
+    (r) => r.status === 200 && ids(r).includes(id),
+    20_000,
+  );
   return id;
 }
 
@@ -110,7 +126,12 @@ describe('DELETE /recordings/{id}', () => {
     expect(back).toHaveLength(3);
     expect(back.every((e) => e.data.fresh === true)).toBe(true);
     // The old metadata went with the old recording.
-    const detail = await pollUntil(() => api(`/recordings/${id}`, { key: secret() }), (r) => r.status === 200 && r.json().eventCount === 3, 15_000, 200);
+    const detail = await pollUntil(
+      () => api(`/recordings/${id}`, { key: secret() }),
+      (r) => r.status === 200 && r.json().eventCount === 3,
+      15_000,
+      200,
+    );
     expect(detail.json().metadata).toEqual({});
   });
 });
@@ -136,10 +157,20 @@ describe('DELETE beside ingestion', () => {
       expect((await api(`/recordings/${id}`, { method: 'DELETE', key: secret() })).status).toBe(204);
     }
     await writing;
-    const detail = await pollUntil(() => api(`/recordings/${kept}`, { key: secret() }), (r) => r.status === 200 && r.json().eventCount === BATCHES * 5, 15_000, 200);
+    const detail = await pollUntil(
+      () => api(`/recordings/${kept}`, { key: secret() }),
+      (r) => r.status === 200 && r.json().eventCount === BATCHES * 5,
+      15_000,
+      200,
+    );
     expect(detail.json().eventCount).toBe(BATCHES * 5);
     for (const [i, id] of doomed.entries()) {
-      await pollUntil(() => visibility(id, tags[i]), (v) => JSON.stringify(v) === JSON.stringify(gone), 15_000, 200);
+      await pollUntil(
+        () => visibility(id, tags[i]),
+        (v) => JSON.stringify(v) === JSON.stringify(gone),
+        15_000,
+        200,
+      );
     }
   });
 });
@@ -163,13 +194,22 @@ describe('DELETE and `projections rebuild` (a stack of its own: the rebuild repl
     const kept = await storedRecording(tagKept, t);
     const keptBefore = (await stack.api(`/recordings/${kept}`)).json();
     expect((await stack.api(`/recordings/${deleted}`, { method: 'DELETE' })).status).toBe(204);
-    await pollUntil(() => visibility(deleted, tagDeleted, t), (v) => JSON.stringify(v) === JSON.stringify(gone), 15_000, 200);
+    await pollUntil(
+      () => visibility(deleted, tagDeleted, t),
+      (v) => JSON.stringify(v) === JSON.stringify(gone),
+      15_000,
+      200,
+    );
 
     const r = await runCli(['projections', 'rebuild'], stack.serviceEnv).done;
     expect({ code: r.code, stderr: r.code === 0 ? '' : r.stderr.slice(-2000) }).toEqual({ code: 0, stderr: '' });
 
     expect(await visibility(deleted, tagDeleted, t)).toEqual(gone);
-    const keptAfter = await pollUntil(() => stack.api(`/recordings/${kept}`), (x) => x.status === 200 && x.json().projected === true, 15_000);
+    const keptAfter = await pollUntil(
+      () => stack.api(`/recordings/${kept}`),
+      (x) => x.status === 200 && x.json().projected === true,
+      15_000,
+    );
     const fields = ['recordingId', 'timestamp', 'metadata', 'startedAt', 'endedAt', 'duration', 'eventCount', 'bytes', 'pageViews', 'viewport', 'firstUrl'];
     const pick = (o: Record<string, unknown>) => Object.fromEntries(fields.map((f) => [f, o[f]]));
     expect(pick(keptAfter.json())).toEqual(pick(keptBefore));
@@ -190,7 +230,12 @@ describe('DELETE and `projections rebuild` (a stack of its own: the rebuild repl
     // The projection still holds the rows; the detail checks the event store's deletion marker.
     expect(await visibility(id, tag, at)).toMatchObject({ events: 404, detail: 404, listed: true });
     await stack.startService('projector-again', { TAPEDECK_ROLE: 'projector' });
-    await pollUntil(() => visibility(id, tag, at), (v) => JSON.stringify(v) === JSON.stringify(gone), 20_000, 200);
+    await pollUntil(
+      () => visibility(id, tag, at),
+      (v) => JSON.stringify(v) === JSON.stringify(gone),
+      20_000,
+      200,
+    );
   }, 60_000);
 });
 
@@ -203,7 +248,7 @@ describe('retention (tenant retentionDays, RETENTION_SWEEP_SECONDS)', () => {
   // Expiry itself (a clock days ahead, metadata-only recordings, the last write counting) is proved
   // against the real servers in test/integration/retention.int-spec.ts: here nothing can be stored
   // days ago. This proves the running projector sweeps and goes by when recordings were stored.
-  it('a running sweeper keeps what was stored within the period, however old its events\' timestamps', async () => {
+  it("a running sweeper keeps what was stored within the period, however old its events' timestamps", async () => {
     const tenantId = `ret_${randomUUID().slice(0, 8)}`;
     expect((await admin('POST', '/tenants', { id: tenantId, name: 'Retention test', retentionDays: 1 })).status).toBe(201);
     const pub = (await admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' })).json().key as string;
@@ -214,9 +259,21 @@ describe('retention (tenant retentionDays, RETENTION_SWEEP_SECONDS)', () => {
     const backdated = await storedRecording(oldTag, retainedTenant, Date.now() - 3 * DAY);
 
     const e = env();
-    sweeper = await startService({ ...e.serviceEnv, TAPEDECK_ROLE: 'projector', RETENTION_SWEEP_SECONDS: '1', TAPEDECK_ADMIN_TOKEN: '' }, e.dir, 'privacy-retention');
-    const sweeps = () => readFileSync(sweeper!.logFile, 'utf8').split('\n').filter((l) => l.includes('"msg":"retention sweep"'));
-    await pollUntil(async () => sweeps(), (lines) => lines.length >= 2, 30_000, 250);
+    sweeper = await startService(
+      { ...e.serviceEnv, TAPEDECK_ROLE: 'projector', RETENTION_SWEEP_SECONDS: '1', TAPEDECK_ADMIN_TOKEN: '' },
+      e.dir,
+      'privacy-retention',
+    );
+    const sweeps = () =>
+      readFileSync(sweeper!.logFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"msg":"retention sweep"'));
+    await pollUntil(
+      async () => sweeps(),
+      (lines) => lines.length >= 2,
+      30_000,
+      250,
+    );
     expect(JSON.parse(sweeps()[1])).toMatchObject({ deleted: 0 });
     expect(JSON.parse(sweeps()[1]).tenants).toBeGreaterThanOrEqual(1);
     expect(await visibility(backdated, oldTag, retainedTenant)).toMatchObject({ events: 200, detail: 200, listed: true, replay: 200, inReplayListing: true });

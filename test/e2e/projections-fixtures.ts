@@ -75,7 +75,24 @@ function visible(table: string, columns: string[], order: string[]): Sql {
   return sql`SELECT ${cols} FROM (SELECT ${cols} FROM ${ident(table)} FINAL) AS projected ANY LEFT JOIN ${DELETED} AS deletions USING (tenant_id, recording_id) WHERE seq > deleted_seq ORDER BY ${by}`;
 }
 
-const BATCH_COLS = ['tenant_id', 'recording_id', 'batch_id', 'seq', 'event_count', 'bytes', 'min_ts', 'max_ts', 'page_views', 'meta_ts', 'viewport_width', 'viewport_height', 'url', 'type_keys', 'type_counts', 'ingested_at'];
+const BATCH_COLS = [
+  'tenant_id',
+  'recording_id',
+  'batch_id',
+  'seq',
+  'event_count',
+  'bytes',
+  'min_ts',
+  'max_ts',
+  'page_views',
+  'meta_ts',
+  'viewport_width',
+  'viewport_height',
+  'url',
+  'type_keys',
+  'type_counts',
+  'ingested_at',
+];
 const META_COLS = ['tenant_id', 'recording_id', 'key', 'value', 'seq', 'written_at'];
 
 /** What reads see in every projection table. */
@@ -83,8 +100,20 @@ export async function snapshot(ch: ClickHouse): Promise<Record<string, Record<st
   const q = (s: Sql) => ch.rows<Record<string, unknown>>(s);
   return {
     recording_batches: await q(visible('recording_batches', BATCH_COLS, ['tenant_id', 'recording_id', 'batch_id'])),
-    recording_timeline: await q(visible('recording_timeline', BATCH_COLS.filter((c) => c !== 'type_keys' && c !== 'type_counts'), ['tenant_id', 'min_ts', 'recording_id', 'batch_id'])),
-    recording_minutes: await q(visible('recording_minutes', ['tenant_id', 'recording_id', 'batch_id', 'minute', 'seq', 'event_count'], ['tenant_id', 'minute', 'recording_id', 'batch_id'])),
+    recording_timeline: await q(
+      visible(
+        'recording_timeline',
+        BATCH_COLS.filter((c) => c !== 'type_keys' && c !== 'type_counts'),
+        ['tenant_id', 'min_ts', 'recording_id', 'batch_id'],
+      ),
+    ),
+    recording_minutes: await q(
+      visible(
+        'recording_minutes',
+        ['tenant_id', 'recording_id', 'batch_id', 'minute', 'seq', 'event_count'],
+        ['tenant_id', 'minute', 'recording_id', 'batch_id'],
+      ),
+    ),
     recording_metadata: await q(visible('recording_metadata', META_COLS, ['tenant_id', 'recording_id', 'key'])),
     recording_metadata_by_key: await q(visible('recording_metadata_by_key', META_COLS, ['tenant_id', 'key', 'value', 'recording_id'])),
     // The earliest start per recording (rows tied on start may differ in seq between two projections).

@@ -10,7 +10,19 @@ import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import { PrivateStack } from '../harness/private-stack';
-import { appendBatch, clickhouse, deleteRecording, metaEvent, natsClient, publishRaw, recordingCounts, runCli, snapshot, storedHeaders, waitCaughtUp } from './projections-fixtures';
+import {
+  appendBatch,
+  clickhouse,
+  deleteRecording,
+  metaEvent,
+  natsClient,
+  publishRaw,
+  recordingCounts,
+  runCli,
+  snapshot,
+  storedHeaders,
+  waitCaughtUp,
+} from './projections-fixtures';
 
 /** Batches the CLI replays per insert: small, so the replay lasts while the test keeps ingesting. */
 const REPLAY_BATCH = '5';
@@ -38,7 +50,10 @@ describe('projections rebuild', () => {
   });
 
   const append = (tenantId: string, id: string, events: unknown[], batchId?: string) => appendBatch(store, tenantId, id, events, batchId);
-  const rebuildTables = () => ch.rows<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = currentDatabase() AND (name LIKE '%\\_rebuild\\_%' OR name LIKE '%\\_old\\_%')`);
+  const rebuildTables = () =>
+    ch.rows<{ name: string }>(
+      sql`SELECT name FROM system.tables WHERE database = currentDatabase() AND (name LIKE '%\\_rebuild\\_%' OR name LIKE '%\\_old\\_%')`,
+    );
   const rebuild = (args: string[]) => runCli(['projections', 'rebuild', ...args, '--batch', REPLAY_BATCH], stack.serviceEnv);
 
   it('rebuilds from the stream into fresh tables, swaps them in, and equals the live projection', async () => {
@@ -48,7 +63,8 @@ describe('projections rebuild', () => {
     const t0 = Date.UTC(2031, 5, 1);
     for (const [ti, t] of tenants.entries()) {
       for (const [ri, id] of ids[ti].entries()) {
-        for (let b = 0; b < 3; b++) await append(t, id, [...sampleEvents(5 + b, t0 + b * 61_000 + ri), metaEvent(t0 + b * 61_000 + 10, { step: String(b), tenant: t })], `${id}-b${b}`);
+        for (let b = 0; b < 3; b++)
+          await append(t, id, [...sampleEvents(5 + b, t0 + b * 61_000 + ri), metaEvent(t0 + b * 61_000 + 10, { step: String(b), tenant: t })], `${id}-b${b}`);
         await store.appendMetadata(t, id, randomUUID(), { step: 'written', owner: `o${ri}` });
       }
     }
@@ -57,10 +73,12 @@ describe('projections rebuild', () => {
     await publishRaw(nats, dup.subject, dup.data, dup.headers, `late-${randomUUID()}`); // stored twice
     await deleteRecording(nats, tenants[1], ids[1][1]);
     await append(tenants[2], ids[2][1], sampleEvents(3, t0 + 999_000), `${ids[2][1]}-late`);
-    await Promise.all(Array.from({ length: FILLER }, async (_, i) => {
-      const id = randomUUID();
-      for (let b = 0; b < 3; b++) await append('rebuild_filler', id, sampleEvents(4, t0 + i * 1000 + b * 100));
-    }));
+    await Promise.all(
+      Array.from({ length: FILLER }, async (_, i) => {
+        const id = randomUUID();
+        for (let b = 0; b < 3; b++) await append('rebuild_filler', id, sampleEvents(4, t0 + i * 1000 + b * 100));
+      }),
+    );
 
     await waitCaughtUp(nats);
     const live = await snapshot(ch);
@@ -111,7 +129,12 @@ describe('projections rebuild', () => {
     await waitCaughtUp(nats);
     const before = await snapshot(ch);
     const cli = runCli(['projections', 'rebuild', '--batch', '1'], stack.serviceEnv);
-    await pollUntil(async () => cli.stderr(), (e) => /recordings rebuild \[/.test(e), 30_000, 50);
+    await pollUntil(
+      async () => cli.stderr(),
+      (e) => /recordings rebuild \[/.test(e),
+      30_000,
+      50,
+    );
     // A second rebuild meanwhile is refused at once, naming the one running (which stays unharmed).
     const second = await runCli(['projections', 'rebuild', 'recordings'], stack.serviceEnv).done;
     expect(second).toMatchObject({ code: 1, stderr: expect.stringMatching(/another rebuild of recordings is running \(\S+ pid \d+\)/) });

@@ -38,7 +38,8 @@ const projector = async (name: string, env: Record<string, string>) => {
 async function postMany(id: string, from: number, to: number, eventsPer: number) {
   for (let i = from; i < to; i += 5) {
     const batch = [];
-    for (let j = i; j < Math.min(to, i + 5); j++) batch.push(postEvents(id, sampleEvents(eventsPer, Date.now() + j), undefined, { 'idempotency-key': `k-${j}` }));
+    for (let j = i; j < Math.min(to, i + 5); j++)
+      batch.push(postEvents(id, sampleEvents(eventsPer, Date.now() + j), undefined, { 'idempotency-key': `k-${j}` }));
     for (const r of await Promise.all(batch)) expect(r.status).toBe(200);
   }
 }
@@ -54,13 +55,22 @@ describe('projector resilience', () => {
     await waitCaughtUp(nats); // B idle again, its next long poll waiting
     process.kill(b.child.pid!, 'SIGSTOP');
     await postMany(id, 10, 30, 7);
-    const held = await pollUntil(() => nats.jsm.consumers.info(EVENTS_STREAM, CONSUMER), (ci) => ci.num_pending === 0 && ci.num_ack_pending > 0, 10_000);
+    const held = await pollUntil(
+      () => nats.jsm.consumers.info(EVENTS_STREAM, CONSUMER),
+      (ci) => ci.num_pending === 0 && ci.num_ack_pending > 0,
+      10_000,
+    );
     b.child.kill('SIGKILL');
     expect((await recordingCounts(ch, tenantId, id)).batches).toBeLessThan(30);
     await postMany(id, 30, 60, 7);
     await projector('projector-c', {});
     // B's messages come back after ack_wait (30 s) to A or C.
-    const c = await pollUntil(() => recordingCounts(ch, tenantId, id), (x) => x.batches === 60 && x.minuteEvents === 420, 90_000, 250);
+    const c = await pollUntil(
+      () => recordingCounts(ch, tenantId, id),
+      (x) => x.batches === 60 && x.minuteEvents === 420,
+      90_000,
+      250,
+    );
     expect(c).toMatchObject({ batches: 60, events: 60 * 7, minuteEvents: 60 * 7 });
     expect(held.num_ack_pending).toBeGreaterThan(0);
     await waitCaughtUp(nats, 90_000);
@@ -77,7 +87,12 @@ describe('projector resilience', () => {
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    const c = await pollUntil(() => recordingCounts(ch, testEnv().tenantId, id), (x) => x.batches === 20 && x.minuteEvents === 100, 90_000, 250);
+    const c = await pollUntil(
+      () => recordingCounts(ch, testEnv().tenantId, id),
+      (x) => x.batches === 20 && x.minuteEvents === 100,
+      90_000,
+      250,
+    );
     expect(c).toMatchObject({ batches: 20, events: 100, minuteEvents: 100 });
   });
 
@@ -91,8 +106,18 @@ describe('projector resilience', () => {
     }
     const id = randomUUID();
     const events = sampleEvents(5); // a retry resends the same batch under its key
-    await pollUntil(() => postEvents(id, events, undefined, { 'idempotency-key': 'after-stall' }), (r) => r.status === 200, 30_000, 250);
-    const c = await pollUntil(() => recordingCounts(ch, testEnv().tenantId, id), (x) => x.batches === 1 && x.minuteEvents === 5, 60_000, 250);
+    await pollUntil(
+      () => postEvents(id, events, undefined, { 'idempotency-key': 'after-stall' }),
+      (r) => r.status === 200,
+      30_000,
+      250,
+    );
+    const c = await pollUntil(
+      () => recordingCounts(ch, testEnv().tenantId, id),
+      (x) => x.batches === 1 && x.minuteEvents === 5,
+      60_000,
+      250,
+    );
     expect(c).toMatchObject({ batches: 1, events: 5 });
   });
 });

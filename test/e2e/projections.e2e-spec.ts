@@ -9,7 +9,18 @@ import { EVENTS_STREAM, recordingSubject } from '../../src/infrastructure/nats/s
 import { testEnv } from '../harness/env';
 import { api, postEvents, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
-import { clickhouse, CONSUMER, deleteRecording, metaEvent, natsClient, publishRaw, recordingCounts, runCli, storedHeaders, waitCaughtUp } from './projections-fixtures';
+import {
+  clickhouse,
+  CONSUMER,
+  deleteRecording,
+  metaEvent,
+  natsClient,
+  publishRaw,
+  recordingCounts,
+  runCli,
+  storedHeaders,
+  waitCaughtUp,
+} from './projections-fixtures';
 
 let ch: ClickHouse;
 let nats: NatsClient;
@@ -39,22 +50,47 @@ describe('projections', () => {
   it('projects batches, per-minute counts, in-band and written metadata; later writes win', async () => {
     const id = randomUUID();
     const t0 = Date.UTC(2030, 0, 1, 10, 0, 30);
-    expect((await postEvents(id, [...sampleEvents(10, t0, { width: 1280, height: 720, href: 'https://shop.test/' }), metaEvent(t0 + 20, { plan: 'free', user: 'u1' })])).status).toBe(200);
+    expect(
+      (
+        await postEvents(id, [
+          ...sampleEvents(10, t0, { width: 1280, height: 720, href: 'https://shop.test/' }),
+          metaEvent(t0 + 20, { plan: 'free', user: 'u1' }),
+        ])
+      ).status,
+    ).toBe(200);
     expect((await postMetadata(id, { plan: 'pro', region: 'eu' })).status).toBe(200);
     expect((await postEvents(id, [...sampleEvents(5, t0 + 60_000).slice(2), metaEvent(t0 + 60_010, { plan: 'enterprise' })])).status).toBe(200);
 
-    const counts = await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 2 && c.minuteEvents === 13);
+    const counts = await pollUntil(
+      () => recordingCounts(ch, tenant(), id),
+      (c) => c.batches === 2 && c.minuteEvents === 13,
+    );
     expect(counts).toMatchObject({ batches: 2, events: 13, minuteEvents: 13 });
-    await pollUntil(() => metadataOf(tenant(), id), (m) => m.plan === 'enterprise');
+    await pollUntil(
+      () => metadataOf(tenant(), id),
+      (m) => m.plan === 'enterprise',
+    );
     expect(await metadataOf(tenant(), id)).toEqual({ plan: 'enterprise', region: 'eu', user: 'u1' });
 
     const [first] = await ch.rows<Record<string, unknown>>(
       sql`SELECT event_count, page_views, viewport_width, viewport_height, url, type_keys, type_counts FROM recording_batches FINAL WHERE tenant_id = ${tenant()} AND recording_id = ${id} ORDER BY min_ts LIMIT 1`,
     );
-    expect(first).toEqual({ event_count: 10, page_views: 1, viewport_width: 1280, viewport_height: 720, url: 'https://shop.test/', type_keys: [2, 3, 4], type_counts: [1, 8, 1] });
-    const [rec] = await ch.rows<{ started_at: string }>(sql`SELECT min(started_at) AS started_at FROM recordings WHERE tenant_id = ${tenant()} AND recording_id = ${id}`);
+    expect(first).toEqual({
+      event_count: 10,
+      page_views: 1,
+      viewport_width: 1280,
+      viewport_height: 720,
+      url: 'https://shop.test/',
+      type_keys: [2, 3, 4],
+      type_counts: [1, 8, 1],
+    });
+    const [rec] = await ch.rows<{ started_at: string }>(
+      sql`SELECT min(started_at) AS started_at FROM recordings WHERE tenant_id = ${tenant()} AND recording_id = ${id}`,
+    );
     expect(Number(rec.started_at)).toBe(t0);
-    const byKey = await ch.rows<{ key: string }>(sql`SELECT DISTINCT key FROM recording_metadata_by_key WHERE tenant_id = ${tenant()} AND recording_id = ${id} ORDER BY key`);
+    const byKey = await ch.rows<{ key: string }>(
+      sql`SELECT DISTINCT key FROM recording_metadata_by_key WHERE tenant_id = ${tenant()} AND recording_id = ${id} ORDER BY key`,
+    );
     expect(byKey.map((r) => r.key)).toEqual(['plan', 'region', 'user']);
   });
 
@@ -75,9 +111,7 @@ describe('projections', () => {
     expect(c).toMatchObject({ batches: 1, events: 8, minuteEvents: 8 });
     // The late copy reached ClickHouse: its sequence is the batch's version, whether the two rows are
     // still both stored (raw 2) or a background merge already replaced one with the other (raw 1).
-    const [v] = await ch.rows<{ seq: string }>(
-      sql`SELECT max(seq) AS seq FROM recording_batches WHERE tenant_id = ${tenant()} AND recording_id = ${id}`,
-    );
+    const [v] = await ch.rows<{ seq: string }>(sql`SELECT max(seq) AS seq FROM recording_batches WHERE tenant_id = ${tenant()} AND recording_id = ${id}`);
     expect(Number(v.seq)).toBe(late.seq);
     expect([1, 2]).toContain(c.raw);
   });
@@ -95,7 +129,11 @@ describe('projections', () => {
     } finally {
       await ch.command(sql`RENAME TABLE recording_minutes_away TO recording_minutes`);
     }
-    const c = await pollUntil(() => recordingCounts(ch, tenant(), id), (x) => x.minuteEvents === 12, 60_000);
+    const c = await pollUntil(
+      () => recordingCounts(ch, tenant(), id),
+      (x) => x.minuteEvents === 12,
+      60_000,
+    );
     // Stored twice or more (seen above, while the write failed), counted once. The raw copies are not
     // checked again here: a background merge may already have folded them.
     expect(c).toMatchObject({ batches: 1, events: 12, minuteEvents: 12 });
@@ -105,15 +143,26 @@ describe('projections', () => {
     const id = randomUUID();
     expect((await postEvents(id, sampleEvents(6))).status).toBe(200);
     expect((await postMetadata(id, { gone: 'soon' })).status).toBe(200);
-    await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 1);
+    await pollUntil(
+      () => recordingCounts(ch, tenant(), id),
+      (c) => c.batches === 1,
+    );
     await deleteRecording(nats, tenant(), id);
-    await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 0 && c.raw === 0);
+    await pollUntil(
+      () => recordingCounts(ch, tenant(), id),
+      (c) => c.batches === 0 && c.raw === 0,
+    );
     await pollUntil(
       () => ch.rows<{ n: string }>(sql`SELECT count() AS n FROM recording_metadata WHERE tenant_id = ${tenant()} AND recording_id = ${id}`),
       (r) => Number(r[0].n) === 0,
     );
     expect((await postEvents(id, sampleEvents(3, Date.now() + 1000))).status).toBe(200);
-    expect(await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 1)).toMatchObject({ batches: 1, events: 3 });
+    expect(
+      await pollUntil(
+        () => recordingCounts(ch, tenant(), id),
+        (c) => c.batches === 1,
+      ),
+    ).toMatchObject({ batches: 1, events: 3 });
   });
 
   it('re-creates its durable consumer when it is deleted, and carries on', async () => {
@@ -121,7 +170,11 @@ describe('projections', () => {
     await nats.jsm.consumers.delete(EVENTS_STREAM, CONSUMER);
     const id = randomUUID();
     expect((await postEvents(id, sampleEvents(4))).status).toBe(200);
-    await pollUntil(() => recordingCounts(ch, tenant(), id), (c) => c.batches === 1, 60_000);
+    await pollUntil(
+      () => recordingCounts(ch, tenant(), id),
+      (c) => c.batches === 1,
+      60_000,
+    );
     await waitCaughtUp(nats);
   });
 

@@ -147,9 +147,16 @@ describe('browser recorder across tabs and page lifecycles', () => {
       // A site template that puts the tag on every page, a page shown in a same-origin frame included.
       '/framed-top': () => tagPage(baseUrl, publicKey).replace('<p id="out"></p>', '<p id="out"></p><iframe id="frame" src="/framed-inner"></iframe>'),
       // The same, with the page's tag below a slow script: the frame loads and runs its tag first.
-      '/framed-slow-top': () => tagPage(baseUrl, publicKey).replace('<p id="out"></p>', '<p id="out"></p><iframe id="frame" src="/framed-inner"></iframe><script src="/slow.js"></script>'),
+      '/framed-slow-top': () =>
+        tagPage(baseUrl, publicKey).replace(
+          '<p id="out"></p>',
+          '<p id="out"></p><iframe id="frame" src="/framed-inner"></iframe><script src="/slow.js"></script>',
+        ),
       '/framed-inner': () =>
-        tagPage(baseUrl, publicKey).replace('<h1>Tag</h1>', '<h1 id="inner">Inner frame</h1><script>setTimeout(function () { document.getElementById(\'inner\').textContent = \'Inner changed\'; }, 300);</script>'),
+        tagPage(baseUrl, publicKey).replace(
+          '<h1>Tag</h1>',
+          "<h1 id=\"inner\">Inner frame</h1><script>setTimeout(function () { document.getElementById('inner').textContent = 'Inner changed'; }, 300);</script>",
+        ),
     });
   });
   afterAll(async () => {
@@ -282,7 +289,11 @@ describe('browser recorder across tabs and page lifecycles', () => {
       expect(await recorder(p).id()).toBe(id);
 
       await p.goBack({ waitUntil: 'commit' }); // a restored page fires no load event
-      const shows = await pollUntil(() => p.evaluate<boolean[]>(() => (window as any).__shows), (s) => s?.length > 0, 10_000);
+      const shows = await pollUntil(
+        () => p.evaluate<boolean[]>(() => (window as any).__shows),
+        (s) => s?.length > 0,
+        10_000,
+      );
       expect(shows).toEqual([false, true]); // restored from the cache, not loaded again
       const restoredAt = Date.now();
       await act(p, 'a again');
@@ -314,7 +325,11 @@ describe('browser recorder across tabs and page lifecycles', () => {
       await cuttable.cut(); // the service unreachable: nothing B records can be sent
       await p.type('#name', 'left-behind-on-b');
       await p.goBack({ waitUntil: 'commit' });
-      const shows = await pollUntil(() => p.evaluate<boolean[]>(() => (window as any).__shows), (s) => s?.length > 0, 10_000);
+      const shows = await pollUntil(
+        () => p.evaluate<boolean[]>(() => (window as any).__shows),
+        (s) => s?.length > 0,
+        10_000,
+      );
       expect(shows).toEqual([false, true]);
       await new Promise((r) => setTimeout(r, 1500));
       await cuttable.restore();
@@ -323,7 +338,9 @@ describe('browser recorder across tabs and page lifecycles', () => {
       await pollUntil(recorder(p).stats, (s) => s?.pending === 0, 20_000);
       await recorder(p).flush();
 
-      const typed = (await storedEvents(id)).filter((e) => e.type === 3 && (e.data as { source?: number }).source === 5).map((e) => (e.data as { text?: string }).text);
+      const typed = (await storedEvents(id))
+        .filter((e) => e.type === 3 && (e.data as { source?: number }).source === 5)
+        .map((e) => (e.data as { text?: string }).text);
       expect(typed).toContain('*'.repeat('left-behind-on-b'.length)); // inputs are masked
     } finally {
       await bfcacheBrowser.close();
@@ -415,9 +432,7 @@ describe('browser recorder across tabs and page lifecycles', () => {
     const id = await recorder(p).id();
     await ctx.close();
     expect(stats).toMatchObject({ transport: 'http', pending: 0, dropped: 0, lost: 0 });
-    expect(warnings.filter((w) => w.startsWith('[tapedeck]'))).toEqual([
-      expect.stringMatching(/blocks WebSockets to .*sending over HTTP/),
-    ]);
+    expect(warnings.filter((w) => w.startsWith('[tapedeck]'))).toEqual([expect.stringMatching(/blocks WebSockets to .*sending over HTTP/)]);
     const events = await storedEvents(id);
     expect(fullSnapshots(events)).toBe(1);
     expectIncreasingSequenceIds(events);
@@ -470,7 +485,11 @@ describe('browser recorder through rapid navigations with the socket cut', () =>
     await ctx.close();
 
     // Keepalive requests of earlier pages may still be on their way.
-    const events = await pollUntil(() => storedEvents(id), (e) => fullSnapshots(e) >= loads, 15_000);
+    const events = await pollUntil(
+      () => storedEvents(id),
+      (e) => fullSnapshots(e) >= loads,
+      15_000,
+    );
     expect(fullSnapshots(events)).toBe(loads);
     expectIncreasingSequenceIds(events);
     // The last page leaves with ctx.close(): its changes may or may not be stored before the read.

@@ -100,10 +100,22 @@ export async function getBytes(path: string, init: { key?: string; headers?: Rec
 /** A FullSnapshot's data: an html document whose body has these attributes and children (ids 1-5 used). */
 export function snapshotData(body: { attributes?: Record<string, string>; childNodes?: unknown[] }) {
   return {
-    node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'html', attributes: {}, id: 3, childNodes: [
-      { type: 2, tagName: 'head', attributes: {}, childNodes: [], id: 4 },
-      { type: 2, tagName: 'body', attributes: body.attributes ?? {}, childNodes: body.childNodes ?? [], id: 5 },
-    ] }] },
+    node: {
+      type: 0,
+      id: 1,
+      childNodes: [
+        {
+          type: 2,
+          tagName: 'html',
+          attributes: {},
+          id: 3,
+          childNodes: [
+            { type: 2, tagName: 'head', attributes: {}, childNodes: [], id: 4 },
+            { type: 2, tagName: 'body', attributes: body.attributes ?? {}, childNodes: body.childNodes ?? [], id: 5 },
+          ],
+        },
+      ],
+    },
     initialOffset: { left: 0, top: 0 },
   };
 }

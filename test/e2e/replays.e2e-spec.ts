@@ -20,9 +20,18 @@ import { clickhouse } from './projections-fixtures';
 const GAP_MS = 1000; // PAGE_VIEW_GAP_MS, as documented on GET /replays/{groupingProp}/{replayValue}
 const STEP_MS = 700; // real time between two steps of the browsing session
 
-type Ev = { type: number; timestamp: number; data: any; sequenceId?: number; originalTimestamp?: number; recordingId?: string };  
+type Ev = { type: number; timestamp: number; data: any; sequenceId?: number; originalTimestamp?: number; recordingId?: string };
 type Replay = { metadata: Record<string, string>; events: Ev[] };
-type ListItem = { groupingProp: string; replayValue: string; recordings: number; startedAt: number; endedAt: number; duration: number; links: Record<string, string>; signedUrlsExpireAt?: number };
+type ListItem = {
+  groupingProp: string;
+  replayValue: string;
+  recordings: number;
+  startedAt: number;
+  endedAt: number;
+  duration: number;
+  links: Record<string, string>;
+  signedUrlsExpireAt?: number;
+};
 
 const S = `sess ${randomBytes(4).toString('hex')} ü/1`; // a space, a slash and a non-ASCII letter: encoded in paths, signed plain
 const replayPath = (prop: string, value: string) => `/replays/${encodeURIComponent(prop)}/${encodeURIComponent(value)}`;
@@ -109,12 +118,16 @@ beforeAll(async () => {
   };
   const open = async (p: Page, path: string) => {
     await p.goto(`${pages.url}${path}`);
-    await pollUntil(() => p.evaluate(() => (window as any).Tapedeck.stats()), (s) => !!s && s.acked > 0, 15_000);  
+    await pollUntil(
+      () => p.evaluate(() => (window as any).Tapedeck.stats()),
+      (s) => !!s && s.acked > 0,
+      15_000,
+    );
   };
   const step = () => new Promise((r) => setTimeout(r, STEP_MS)); // real time between page views is the point
   const addMeta = async (p: Page, meta: Record<string, string>) => {
-    await p.evaluate((m) => (window as any).Tapedeck.addMeta(m), meta);  
-    await p.evaluate(() => (window as any).Tapedeck.flush());  
+    await p.evaluate((m) => (window as any).Tapedeck.addMeta(m), meta);
+    await p.evaluate(() => (window as any).Tapedeck.flush());
   };
 
   const [a, b, c] = [await tab(), await tab(), await tab()];
@@ -138,11 +151,11 @@ beforeAll(async () => {
   await open(c, '/c2');
   await c.click('#go');
   await addMeta(c, { plan: 'pro' }); // the latest write of the key in the group
-  const id = (p: Page) => p.evaluate(() => (window as any).Tapedeck.getRecordingId() as string);  
+  const id = (p: Page) => p.evaluate(() => (window as any).Tapedeck.getRecordingId() as string);
   ids = { A: await id(a), B: await id(b), C: await id(c) };
   for (const p of [a, b, c]) {
-    await p.evaluate(() => (window as any).Tapedeck.flush());  
-    const s = await p.evaluate(() => (window as any).Tapedeck.stats());  
+    await p.evaluate(() => (window as any).Tapedeck.flush());
+    const s = await p.evaluate(() => (window as any).Tapedeck.stats());
     expect(s).toMatchObject({ pending: 0, dropped: 0, lost: 0 });
   }
   await ctx.close();
@@ -159,7 +172,12 @@ beforeAll(async () => {
 
   // The projections: the group is complete once all three recordings and C's last write are in.
   const total = Object.values(stored).reduce((n, s) => n + s.length, 0);
-  const ready = await pollUntil(group, (r) => r.status === 200 && r.json<Replay>().metadata.plan === 'pro' && r.json<Replay>().events.length === total, 30_000, 200);
+  const ready = await pollUntil(
+    group,
+    (r) => r.status === 200 && r.json<Replay>().metadata.plan === 'pro' && r.json<Replay>().events.length === total,
+    30_000,
+    200,
+  );
   replay = ready.json<Replay>();
 }, 120_000);
 
@@ -254,14 +272,29 @@ describe('GET /replays/{groupingProp}/{replayValue}', () => {
   it('does not find a group whose recordings have metadata but no events yet, as the group listing does not list it', async () => {
     const value = `${S}-meta-only`; // under its own key: the listing test below counts the sessionId groups
     const id = randomUUID();
-    const meta = await api(`/recordings/${id}/metadata`, { method: 'POST', key: T.publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metaOnlyProbe: value }) });
+    const meta = await api(`/recordings/${id}/metadata`, {
+      method: 'POST',
+      key: T.publicKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ metaOnlyProbe: value }),
+    });
     expect(meta.status).toBe(200);
     // Projected (the recording's detail shows it), yet no replay.
-    await pollUntil(() => secret(`/recordings/${id}`), (r) => r.status === 200 && r.json().metadata?.metaOnlyProbe === value, 15_000, 100);
+    await pollUntil(
+      () => secret(`/recordings/${id}`),
+      (r) => r.status === 200 && r.json().metadata?.metaOnlyProbe === value,
+      15_000,
+      100,
+    );
     for (const suffix of ['', '/events']) expect((await secret(`${replayPath('metaOnlyProbe', value)}${suffix}`)).status).toBe(404);
     // Its first events make it a replay.
     expect((await postEvents(id, sampleEvents(3), T.publicKey)).status).toBe(200);
-    const found = await pollUntil(() => secret(replayPath('metaOnlyProbe', value)), (r) => r.status === 200, 15_000, 100);
+    const found = await pollUntil(
+      () => secret(replayPath('metaOnlyProbe', value)),
+      (r) => r.status === 200,
+      15_000,
+      100,
+    );
     expect(found.json().events).toHaveLength(3);
   });
 
@@ -291,19 +324,42 @@ describe('GET /replays/{groupingProp}', () => {
     // An older and a newer group of one recording each, next to the browser session.
     const older = `old-${randomUUID()}`;
     const newer = `new-${randomUUID()}`;
-    const lastStored = Math.max(...Object.values(stored).flat().map((e) => e.timestamp));
-    for (const [value, start] of [[older, Date.now() - 3_600_000], [newer, lastStored + 60_000]] as const) {
+    const lastStored = Math.max(
+      ...Object.values(stored)
+        .flat()
+        .map((e) => e.timestamp),
+    );
+    for (const [value, start] of [
+      [older, Date.now() - 3_600_000],
+      [newer, lastStored + 60_000],
+    ] as const) {
       const rid = randomUUID();
       expect((await postEvents(rid, sampleEvents(5, start), T.publicKey)).status).toBe(200);
-      const meta = await api(`/recordings/${rid}/metadata`, { method: 'POST', key: T.publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionId: value }) });
+      const meta = await api(`/recordings/${rid}/metadata`, {
+        method: 'POST',
+        key: T.publicKey,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sessionId: value }),
+      });
       expect(meta.status).toBe(200);
     }
-    const list = await pollUntil(() => secret('/replays/sessionId?limit=100'), (r) => r.status === 200 && r.json().replays.length === 3, 30_000, 200);
+    const list = await pollUntil(
+      () => secret('/replays/sessionId?limit=100'),
+      (r) => r.status === 200 && r.json().replays.length === 3,
+      30_000,
+      200,
+    );
     const body = list.json<{ replays: ListItem[]; limit: number; offset: number; hasMore: boolean }>();
     expect(body).toMatchObject({ limit: 100, offset: 0, hasMore: false });
-    expect(body.replays.map((r) => [r.replayValue, r.recordings])).toEqual([[newer, 1], [S, 3], [older, 1]]);
+    expect(body.replays.map((r) => [r.replayValue, r.recordings])).toEqual([
+      [newer, 1],
+      [S, 3],
+      [older, 1],
+    ]);
     const mine = body.replays[1];
-    const all = Object.values(stored).flat().map((e) => e.timestamp);
+    const all = Object.values(stored)
+      .flat()
+      .map((e) => e.timestamp);
     // The span covers every stored event (and the in-band metadata events around them).
     expect(mine.startedAt).toBeLessThanOrEqual(Math.min(...all));
     expect(mine.startedAt).toBeGreaterThan(Math.min(...all) - 5000);
@@ -326,8 +382,8 @@ describe('GET /replays/{groupingProp}', () => {
   });
 });
 
-describe('the listing\'s duration', () => {
-  it('is the wall-clock span of the group, documented as not the composed replay\'s length', async () => {
+describe("the listing's duration", () => {
+  it("is the wall-clock span of the group, documented as not the composed replay's length", async () => {
     const item = (await secret('/replays/sessionId?limit=100')).json<{ replays: ListItem[] }>().replays.find((r) => r.replayValue === S)!;
     const composedLength = replay.events[replay.events.length - 1].timestamp;
     // Six page views with STEP_MS of real time between them, composed with GAP_MS between them.
@@ -340,8 +396,8 @@ describe('the listing\'s duration', () => {
   });
 });
 
-describe('the composed replay in rrweb\'s Replayer', () => {
-  it('plays to the end without errors and shows each tab\'s page at its moments', async () => {
+describe("the composed replay in rrweb's Replayer", () => {
+  it("plays to the end without errors and shows each tab's page at its moments", async () => {
     const labels = composedPages(replay.events);
     const blocks = runs(replay.events, (_e, i) => labels[i]);
     const viewing = await browser.newContext({ viewport: { width: 1000, height: 800 } });
@@ -359,7 +415,7 @@ describe('the composed replay in rrweb\'s Replayer', () => {
 
       const shownAt = (time: number) =>
         player.evaluate((t) => {
-          const r = (window as any).replayer;  
+          const r = (window as any).replayer;
           r.pause(t);
           const doc: Document = r.iframe.contentDocument;
           return { marker: doc.querySelector('#marker')?.textContent, out: doc.querySelector('#out')?.textContent ?? '' };
@@ -392,7 +448,10 @@ describe('a deleted recording', () => {
     try {
       expect((await api(`/recordings/${ids.C}`, { method: 'DELETE', key: T.secretKey })).status).toBe(204);
       await pollUntil(
-        async () => Number((await ch.rows<{ n: string }>(sql`SELECT count() AS n FROM deleted_recordings WHERE tenant_id = ${T.tenantId} AND recording_id = ${ids.C}`))[0].n),
+        async () =>
+          Number(
+            (await ch.rows<{ n: string }>(sql`SELECT count() AS n FROM deleted_recordings WHERE tenant_id = ${T.tenantId} AND recording_id = ${ids.C}`))[0].n,
+          ),
         (n) => n > 0,
         30_000,
         100,

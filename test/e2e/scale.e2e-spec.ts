@@ -71,12 +71,18 @@ slow('scale-out: NATS cluster, two service instances sharing the projectors, one
     p.on('pageerror', (e) => errors.push(e.message));
     await p.goto(`${pages.url}/`);
 
-    for (let i = 0; i < WS_CLIENTS; i++) clients.push(new WsIngester(() => one.url, stack.keys.publicKey, randomUUID(), `c${i}`, EVENTS_PER_BATCH, 20, 8).start());
+    for (let i = 0; i < WS_CLIENTS; i++)
+      clients.push(new WsIngester(() => one.url, stack.keys.publicKey, randomUUID(), `c${i}`, EVENTS_PER_BATCH, 20, 8).start());
     for (let i = 0; i < 5; i++) {
       await p.click('#go');
       await p.type('#name', `scale${i}`);
     }
-    await pollUntil(async () => clients.map((c) => c.acked.size), (n) => n.every((x) => x >= BATCHES_PER_CLIENT), 120_000, 100);
+    await pollUntil(
+      async () => clients.map((c) => c.acked.size),
+      (n) => n.every((x) => x >= BATCHES_PER_CLIENT),
+      120_000,
+      100,
+    );
     await Promise.all(clients.map((c) => c.stop()));
     await p.evaluate(() => (window as any).Tapedeck.flush());
     const recStats = await p.evaluate(() => (window as any).Tapedeck.stats());
@@ -105,7 +111,10 @@ slow('scale-out: NATS cluster, two service instances sharing the projectors, one
     // Listing, detail and statistics, from instance 2, once both projectors caught up.
     const caughtUpFrom = Date.now();
     const listed = await pollUntil(
-      () => stack.api('/recordings?limit=100', { base: two.url }).then((x) => x.json<{ recordings: { recordingId: string; eventCount: number; metadata: Record<string, string> }[] }>()),
+      () =>
+        stack
+          .api('/recordings?limit=100', { base: two.url })
+          .then((x) => x.json<{ recordings: { recordingId: string; eventCount: number; metadata: Record<string, string> }[] }>()),
       (l) => l.recordings.length === counts.size && l.recordings.every((x) => x.eventCount === counts.get(x.recordingId)),
       120_000,
       250,
@@ -123,7 +132,9 @@ slow('scale-out: NATS cluster, two service instances sharing the projectors, one
 
     // How the projector work was split between the instances (per-process counters in /readyz).
     const [s1, s2] = await Promise.all([projectionStats(one), projectionStats(two)]);
-    const split = Object.keys(s1).map((name) => `${name}: instance 1 ${s1[name].messages} messages in ${s1[name].batches} batches, instance 2 ${s2[name].messages} in ${s2[name].batches}`);
+    const split = Object.keys(s1).map(
+      (name) => `${name}: instance 1 ${s1[name].messages} messages in ${s1[name].batches} batches, instance 2 ${s2[name].messages} in ${s2[name].batches}`,
+    );
     const { jsm } = await stack.cluster!.client();
     const streamMessages = (await jsm.streams.info('TAPEDECK_EVENTS')).state.messages;
     // Redeliveries: messages a worker received and did not ack (or never received) come back after ack_wait.

@@ -64,10 +64,32 @@ describe('screenshot', () => {
     const id = (lastShotId = randomUUID());
     const t = Date.now();
     const body = { type: 2, tagName: 'body', attributes: { style: bodyStyle }, childNodes: children, id: 5 };
-    const html = { type: 2, tagName: 'html', attributes: {}, childNodes: [{ type: 2, tagName: 'head', attributes: {}, childNodes: [{ type: 2, tagName: 'meta', attributes: { charset: 'utf-8' }, childNodes: [], id: 7 }], id: 4 }, body], id: 3 };
+    const html = {
+      type: 2,
+      tagName: 'html',
+      attributes: {},
+      childNodes: [
+        {
+          type: 2,
+          tagName: 'head',
+          attributes: {},
+          childNodes: [{ type: 2, tagName: 'meta', attributes: { charset: 'utf-8' }, childNodes: [], id: 7 }],
+          id: 4,
+        },
+        body,
+      ],
+      id: 3,
+    };
     const events = [
       { type: 4, timestamp: t, data: { href: 'https://example.com/', ...size } },
-      { type: 2, timestamp: t + 1, data: { node: { type: 0, childNodes: [{ type: 1, name: 'html', publicId: '', systemId: '', id: 2 }, html], id: 1 }, initialOffset: { left: 0, top: 0 } } },
+      {
+        type: 2,
+        timestamp: t + 1,
+        data: {
+          node: { type: 0, childNodes: [{ type: 1, name: 'html', publicId: '', systemId: '', id: 2 }, html], id: 1 },
+          initialOffset: { left: 0, top: 0 },
+        },
+      },
       ...later.map((e, i) => ({ ...e, timestamp: t + 2 + i })),
     ];
     expect((await postEvents(id, events)).status).toBe(200);
@@ -99,8 +121,20 @@ describe('screenshot', () => {
         { type: 3, textContent: 'nothing to see', id: 14 },
       ];
       // …and one added later to the head by a mutation.
-      const added = { type: 3, data: { source: 0, texts: [], attributes: [], removes: [], adds: [{ parentId: 4, nextId: null, node: link('prefetch', `http://127.0.0.1:${port}/mutation`, 20) }] } };
-      await bodyShot('margin:0', children, { width: 300, height: 100 }, [added, { type: 3, data: { source: 1, positions: [{ x: 1, y: 1, id: 5, timeOffset: 0 }] } }]);
+      const added = {
+        type: 3,
+        data: {
+          source: 0,
+          texts: [],
+          attributes: [],
+          removes: [],
+          adds: [{ parentId: 4, nextId: null, node: link('prefetch', `http://127.0.0.1:${port}/mutation`, 20) }],
+        },
+      };
+      await bodyShot('margin:0', children, { width: 300, height: 100 }, [
+        added,
+        { type: 3, data: { source: 1, positions: [{ x: 1, y: 1, id: 5, timeOffset: 0 }] } },
+      ]);
       await new Promise((r) => setTimeout(r, 1500)); // prefetches run after load, on their own
       expect(contacts).toEqual([]);
     } finally {
@@ -111,12 +145,18 @@ describe('screenshot', () => {
   it('draws Chinese, Japanese and Korean text and colour emoji, not empty boxes', async () => {
     const textPage = (text: string) => bodyShot('margin:0;padding:20px;font-size:96px;line-height:1', [{ type: 3, textContent: text, id: 10 }]);
     // Without a font for them, every character is the same empty box: two different texts look alike.
-    for (const [a, b] of [['日本語', '中文字'], ['한국어', '조선말']]) {
+    for (const [a, b] of [
+      ['日本語', '中文字'],
+      ['한국어', '조선말'],
+    ]) {
       const differ = await similarity(await textPage(a), await textPage(b));
       expect([a, b, differ.similarPixels < 0.97]).toEqual([a, b, true]);
     }
     // Colour emoji have saturated pixels; a missing glyph is a grey outline.
-    const { data } = await sharp(await textPage('🎉🍎🌊')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data } = await sharp(await textPage('🎉🍎🌊'))
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     let coloured = 0;
     for (let i = 0; i < data.length; i += 3) if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 80) coloured++;
     expect(coloured).toBeGreaterThan(500);
@@ -147,8 +187,14 @@ describe('screenshot', () => {
       }
       return core / ink;
     };
-    const [ours, reference, enlarged] = await Promise.all([solid(big.body), solid(sharpShot), solid(await sharp(png).resize(1200, 180, { kernel: 'lanczos3' }).png().toBuffer())]);
-    console.log(`solid share of ink: 3x screenshot ${ours.toFixed(3)}, Chromium at 3x ${reference.toFixed(3)}, the 1x screenshot enlarged ${enlarged.toFixed(3)}`);
+    const [ours, reference, enlarged] = await Promise.all([
+      solid(big.body),
+      solid(sharpShot),
+      solid(await sharp(png).resize(1200, 180, { kernel: 'lanczos3' }).png().toBuffer()),
+    ]);
+    console.log(
+      `solid share of ink: 3x screenshot ${ours.toFixed(3)}, Chromium at 3x ${reference.toFixed(3)}, the 1x screenshot enlarged ${enlarged.toFixed(3)}`,
+    );
     expect(Math.abs(ours - reference)).toBeLessThan(0.05);
     expect(ours - enlarged).toBeGreaterThan(0.1);
   });
@@ -156,10 +202,20 @@ describe('screenshot', () => {
   it('keeps the box of a canvas (blank), so what follows it stays where it was', async () => {
     // The replay frame runs no scripts, where a canvas is only its fallback content: an inline box
     // that ignores width and height, so the red block moved up into the canvas's place.
-    const png = await bodyShot('margin:0', [
-      { type: 2, tagName: 'canvas', attributes: { width: '300', height: '120' }, childNodes: [{ type: 3, textContent: 'Your browser has no canvas', id: 11 }], id: 10 },
-      { type: 2, tagName: 'div', attributes: { style: 'background:#ff0000;height:40px' }, childNodes: [], id: 12 },
-    ], { width: 400, height: 200 });
+    const png = await bodyShot(
+      'margin:0',
+      [
+        {
+          type: 2,
+          tagName: 'canvas',
+          attributes: { width: '300', height: '120' },
+          childNodes: [{ type: 3, textContent: 'Your browser has no canvas', id: 11 }],
+          id: 10,
+        },
+        { type: 2, tagName: 'div', attributes: { style: 'background:#ff0000;height:40px' }, childNodes: [], id: 12 },
+      ],
+      { width: 400, height: 200 },
+    );
     const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const at = (x: number, y: number): number[] => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)];
     expect({ inCanvas: at(10, 60), belowIt: at(10, 150) }).toEqual({ inCanvas: [255, 255, 255], belowIt: [255, 0, 0] });
@@ -178,7 +234,11 @@ describe('screenshot', () => {
     const events = [
       { type: 4, timestamp: t, data: { href: 'https://example.com/one', width: 400, height: 200 } },
       { type: 2, timestamp: t + 1, data: doc('#ff0000') },
-      { type: 3, timestamp: t + 100, data: { source: 0, adds: [], removes: [], texts: [], attributes: [{ id: 5, attributes: { style: 'margin:0;background:#00ff00' } }] } },
+      {
+        type: 3,
+        timestamp: t + 100,
+        data: { source: 0, adds: [], removes: [], texts: [], attributes: [{ id: 5, attributes: { style: 'margin:0;background:#00ff00' } }] },
+      },
       { type: 4, timestamp: t + 1000, data: { href: 'https://example.com/two', width: 500, height: 300 } },
       { type: 2, timestamp: t + 1050, data: doc('#0000ff') },
     ];
@@ -203,17 +263,52 @@ describe('screenshot', () => {
     // rrweb records the frame's document separately (attached by a mutation, as the recorder does);
     // the page's script had turned the srcdoc's blue block red. Rebuilding srcdoc raced with that.
     const frameDoc = {
-      type: 0, id: 20, childNodes: [{ type: 2, tagName: 'html', attributes: {}, id: 21, rootId: 20, childNodes: [
-        { type: 2, tagName: 'head', attributes: {}, childNodes: [], id: 22, rootId: 20 },
-        { type: 2, tagName: 'body', attributes: { style: 'margin:0' }, id: 23, rootId: 20, childNodes: [{ type: 2, tagName: 'div', attributes: { style: 'height:100px;background:#ff0000' }, childNodes: [], id: 24, rootId: 20 }] },
-      ] }],
+      type: 0,
+      id: 20,
+      childNodes: [
+        {
+          type: 2,
+          tagName: 'html',
+          attributes: {},
+          id: 21,
+          rootId: 20,
+          childNodes: [
+            { type: 2, tagName: 'head', attributes: {}, childNodes: [], id: 22, rootId: 20 },
+            {
+              type: 2,
+              tagName: 'body',
+              attributes: { style: 'margin:0' },
+              id: 23,
+              rootId: 20,
+              childNodes: [{ type: 2, tagName: 'div', attributes: { style: 'height:100px;background:#ff0000' }, childNodes: [], id: 24, rootId: 20 }],
+            },
+          ],
+        },
+      ],
     };
-    const attach = { type: 3, data: { source: 0, adds: [{ parentId: 10, nextId: null, node: frameDoc }], removes: [], texts: [], attributes: [], isAttachIframe: true } };
+    const attach = {
+      type: 3,
+      data: { source: 0, adds: [{ parentId: 10, nextId: null, node: frameDoc }], removes: [], texts: [], attributes: [], isAttachIframe: true },
+    };
     const seen: number[][] = [];
     for (let i = 0; i < 4; i++) {
-      const png = await bodyShot('margin:0', [
-        { type: 2, tagName: 'iframe', attributes: { style: 'border:0;width:300px;height:100px;display:block', srcdoc: '<body style="margin:0"><div style="height:100px;background:#0000ff"></div></body>' }, childNodes: [], id: 10 },
-      ], { width: 400, height: 200 }, [attach]);
+      const png = await bodyShot(
+        'margin:0',
+        [
+          {
+            type: 2,
+            tagName: 'iframe',
+            attributes: {
+              style: 'border:0;width:300px;height:100px;display:block',
+              srcdoc: '<body style="margin:0"><div style="height:100px;background:#0000ff"></div></body>',
+            },
+            childNodes: [],
+            id: 10,
+          },
+        ],
+        { width: 400, height: 200 },
+        [attach],
+      );
       const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
       const o = (50 * info.width + 50) * 3;
       seen.push(Array.from(data.subarray(o, o + 3)));
@@ -387,7 +482,11 @@ describe('screenshot', () => {
     it.each(['SIGINT', 'SIGTERM'] as const)('finishes a render in flight when stopped with %s, closes Chromium, then exits by the signal', async (signal) => {
       const env = testEnv();
       // LOG_LEVEL debug: the service logs each request as it arrives.
-      const svc = await startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', LOG_LEVEL: 'debug' }, env.dir, `screenshot-${signal}`);
+      const svc = await startService(
+        { ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', LOG_LEVEL: 'debug' },
+        env.dir,
+        `screenshot-${signal}`,
+      );
       try {
         const get = (width: number, height: number) =>
           getBytes(`/recordings/${fx.recordingId}/screenshot.png?time=percent:50&width=${width}&height=${height}`, { key: secret(), base: svc.url });
@@ -406,14 +505,23 @@ describe('screenshot', () => {
         expect(await sharp(r.body).metadata()).toMatchObject({ format: 'png', width: 4096, height: 4096 });
         // Exit by the signal itself (Nest re-raises it after its hooks), not playwright's exit(130).
         expect(await exited).toEqual({ code: null, signal });
-        expect(await pollUntil(async () => chromium.filter(alive), (left) => left.length === 0, 5_000, 100)).toEqual([]);
+        expect(
+          await pollUntil(
+            async () => chromium.filter(alive),
+            (left) => left.length === 0,
+            5_000,
+            100,
+          ),
+        ).toEqual([]);
       } finally {
         await svc.stop('SIGKILL');
       }
     });
 
     it('documents every screenshot route with its query parameters', async () => {
-      const doc = (await api('/openapi.json')).json<{ paths: Record<string, { get: { tags: string[]; parameters: { name: string }[]; responses: Record<string, unknown> } }> }>();
+      const doc = (await api('/openapi.json')).json<{
+        paths: Record<string, { get: { tags: string[]; parameters: { name: string }[]; responses: Record<string, unknown> } }>;
+      }>();
       for (const suffix of ['screenshot', 'screenshot.png', 'screenshot.jpeg', 'screenshot.jpg', 'screenshot.webp']) {
         const op = doc.paths[`/recordings/{recordingId}/${suffix}`]?.get;
         expect(op?.tags).toContain('rendering');
@@ -443,7 +551,11 @@ describe('screenshot', () => {
 
     it('varies on Origin (CORS) and, without an extension, on Accept; a 304 too', async () => {
       const origin = { origin: 'https://app.example.com' };
-      const vary = (r: { headers: Headers }) => (r.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase()).sort();
+      const vary = (r: { headers: Headers }) =>
+        (r.headers.get('vary') ?? '')
+          .split(',')
+          .map((v) => v.trim().toLowerCase())
+          .sort();
       const negotiated = await shot('screenshot', 'time=percent:50&width=400', { headers: { ...origin, accept: 'image/png' } });
       expect(negotiated.status).toBe(200);
       expect(vary(negotiated)).toEqual(['accept', 'origin']);
@@ -457,7 +569,14 @@ describe('screenshot', () => {
     it('renders late events: the same request gives the new picture once events before T arrive', async () => {
       const id = randomUUID();
       const late = (e: { timestamp: number }) => e.timestamp > fx.before && e.timestamp <= fx.at;
-      expect((await postEvents(id, fx.events.filter((e) => !late(e)))).status).toBe(200);
+      expect(
+        (
+          await postEvents(
+            id,
+            fx.events.filter((e) => !late(e)),
+          )
+        ).status,
+      ).toBe(200);
       const get = () => getBytes(`/recordings/${id}/screenshot.png?time=epoch:${fx.at}&width=1000&height=500`, { key: secret() });
       const first = await get();
       expect(first.status).toBe(200);

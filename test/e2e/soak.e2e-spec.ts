@@ -95,7 +95,11 @@ class Recorder {
   tick() {
     const batch = `${this.id.slice(0, 8)}-${this.seq}`;
     const base = this.start + this.seq * EVENTS_PER_BATCH;
-    const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => ({ type: 3, timestamp: base + i, data: { source: 1, positions: [{ x: i, y: this.seq % 500, id: 1, timeOffset: 0 }], k: `${batch}:${i}` } }));
+    const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => ({
+      type: 3,
+      timestamp: base + i,
+      data: { source: 1, positions: [{ x: i, y: this.seq % 500, id: 1, timeOffset: 0 }], k: `${batch}:${i}` },
+    }));
     this.seq++;
     const b = { frame: JSON.stringify({ type: 'batch', batch, events }), sentAt: 0, firstSentAt: Date.now() };
     this.unacked.set(batch, b);
@@ -181,7 +185,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       const start = Date.now() - 3_600_000;
       const recorders = Array.from({ length: CLIENTS }, (_, i) => new Recorder(service.url, e.publicKey, start + i));
       const samples: Sample[] = [await sample(service.url, t0)];
-      const sampler = setInterval(() => void sample(service.url, t0).then((s) => samples.push(s), () => undefined), SAMPLE_EVERY_MS);
+      const sampler = setInterval(
+        () =>
+          void sample(service.url, t0).then(
+            (s) => samples.push(s),
+            () => undefined,
+          ),
+        SAMPLE_EVERY_MS,
+      );
       const tickers: NodeJS.Timeout[] = [];
       try {
         // Stagger connections and ticks over one interval, as real browsers would be.
@@ -239,8 +250,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
         cuts: recorders.reduce((a, r) => a + r.cuts, 0),
         reconnects: recorders.reduce((a, r) => a + r.reconnects, 0),
         ackLatencyMs: { p50: pct(ackLatencies, 50), p95: pct(ackLatencies, 95), p99: pct(ackLatencies, 99), max: pct(ackLatencies, 100) },
-        rssMiB: { firstThirdMedian: +(rssFirst / 2 ** 20).toFixed(1), lastThirdMedian: +(rssLast / 2 ** 20).toFixed(1), max: +(Math.max(...samples.map((s) => s.rssBytes)) / 2 ** 20).toFixed(1), growth: +(rssLast / rssFirst).toFixed(3) },
-        eventLoopMs: { p99Median: +median(loopP99s).toFixed(1), p99Max: +Math.max(...loopP99s).toFixed(1), max: +Math.max(...samples.slice(1).map((s) => s.loopMaxMs)).toFixed(1) },
+        rssMiB: {
+          firstThirdMedian: +(rssFirst / 2 ** 20).toFixed(1),
+          lastThirdMedian: +(rssLast / 2 ** 20).toFixed(1),
+          max: +(Math.max(...samples.map((s) => s.rssBytes)) / 2 ** 20).toFixed(1),
+          growth: +(rssLast / rssFirst).toFixed(3),
+        },
+        eventLoopMs: {
+          p99Median: +median(loopP99s).toFixed(1),
+          p99Max: +Math.max(...loopP99s).toFixed(1),
+          max: +Math.max(...samples.slice(1).map((s) => s.loopMaxMs)).toFixed(1),
+        },
         serviceCpuSeconds: +(samples[samples.length - 1].cpuSeconds - samples[0].cpuSeconds).toFixed(1),
         bounds: BOUNDS,
       };
@@ -251,7 +271,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       process.stdout.write(`soak report ${file}\n${JSON.stringify(summary)}\n`);
 
       expect(summary.unackedAtEnd).toBe(0);
-      expect(ackedBatches).toBeGreaterThan(CLIENTS * (SECONDS * 1000 / BATCH_EVERY_MS) * 0.8);
+      expect(ackedBatches).toBeGreaterThan(CLIENTS * ((SECONDS * 1000) / BATCH_EVERY_MS) * 0.8);
       expect({ lost, doubled }).toEqual({ lost: 0, doubled: 0 });
       expect(rssLast).toBeLessThanOrEqual(rssFirst * BOUNDS.rssGrowth);
       expect(summary.eventLoopMs.p99Median).toBeLessThan(BOUNDS.loopP99MedianMs);

@@ -37,10 +37,19 @@ describe('sql escaping round trip through clickhouse-server', () => {
   // Subnormal doubles (e.g. 5e-323) are refused by the helper: 18.16 cannot parse them (found by this test).
   it('round-trips integers, negatives and floats', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(fc.integer({ min: -(2 ** 31), max: 2 ** 31 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).filter((d) => d === 0 || Math.abs(d) >= 2.2250738585072014e-308)), { minLength: 50, maxLength: 50 }), async (values) => {
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.integer({ min: -(2 ** 31), max: 2 ** 31 }),
+            fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).filter((d) => d === 0 || Math.abs(d) >= 2.2250738585072014e-308),
+          ),
+          { minLength: 50, maxLength: 50 },
+        ),
+        async (values) => {
           const back = (await roundTrip(values)).map(Number);
           back.forEach((b, i) => expect(b).toBeCloseTo(values[i], 6));
-        }),
+        },
+      ),
       { numRuns: 20 },
     );
   });

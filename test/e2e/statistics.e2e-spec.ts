@@ -14,7 +14,10 @@ type Ev = { type: number; timestamp: number; data: Record<string, unknown> };
 /** rrweb-like events of a recording: Meta, FullSnapshot, incremental, two custom events, one in-band metadata event. */
 function events(start: number, n: number, team?: string): Ev[] {
   const evs: Ev[] = sampleEvents(n, start);
-  evs.push({ type: 5, timestamp: start + 2, data: { tag: 'note', payload: { i: 1 } } }, { type: 5, timestamp: start + 3, data: { tag: 'note', payload: { i: 2 } } });
+  evs.push(
+    { type: 5, timestamp: start + 2, data: { tag: 'note', payload: { i: 1 } } },
+    { type: 5, timestamp: start + 3, data: { tag: 'note', payload: { i: 2 } } },
+  );
   if (team) evs.push({ type: 5, timestamp: start + 1, data: { tag: 'recording-meta', payload: { team } } });
   return evs;
 }
@@ -22,7 +25,12 @@ function events(start: number, n: number, team?: string): Ev[] {
 async function record(batches: Ev[][], metadata: Record<string, string> = {}): Promise<string> {
   const id = randomUUID();
   for (const b of batches) expect((await postEvents(id, b)).status).toBe(200);
-  const r = await api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ run, ...metadata }) });
+  const r = await api(`/recordings/${id}/metadata`, {
+    method: 'POST',
+    key: testEnv().publicKey,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ run, ...metadata }),
+  });
   expect(r.status).toBe(200);
   return id;
 }
@@ -41,10 +49,25 @@ describe('GET /statistics by minute', () => {
     for (const start of starts) {
       const id = randomUUID();
       expect((await postEvents(id, sampleEvents(4, start))).status).toBe(200);
-      expect((await api(`/recordings/${id}/metadata`, { method: 'POST', key: testEnv().publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ run: tag }) })).status).toBe(200);
+      expect(
+        (
+          await api(`/recordings/${id}/metadata`, {
+            method: 'POST',
+            key: testEnv().publicKey,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ run: tag }),
+          })
+        ).status,
+      ).toBe(200);
     }
     const query = `/statistics?metadata[run]=${tag}&from=${minute}&to=${minute + 3 * 60_000}&interval=minute`;
-    const s = (await pollUntil(() => api(query, { key: secret() }), (r) => r.status === 200 && r.json().totals.recordings === 3, 30_000)).json();
+    const s = (
+      await pollUntil(
+        () => api(query, { key: secret() }),
+        (r) => r.status === 200 && r.json().totals.recordings === 3,
+        30_000,
+      )
+    ).json();
     expect(s.series).toEqual([
       { t: minute, recordings: 2, events: 8 },
       { t: minute + 60_000, recordings: 1, events: 4 },
@@ -75,8 +98,16 @@ describe('GET /statistics', () => {
     ]);
     await record([events(to, 6)], { team: 'a' }); // first event at `to`: outside
     await record([events(from - 1, 6), sampleEvents(5, from + HOUR).slice(2)], { team: 'a' }); // starts before `from`: outside
-    await pollUntil(() => api(`/recordings?metadata[run]=${run}&limit=100`, { key: secret() }), (r) => r.json().recordings.length === 8 && r.json().recordings.every((x: { eventCount: number }) => x.eventCount > 0), 30_000);
-    await pollUntil(() => api(`/recordings/${inside.atFrom}`, { key: secret() }), (r) => r.json().metadata.team === 'x', 30_000);
+    await pollUntil(
+      () => api(`/recordings?metadata[run]=${run}&limit=100`, { key: secret() }),
+      (r) => r.json().recordings.length === 8 && r.json().recordings.every((x: { eventCount: number }) => x.eventCount > 0),
+      30_000,
+    );
+    await pollUntil(
+      () => api(`/recordings/${inside.atFrom}`, { key: secret() }),
+      (r) => r.json().metadata.team === 'x',
+      30_000,
+    );
   });
 
   it('equals counts computed from the raw events of the recordings whose first event is in [from, to)', async () => {
@@ -109,7 +140,13 @@ describe('GET /statistics', () => {
   });
 
   it('agrees with the listing: same recordings, sum of eventCount and bytes', async () => {
-    const listed = (await api(`/recordings?metadata[run]=${run}&limit=100`, { key: secret() })).json().recordings as { recordingId: string; timestamp: number; eventCount: number; bytes: number; pageViews: number }[];
+    const listed = (await api(`/recordings?metadata[run]=${run}&limit=100`, { key: secret() })).json().recordings as {
+      recordingId: string;
+      timestamp: number;
+      eventCount: number;
+      bytes: number;
+      pageViews: number;
+    }[];
     const inWindow = listed.filter((x) => x.timestamp >= from && x.timestamp < to);
     expect(inWindow.map((x) => x.recordingId).sort()).toEqual(Object.values(inside).sort());
     const s = (await stats(`from=${from}&to=${to}`)).json();
@@ -160,7 +197,13 @@ describe('GET /statistics', () => {
   it('times a recording by its events, not by its in-band metadata', async () => {
     const evs = await readEvents(metaEdges);
     const ts = evs.map((e) => e.timestamp);
-    const listed = (await pollUntil(() => api(`/recordings/${metaEdges}`, { key: secret() }), (r) => r.json().metadata?.page === '/later', 30_000)).json();
+    const listed = (
+      await pollUntil(
+        () => api(`/recordings/${metaEdges}`, { key: secret() }),
+        (r) => r.json().metadata?.page === '/later',
+        30_000,
+      )
+    ).json();
     expect(listed.metadata).toMatchObject({ team: 'edge', page: '/later' });
     expect([listed.timestamp, listed.duration]).toEqual([Math.min(...ts), Math.max(...ts) - Math.min(...ts)]);
   });

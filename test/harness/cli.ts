@@ -11,8 +11,14 @@ export interface CliResult {
 }
 
 /** Runs the built CLI with the service's environment. */
-export function runCli(args: string[], env: Record<string, string> = testEnv().serviceEnv): { done: Promise<CliResult>; child: ChildProcess; stderr(): string } {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli', 'main.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function runCli(
+  args: string[],
+  env: Record<string, string> = testEnv().serviceEnv,
+): { done: Promise<CliResult>; child: ChildProcess; stderr(): string } {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli', 'main.js'), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

@@ -31,7 +31,8 @@ export class NatsCluster {
   static async start(dir: string, size = 3, clusterName = 'tapedeck-test'): Promise<NatsCluster> {
     for (let attempt = 1; ; attempt++) {
       const nodes: ClusterNode[] = [];
-      for (let i = 1; i <= size; i++) nodes.push({ name: `n${i}`, port: await freePort(), clusterPort: await freePort(), dir: join(dir, `nats-n${i}-${attempt}`) });
+      for (let i = 1; i <= size; i++)
+        nodes.push({ name: `n${i}`, port: await freePort(), clusterPort: await freePort(), dir: join(dir, `nats-n${i}-${attempt}`) });
       const cluster = new NatsCluster(nodes, clusterName);
       try {
         // allSettled: when one node fails, the others have finished starting before they are stopped.
@@ -82,7 +83,12 @@ export class NatsCluster {
   /** Waits until the JetStream API answers (a meta leader is elected). */
   async waitJetStream(timeoutMs = 60_000): Promise<void> {
     const c = await this.client();
-    await pollUntil(() => c.jsm.getAccountInfo(), () => true, timeoutMs, 250);
+    await pollUntil(
+      () => c.jsm.getAccountInfo(),
+      () => true,
+      timeoutMs,
+      250,
+    );
   }
 
   /** Name of the node leading `stream`, once one is elected and (optionally) it is not `not`. */
@@ -108,7 +114,13 @@ export class NatsCluster {
     // Consumer creation goes through the meta leader and can take longer than the 1 s admin timeout.
     const jsm = await nc.jetstreamManager({ timeout: 10_000, checkAPI: false });
     for (let attempt = 0; attempt < 60; attempt++) {
-      const ci = await jsm.consumers.add(stream, { ack_policy: AckPolicy.None, headers_only: true, mem_storage: true, num_replicas: 1, inactive_threshold: nanos(30_000) });
+      const ci = await jsm.consumers.add(stream, {
+        ack_policy: AckPolicy.None,
+        headers_only: true,
+        mem_storage: true,
+        num_replicas: 1,
+        inactive_threshold: nanos(30_000),
+      });
       if (ci.cluster?.leader !== node) {
         await jsm.consumers.delete(stream, ci.name).catch(() => undefined);
         continue;

@@ -3,9 +3,7 @@ import type { ManagedProcess } from '../../src/local/processes';
 import type { ServiceProcess } from './stack';
 
 export default async function globalTeardown() {
-  const stack = (globalThis as Record<string, unknown>).__TAPEDECK_STACK__ as
-    | { procs: ManagedProcess[]; service: ServiceProcess; dir: string }
-    | undefined;
+  const stack = (globalThis as Record<string, unknown>).__TAPEDECK_STACK__ as { procs: ManagedProcess[]; service: ServiceProcess; dir: string } | undefined;
   if (!stack) return;
   await stack.service.stop();
   await Promise.all(stack.procs.map((p) => p.stop()));

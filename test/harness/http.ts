@@ -4,7 +4,7 @@ export interface Res {
   status: number;
   headers: Headers;
   text: string;
-  json<T = any>(): T;  
+  json<T = any>(): T;
 }
 
 /** fetch against the service under test; `key` becomes a Bearer header. */
@@ -39,7 +39,10 @@ export function sampleEvents(n: number, start = Date.now(), opts: { width?: numb
           id: 1,
           childNodes: [
             {
-              type: 2, tagName: 'html', attributes: {}, id: 2,
+              type: 2,
+              tagName: 'html',
+              attributes: {},
+              id: 2,
               childNodes: [
                 { type: 2, tagName: 'head', attributes: {}, childNodes: [], id: 3 },
                 { type: 2, tagName: 'body', attributes: {}, childNodes: [{ type: 3, textContent: 'Sample', id: 5 }], id: 4 },

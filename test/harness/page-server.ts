@@ -3,7 +3,10 @@
 import { createServer, Server } from 'node:http';
 
 export class PageServer {
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   /** `pages` maps a path to HTML (or a function producing it). */
   static async start(pages: Record<string, string | (() => string)>): Promise<PageServer> {

@@ -25,13 +25,14 @@ type Keys = ReturnType<typeof randomKeys>;
 /** Children of every private stack still running, killed if the test process exits without close(). */
 const live = new Set<() => number[]>();
 process.once('exit', () => {
-  for (const pids of live) for (const pid of pids()) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* already gone */
+  for (const pids of live)
+    for (const pid of pids()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
-  }
 });
 
 export class PrivateStack {
@@ -145,12 +146,7 @@ export class PrivateStack {
   async close(): Promise<void> {
     live.delete(this.pidsOf);
     this.clickhouse?.child.kill('SIGCONT');
-    await Promise.all([
-      ...this.services.map((s) => s.stop('SIGKILL')),
-      this.nats?.stop('SIGKILL'),
-      this.cluster?.stop(),
-      this.clickhouse?.stop('SIGKILL'),
-    ]);
+    await Promise.all([...this.services.map((s) => s.stop('SIGKILL')), this.nats?.stop('SIGKILL'), this.cluster?.stop(), this.clickhouse?.stop('SIGKILL')]);
     if (!process.env.TAPEDECK_KEEP_TEST_DATA) rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -15,7 +15,7 @@ export function descendants(root: number): number[] {
     }
   }
   const out: number[] = [];
-  for (const queue = [root]; queue.length > 0; ) {
+  for (const queue = [root]; queue.length > 0;) {
     for (const c of children.get(queue.shift()!) ?? []) {
       out.push(c);
       queue.push(c);

@@ -14,7 +14,6 @@ export async function playToEnd(page: Page, events: unknown[], speed: number, ti
   return page.evaluate(
     ({ events, speed, timeoutMs }) =>
       new Promise<number>((resolve, reject) => {
-         
         const w = window as any;
         const replayer = new w.rrwebReplay.Replayer(events, { root: document.getElementById('root'), speed });
         w.replayer = replayer;

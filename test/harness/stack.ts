@@ -63,7 +63,9 @@ export async function startService(env: Record<string, string>, dir: string, nam
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}; see ${dir}`);
-    const ok = await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false);
+    const ok = await fetch(`${url}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ok) break;
     if (Date.now() > deadline) {
       // Not left behind: a running child would also keep jest from exiting.

@@ -38,10 +38,15 @@ async function fetch(durable: string, max: number): Promise<string[]> {
 }
 
 describe('JetStreamEventStore.deleteRecording', () => {
-  it('leaves a wider consumer in the middle of the stream on every other recording\'s messages', async () => {
+  it("leaves a wider consumer in the middle of the stream on every other recording's messages", async () => {
     const [deleted, kept] = [randomUUID(), randomUUID()];
     const durable = `wide_${randomBytes(4).toString('hex')}`;
-    await nats.jsm.consumers.add(EVENTS_STREAM, { durable_name: durable, filter_subject: `td.rec.${tenantId}.>`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All });
+    await nats.jsm.consumers.add(EVENTS_STREAM, {
+      durable_name: durable,
+      filter_subject: `td.rec.${tenantId}.>`,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+    });
     try {
       await appendBatch(store, tenantId, deleted, batch(1_000), 'd1');
       await appendBatch(store, tenantId, deleted, batch(1_001), 'd2');

@@ -34,7 +34,11 @@ describe('JetStreamEventStore.readRaw', () => {
     const recordingId = randomUUID();
     for (let b = 0; b < BATCHES; b++) {
       // ~600 KB per batch: about 16 messages per pull (pullSize), so 60 batches need several pulls.
-      const events: RrwebEvent[] = Array.from({ length: EVENTS }, (_, i) => ({ type: 3, timestamp: 1_000_000 + b * 100 + i, data: { b, i, pad: 'x'.repeat(30_000) } }));
+      const events: RrwebEvent[] = Array.from({ length: EVENTS }, (_, i) => ({
+        type: 3,
+        timestamp: 1_000_000 + b * 100 + i,
+        data: { b, i, pad: 'x'.repeat(30_000) },
+      }));
       const payload = Buffer.from(JSON.stringify(events), 'utf8');
       await store.appendBatch(tenantId, recordingId, `batch-${b}`, payload, summarizeBatch(events, payload.length));
     }
@@ -83,7 +87,11 @@ describe('JetStreamEventStore.readRaw', () => {
     const store = new JetStreamEventStore(nats, 10_000);
     const recordingId = randomUUID();
     for (let b = 0; b < BATCHES; b++) {
-      const events: RrwebEvent[] = Array.from({ length: EVENTS }, (_, i) => ({ type: 3, timestamp: 3_000_000 + b * 100 + i, data: { pad: 'z'.repeat(30_000) } }));
+      const events: RrwebEvent[] = Array.from({ length: EVENTS }, (_, i) => ({
+        type: 3,
+        timestamp: 3_000_000 + b * 100 + i,
+        data: { pad: 'z'.repeat(30_000) },
+      }));
       const payload = Buffer.from(JSON.stringify(events), 'utf8');
       await store.appendBatch(tenantId, recordingId, `purged-${b}`, payload, summarizeBatch(events, payload.length));
     }

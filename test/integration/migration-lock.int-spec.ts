@@ -35,11 +35,17 @@ describe('withLock (NATS KV)', () => {
     const spans: [number, number][] = [];
     await Promise.all(
       [1, 2, 3].map(() =>
-        withLock(nats, 1, 'exclusive', async () => {
-          const start = performance.now();
-          await sleep(200);
-          spans.push([start, performance.now()]);
-        }, TIMING),
+        withLock(
+          nats,
+          1,
+          'exclusive',
+          async () => {
+            const start = performance.now();
+            await sleep(200);
+            spans.push([start, performance.now()]);
+          },
+          TIMING,
+        ),
       ),
     );
     spans.sort((a, b) => a[0] - b[0]);
@@ -64,10 +70,16 @@ describe('withLock (NATS KV)', () => {
 
   it('keeps the lock for a holder working longer than the lease (renewed), then releases it at once', async () => {
     let firstEnd = 0;
-    const first = withLock(nats, 1, 'long', async () => {
-      await sleep(3 * TIMING.leaseMs);
-      firstEnd = performance.now();
-    }, TIMING);
+    const first = withLock(
+      nats,
+      1,
+      'long',
+      async () => {
+        await sleep(3 * TIMING.leaseMs);
+        firstEnd = performance.now();
+      },
+      TIMING,
+    );
     await sleep(100);
     const secondStart = await withLock(nats, 1, 'long', async () => performance.now(), TIMING);
     await first;

@@ -13,7 +13,13 @@ import { useOwnNats } from '../harness/own-nats';
 jest.setTimeout(90_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const projection: Projection = { name: 'loss-probe', filterSubject: 'td.rec.>', tables: [], bodyKinds: [], apply: () => ({ rows: {}, deletions: [], skipped: [] }) };
+const projection: Projection = {
+  name: 'loss-probe',
+  filterSubject: 'td.rec.>',
+  tables: [],
+  bodyKinds: [],
+  apply: () => ({ rows: {}, deletions: [], skipped: [] }),
+};
 
 const own = useOwnNats('pull-loss');
 

@@ -29,7 +29,12 @@ let ch: ClickHouse;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tapedeck-swap-'));
   server = await startTestClickHouse({ dir });
-  ch = new ClickHouse({ CLICKHOUSE_URL: `http://127.0.0.1:${server.httpPort}`, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '', CLICKHOUSE_DATABASE: 'swap_test' });
+  ch = new ClickHouse({
+    CLICKHOUSE_URL: `http://127.0.0.1:${server.httpPort}`,
+    CLICKHOUSE_USER: 'default',
+    CLICKHOUSE_PASSWORD: '',
+    CLICKHOUSE_DATABASE: 'swap_test',
+  });
   await ch.ensureDatabase();
 });
 

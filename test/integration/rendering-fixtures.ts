@@ -150,8 +150,7 @@ export async function recordedEvents(page: Page): Promise<RrwebEvent[]> {
  */
 export async function similarity(a: Buffer, b: Buffer): Promise<{ similarPixels: number; meanAbsDiff: number }> {
   const meta = await sharp(a).metadata();
-  const raw = (img: Buffer) =>
-    sharp(img).flatten({ background: '#ffffff' }).resize(meta.width, meta.height, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+  const raw = (img: Buffer) => sharp(img).flatten({ background: '#ffffff' }).resize(meta.width, meta.height, { fit: 'fill' }).removeAlpha().raw().toBuffer();
   const [pa, pb] = await Promise.all([raw(a), raw(b)]);
   let similar = 0;
   let total = 0;
@@ -185,7 +184,6 @@ export const percentile = (xs: number[], p: number) => {
 /** What the hosted player page shows: its readiness, the replayer's state and the replayed text. */
 export const playerState = (page: Page) =>
   page.evaluate(() => {
-     
     const t = (window as unknown as { __tapedeck: { ready: boolean; error?: string; player?: any } }).__tapedeck;
     const r = t.player?.getReplayer();
     const visible = (sel: string) => {

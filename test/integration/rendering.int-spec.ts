@@ -66,7 +66,8 @@ describe('rendering with Chromium', () => {
       if (url.pathname === '/fixture') return send(200, { 'Content-Type': 'text/html' }, fixtureHtml(`${origin}/tracker.png`));
       if (url.pathname === '/events.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents));
       if (url.pathname === '/no-meta.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(playerEvents.filter((e) => e.type !== 4)));
-      if (url.pathname === '/malformed.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(withMalformed(playerEvents, panelOpened(playerEvents).timestamp - 1)));
+      if (url.pathname === '/malformed.json')
+        return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(withMalformed(playerEvents, panelOpened(playerEvents).timestamp - 1)));
       if (url.pathname === '/animated.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(animated.events));
       if (url.pathname === '/resized.json') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(resized.events));
       if (url.pathname.startsWith('/assets/')) {
@@ -200,7 +201,13 @@ describe('rendering with Chromium', () => {
       const coldAtT = await render('fixture', fixture.at); // cached from the first test
       const coldBefore = await render('fixture-2', fixture.before);
       const warmAtT = await render('fixture-2', fixture.at); // seeks forwards
-      const warmStart = await renderer.render({ contentKey: 'fixture-2', events: fixture.events, time: { kind: 'offset', value: 0 }, format: 'png', ...VIEWPORT });
+      const warmStart = await renderer.render({
+        contentKey: 'fixture-2',
+        events: fixture.events,
+        time: { kind: 'offset', value: 0 },
+        format: 'png',
+        ...VIEWPORT,
+      });
       expect(warmAtT.etag).toBe(coldAtT.etag);
       // offset 0 (before the first snapshot, which comes a few ms after the Meta event) shows the
       // first snapshot, even on a page that was showing a later moment.
@@ -316,7 +323,12 @@ describe('rendering with Chromium', () => {
           .render({ contentKey: 'fixture', events: fixture.events, time: { kind: 'offset', value: 0 }, format: 'png' })
           .catch((e: AppError) => e);
         expect(err).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/timed out/) });
-        await pollUntil(async () => tight.inFlight, (n) => n === 0, 10_000, 20);
+        await pollUntil(
+          async () => tight.inFlight,
+          (n) => n === 0,
+          10_000,
+          20,
+        );
         expect(await tight.run(async (l) => l.browser.contexts().length)).toBe(0);
         expect(tight.timeouts).toBe(1);
         expect(tight.launches).toBe(1); // the task let go when aborted: no browser restart
@@ -426,7 +438,6 @@ describe('rendering with Chromium', () => {
     it('starts at a time after a window resize with the window of that time', async () => {
       const { page, problems } = await open(`eventsUrl=/resized.json&mode=capture&time=epoch:${resized.at}`);
       const frame = await page.evaluate(() => {
-         
         const f = (window as any).__tapedeck.player.getReplayer().iframe as HTMLIFrameElement;
         return { width: f.width, height: f.height };
       });
@@ -457,16 +468,19 @@ describe('rendering with Chromium', () => {
       await seek.page.context().close();
       const play = await open(`eventsUrl=/malformed.json&autoplay=true&time=epoch:${opened - 300}`);
       // Started 300 ms before the bad events and the panel opening: playback reaches both.
-      await pollUntil(() => state(play.page), (s) => s.replayText.includes('open: the panel is orange'), 5_000);
+      await pollUntil(
+        () => state(play.page),
+        (s) => s.replayText.includes('open: the panel is orange'),
+        5_000,
+      );
       expect(notRrwebsOwn(play.problems)).toEqual([]);
-      expect(await play.page.evaluate(() => (window as any).__tapedeck.player.getReplayer().skippedEvents)).toBeGreaterThan(0);  
+      expect(await play.page.evaluate(() => (window as any).__tapedeck.player.getReplayer().skippedEvents)).toBeGreaterThan(0);
       await play.page.context().close();
     });
 
     it('shows a recording without a Meta event in the whole player', async () => {
       const { page, problems } = await open('eventsUrl=/no-meta.json&mode=capture');
       const frame = await page.evaluate(() => {
-         
         const f = (window as any).__tapedeck.player.getReplayer().iframe as HTMLIFrameElement;
         return f.getBoundingClientRect().toJSON() as { width: number; height: number };
       });
@@ -479,7 +493,6 @@ describe('rendering with Chromium', () => {
     it('starts at a time with the animations the seek set off finished, as a screenshot shows them', async () => {
       const { page, problems } = await open(`eventsUrl=/animated.json&mode=capture&time=epoch:${animated.at}`);
       const shown = await page.evaluate(() => {
-         
         const doc = (window as any).__tapedeck.player.getReplayer().iframe.contentDocument as Document;
         const style = (el: Element) => doc.defaultView!.getComputedStyle(el);
         return {

@@ -37,7 +37,15 @@ describe('replay composition in Chromium', () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
   });
 
@@ -116,9 +124,7 @@ describe('replay composition in Chromium', () => {
 
     // Page views in the order they started: A1 B1 C1 A2 B2 C2, each followed by the gap.
     const plan = planPageViews(recordings.flatMap((r) => splitPageViews(r.recordingId, r.events)));
-    const markers = composed
-      .filter((e) => e.type === EventType.FullSnapshot)
-      .map((e) => /MARKER-(\w+)/.exec(JSON.stringify(e.data))?.[1]);
+    const markers = composed.filter((e) => e.type === EventType.FullSnapshot).map((e) => /MARKER-(\w+)/.exec(JSON.stringify(e.data))?.[1]);
     expect(markers).toEqual(['A1', 'B1', 'C1', 'A2', 'B2', 'C2']);
     expect(plan.map((v) => `${v.recordingId}#${v.ordinal}`)).toEqual(['tab-A#0', 'tab-B#0', 'tab-C#0', 'tab-A#1', 'tab-B#1', 'tab-C#1']);
     for (let k = 1; k < plan.length; k++) {

@@ -41,24 +41,24 @@ const MIN_WS_TIMEOUT_SECONDS = 3600;
 // ------------------------------------------------------------------------------------------------
 // helpers
 
-type Obj = Record<string, any>;  
+type Obj = Record<string, any>;
 
 /** Parses every document of a YAML file as Compose and Kubernetes would (YAML 1.1, merge keys). */
 function loadYaml(file: string): Obj[] {
   const docs = parseAllDocuments(readFileSync(file, 'utf8'), { version: '1.1', merge: true, uniqueKeys: true });
   if (!Array.isArray(docs)) return [];
-  return docs.map((doc, i) => {
-    const problems = [...doc.errors, ...doc.warnings].map((e) => e.message);
-    if (problems.length > 0) throw new Error(`${file} (document ${i + 1}):\n${problems.join('\n')}`);
-    return doc.toJS({ maxAliasCount: 1000 }) as Obj;
-  }).filter((d) => d !== null && d !== undefined);
+  return docs
+    .map((doc, i) => {
+      const problems = [...doc.errors, ...doc.warnings].map((e) => e.message);
+      if (problems.length > 0) throw new Error(`${file} (document ${i + 1}):\n${problems.join('\n')}`);
+      return doc.toJS({ maxAliasCount: 1000 }) as Obj;
+    })
+    .filter((d) => d !== null && d !== undefined);
 }
 
 /** Compose-style interpolation with an empty environment: `${X:-d}`, `${X-d}` give d, `${X}` gives ''. */
 function interpolate(value: string): string {
-  return value
-    .replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g, (_m, _name: string, def?: string) => def ?? '')
-    .replace(/\$\$/g, '$');
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g, (_m, _name: string, def?: string) => def ?? '').replace(/\$\$/g, '$');
 }
 
 function envMap(environment: unknown): Record<string, string> {
@@ -79,7 +79,16 @@ function quantity(q: string | number): number {
   const m = /^([0-9.]+)(m|k|Ki|M|Mi|G|Gi|T|Ti)?$/.exec(String(q));
   if (!m) throw new Error(`not a quantity: ${q}`);
   const factor: Record<string, number> = {
-    '': 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40,
+    '': 1,
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
   };
   return Number(m[1]) * factor[m[2] ?? ''];
 }
@@ -124,7 +133,10 @@ type Instruction = { op: string; args: string };
 type Stage = { from: string; name?: string; instructions: Instruction[] };
 
 function parseDockerfile(text: string): { args: Record<string, string>; stages: Stage[]; comments: string } {
-  const comments = text.split('\n').filter((l) => l.trim().startsWith('#')).join('\n');
+  const comments = text
+    .split('\n')
+    .filter((l) => l.trim().startsWith('#'))
+    .join('\n');
   const logical: string[] = [];
   let current = '';
   for (const raw of text.split('\n')) {
@@ -179,7 +191,11 @@ describe('deploy/Dockerfile', () => {
   const { stages, comments } = parseDockerfile(readFileSync(DOCKERFILE, 'utf8'));
   const build = stages[0];
   const runtime = stages[stages.length - 1];
-  const runs = (s: Stage) => s.instructions.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n');
+  const runs = (s: Stage) =>
+    s.instructions
+      .filter((i) => i.op === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
   const last = (s: Stage, op: string) => [...s.instructions].reverse().find((i) => i.op === op);
 
   it('is multi-stage on node:20-bookworm-slim', () => {
@@ -223,7 +239,9 @@ describe('deploy/Dockerfile', () => {
 
   it('keeps the build context small but complete (deploy/Dockerfile.dockerignore)', () => {
     const ignore = readFileSync(join(DEPLOY, 'Dockerfile.dockerignore'), 'utf8')
-      .split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     expect(ignore).toEqual(expect.arrayContaining(['node_modules', 'dist', '.data', '.git']));
     for (const needed of ['src', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json']) {
       expect(ignore).not.toContain(needed);
@@ -237,18 +255,15 @@ describe('deploy/Dockerfile', () => {
     const called = [...text.matchAll(/(?:bash|sh|source|\.)\s+"?(?:\$\([^)]*\)\/\.\.\/)?(scripts\/[\w.-]+\.sh)/g)].map((m) => m[1]);
     return [startLocal, ...called.map((c) => join(ROOT, c)).filter((f) => existsSync(f))];
   };
-  (existsSync(startLocal) ? it : it.skip)(
-    'installs every rendering package `npm start` installs (skipped until scripts/start-local.sh exists)',
-    () => {
-      const local = new Set<string>();
-      for (const file of localScripts()) {
-        const code = readFileSync(file, 'utf8').replace(/#.*$/gm, '');
-        for (const m of code.matchAll(/(?<![\w-])(chromium|fonts-[a-z0-9-]+)(?![\w-])/g)) local.add(m[1]);
-      }
-      expect(local.has('chromium')).toBe(true);
-      expect([...local].filter((p) => !aptPackages(runtime).includes(p))).toEqual([]);
-    },
-  );
+  (existsSync(startLocal) ? it : it.skip)('installs every rendering package `npm start` installs (skipped until scripts/start-local.sh exists)', () => {
+    const local = new Set<string>();
+    for (const file of localScripts()) {
+      const code = readFileSync(file, 'utf8').replace(/#.*$/gm, '');
+      for (const m of code.matchAll(/(?<![\w-])(chromium|fonts-[a-z0-9-]+)(?![\w-])/g)) local.add(m[1]);
+    }
+    expect(local.has('chromium')).toBe(true);
+    expect([...local].filter((p) => !aptPackages(runtime).includes(p))).toEqual([]);
+  });
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -267,13 +282,22 @@ describe('deploy/docker-compose.yml', () => {
 
   it('conforms to the Compose Specification schema (dclint)', () => {
     const off = [
-      'no-build-and-image', 'no-unbound-port-interfaces', 'service-container-name-regex',
-      'service-dependencies-alphabetical-order', 'service-keys-order', 'service-ports-alphabetical-order',
-      'services-alphabetical-order', 'top-level-properties-order',
+      'no-build-and-image',
+      'no-unbound-port-interfaces',
+      'service-container-name-regex',
+      'service-dependencies-alphabetical-order',
+      'service-keys-order',
+      'service-ports-alphabetical-order',
+      'services-alphabetical-order',
+      'top-level-properties-order',
     ];
     const on = [
-      'no-duplicate-container-names', 'no-duplicate-exported-ports', 'no-quotes-in-volumes', 'no-version-field',
-      'require-project-name-field', 'service-image-require-explicit-tag',
+      'no-duplicate-container-names',
+      'no-duplicate-exported-ports',
+      'no-quotes-in-volumes',
+      'no-version-field',
+      'require-project-name-field',
+      'service-image-require-explicit-tag',
     ];
     // dclint enables every rule it is not told about, so each one is named here.
     const rules: Record<string, 0 | 2 | [2, Record<string, unknown>]> = Object.fromEntries([

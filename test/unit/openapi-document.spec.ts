@@ -59,7 +59,11 @@ function inline(schema: unknown, defs: Record<string, unknown>): unknown {
 
 /** What zod itself makes of a DTO, for the side it documents (responses use the DTO's Output class). */
 function zodSchema(dto: ZodDto<z.ZodType>): unknown {
-  const { definitions, $schema: _, ...json } = z.toJSONSchema(dto.schema, { target: 'openapi-3.0', io: dto.name.endsWith('_Output') ? 'output' : 'input' }) as Json;
+  const {
+    definitions,
+    $schema: _,
+    ...json
+  } = z.toJSONSchema(dto.schema, { target: 'openapi-3.0', io: dto.name.endsWith('_Output') ? 'output' : 'input' }) as Json;
   return inline(json, (definitions ?? {}) as Json);
 }
 
@@ -73,23 +77,31 @@ beforeAll(async () => {
   @Module({ controllers, providers: fakeDependencies(controllers) })
   class DocumentModule {}
   app = await NestFactory.create<NestFastifyApplication>(DocumentModule, new FastifyAdapter(), { logger: false });
-  app.getHttpAdapter().getInstance().addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push(`${method.toLowerCase()} ${r.url.replace(/:([A-Za-z]+)/g, '{$1}')}`);
-  });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (r) => {
+      for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push(`${method.toLowerCase()} ${r.url.replace(/:([A-Za-z]+)/g, '{$1}')}`);
+    });
   doc = buildOpenApiDocument(app);
   await app.init();
 });
 afterAll(() => app?.close());
 
 const components = () => (doc.components?.schemas ?? {}) as Json;
-const operations = () => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, op: op as Json })));
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, op: op as Json })));
 
 /** The handlers of the controllers, with the operations the document gives them (a handler on several paths has several). */
 function handlers() {
   return controllers.flatMap((c) =>
     Object.getOwnPropertyNames(c.prototype)
       .filter((name) => name !== 'constructor' && Reflect.getMetadata('method', c.prototype[name]) !== undefined)
-      .map((name) => ({ c, name, ops: operations().filter(({ op }) => op.operationId === `${c.name}_${name}` || String(op.operationId).startsWith(`${c.name}_${name}_alias`)) })),
+      .map((name) => ({
+        c,
+        name,
+        ops: operations().filter(({ op }) => op.operationId === `${c.name}_${name}` || String(op.operationId).startsWith(`${c.name}_${name}_alias`)),
+      })),
   );
 }
 

@@ -16,8 +16,18 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           'WebSocket ingestion (/recordings/{recordingId}/events/ws and its aliases), which OpenAPI cannot describe, is in docs/websocket.md.',
       )
       .setVersion(API_VERSION)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'public_key_svc_* (write) or secret_key_svc_* (full access); the admin API takes TAPEDECK_ADMIN_TOKEN' })
-      .addSecurity('token', { type: 'apiKey', in: 'query', name: 'token', description: 'The same public or secret key in ?token=, for clients that cannot set headers (sendBeacon); ingestion and metadata only' })
+      .addBearerAuth({
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'API key',
+        description: 'public_key_svc_* (write) or secret_key_svc_* (full access); the admin API takes TAPEDECK_ADMIN_TOKEN',
+      })
+      .addSecurity('token', {
+        type: 'apiKey',
+        in: 'query',
+        name: 'token',
+        description: 'The same public or secret key in ?token=, for clients that cannot set headers (sendBeacon); ingestion and metadata only',
+      })
       .addSecurity('presigned', { type: 'apiKey', in: 'query', name: 'signature', description: 'With tenantId, expires, keyId: see docs/presigned-links.md' })
       .build(),
     { operationIdFactory },

@@ -4,7 +4,11 @@
  * record): `Assert<SameShape<…>>` fails the build when a field is added, dropped or made optional on
  * one side until the other follows.
  */
-export type SameShape<A, B> = [A, B] extends [B, A] ? ([Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : { differ: [A, B] }) : { differ: [A, B] };
+export type SameShape<A, B> = [A, B] extends [B, A]
+  ? [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never]
+    ? true
+    : { differ: [A, B] }
+  : { differ: [A, B] };
 
 /** Compiles only when T is `true`. */
 export type Assert<T extends true> = T;

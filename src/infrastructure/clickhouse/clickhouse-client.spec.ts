@@ -28,7 +28,12 @@ describe('ClickHouse client logging', () => {
 
   it('reports a failed request once, at warn, through the application logger; the default logger stays silent', async () => {
     const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    const ch = new ClickHouse({ CLICKHOUSE_URL: `http://127.0.0.1:${await closedPort()}`, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: 'not-logged', CLICKHOUSE_DATABASE: 'd' });
+    const ch = new ClickHouse({
+      CLICKHOUSE_URL: `http://127.0.0.1:${await closedPort()}`,
+      CLICKHOUSE_USER: 'default',
+      CLICKHOUSE_PASSWORD: 'not-logged',
+      CLICKHOUSE_DATABASE: 'd',
+    });
     try {
       await expect(ch.rows(sql`SELECT 1`)).rejects.toThrow(/ECONNREFUSED/);
     } finally {
@@ -38,7 +43,10 @@ describe('ClickHouse client logging', () => {
     consoleError.mockRestore();
     const ours = lines.filter((l) => l.context === 'clickhouse-client');
     expect(ours).toHaveLength(1);
-    expect(ours[0]).toMatchObject({ level: 'warn', message: { msg: 'Query: HTTP request error.', operation: 'Query', err: expect.stringMatching(/ECONNREFUSED/) } });
+    expect(ours[0]).toMatchObject({
+      level: 'warn',
+      message: { msg: 'Query: HTTP request error.', operation: 'Query', err: expect.stringMatching(/ECONNREFUSED/) },
+    });
     expect(JSON.stringify(ours)).not.toContain('not-logged');
   });
 });
@@ -58,7 +66,12 @@ describe('ClickHouse reach (readiness)', () => {
 
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    ch = new ClickHouse({ CLICKHOUSE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`, CLICKHOUSE_USER: 'u', CLICKHOUSE_PASSWORD: 'p', CLICKHOUSE_DATABASE: 'd' });
+    ch = new ClickHouse({
+      CLICKHOUSE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      CLICKHOUSE_USER: 'u',
+      CLICKHOUSE_PASSWORD: 'p',
+      CLICKHOUSE_DATABASE: 'd',
+    });
   });
   afterAll(async () => {
     await ch.close();
@@ -80,7 +93,9 @@ describe('ClickHouse reach (readiness)', () => {
   it('names refused credentials, from the error text of 18.16 and of current servers', async () => {
     answer = refuse('Code: 193, e.displayText() = DB::Exception: Wrong password for user default, e.what() = DB::Exception\n');
     expect(await ch.reach()).toEqual({ ok: false, reason: 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' });
-    answer = refuse('Code: 516. DB::Exception: u: Authentication failed: password is incorrect, or there is no user with such name. (AUTHENTICATION_FAILED) (version 26.3.1.1)\n');
+    answer = refuse(
+      'Code: 516. DB::Exception: u: Authentication failed: password is incorrect, or there is no user with such name. (AUTHENTICATION_FAILED) (version 26.3.1.1)\n',
+    );
     expect(await ch.reach()).toEqual({ ok: false, reason: 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' });
   });
 

@@ -121,7 +121,10 @@ export class ClickHouse {
     const parsed = (error as { code?: unknown })?.code;
     const code = typeof parsed === 'string' && /^\d+$/.test(parsed) ? parsed : /^Code: (\d+)/.exec(String((error as Error)?.message))?.[1];
     if (code) {
-      return { ok: false, reason: CREDENTIAL_ERRORS.has(code) ? 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' : `query failed (ClickHouse error ${code})` };
+      return {
+        ok: false,
+        reason: CREDENTIAL_ERRORS.has(code) ? 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' : `query failed (ClickHouse error ${code})`,
+      };
     }
     return { ok: false, reason: `unreachable, or no answer within ${timeoutMs} ms` };
   }

@@ -44,9 +44,7 @@ export async function appliedVersions(ch: ClickHouse): Promise<Set<number>> {
 export async function migrate(ch: ClickHouse, migrations = loadMigrations()): Promise<number[]> {
   const logger = new Logger('migrations');
   await ch.ensureDatabase();
-  await ch.command(
-    sql`CREATE TABLE IF NOT EXISTS schema_migrations (version UInt32, name String, applied_at UInt32) ENGINE = MergeTree ORDER BY version`,
-  );
+  await ch.command(sql`CREATE TABLE IF NOT EXISTS schema_migrations (version UInt32, name String, applied_at UInt32) ENGINE = MergeTree ORDER BY version`);
   const done = await appliedVersions(ch);
   const applied: number[] = [];
   for (const m of migrations) {

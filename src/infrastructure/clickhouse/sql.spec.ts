@@ -39,8 +39,6 @@ describe('sql escaping helper', () => {
     expect(literal(true)).toBe('1');
     expect(literal(['a', 1])).toBe("['a', 1]");
     const inner = sql`x = ${'v'}`;
-    expect(sql`SELECT 1 FROM ${ident('t')} WHERE ${inner} AND y IN ${list([1, 2])}`.text).toBe(
-      "SELECT 1 FROM `t` WHERE x = 'v' AND y IN (1, 2)",
-    );
+    expect(sql`SELECT 1 FROM ${ident('t')} WHERE ${inner} AND y IN ${list([1, 2])}`.text).toBe("SELECT 1 FROM `t` WHERE x = 'v' AND y IN (1, 2)");
   });
 });

@@ -39,7 +39,12 @@ export class EventDeleter {
     const h = natsHeaders();
     const id = `del.${randomUUID()}`;
     h.set(H.batch, id);
-    const marker = await this.messages.publish(recordingSubject(tenantId, recordingId, 'del'), new TextEncoder().encode(JSON.stringify({ deletedAt: Date.now() })), id, h);
+    const marker = await this.messages.publish(
+      recordingSubject(tenantId, recordingId, 'del'),
+      new TextEncoder().encode(JSON.stringify({ deletedAt: Date.now() })),
+      id,
+      h,
+    );
     return { deleted: await this.deleteMessagesBelow(tenantId, recordingId, marker.seq), markerSeq: marker.seq };
   }
 
@@ -55,7 +60,12 @@ export class EventDeleter {
     if (marker === undefined || !(await this.messages.holdsBelow(tenantId, recordingId, marker))) return counts;
     // Also seen while another deletion of the recording is still under way (a DELETE elsewhere, a
     // retention sweep): both delete the same messages, which is harmless; only a crash leaves one.
-    this.logger.log({ msg: 'deleting messages below a deletion marker (a deletion under way elsewhere, or one cut short)', tenantId, recordingId, markerSeq: marker });
+    this.logger.log({
+      msg: 'deleting messages below a deletion marker (a deletion under way elsewhere, or one cut short)',
+      tenantId,
+      recordingId,
+      markerSeq: marker,
+    });
     await this.deleteMessagesBelow(tenantId, recordingId, marker, counts);
     return this.messages.counts(tenantId, recordingId);
   }
@@ -69,7 +79,7 @@ export class EventDeleter {
       return await this.deleteEachBelow(tenantId, recordingId, belowSeq, counts);
     } catch (e) {
       if (e instanceof AppError) throw e;
-      this.logger.warn({ msg: 'deleting a recording\'s messages failed', err: String((e as Error).message) });
+      this.logger.warn({ msg: "deleting a recording's messages failed", err: String((e as Error).message) });
       throw new StoreUnavailable('Event store (NATS JetStream) could not delete the recording; retry');
     }
   }

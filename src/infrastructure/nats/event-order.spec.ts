@@ -18,13 +18,23 @@ describe('BatchAssembler', () => {
   });
 
   it('refuses a second pass whose sequences hold other batches (a replica with a shifted history)', () => {
-    const asm = new BatchAssembler(orderBatches([{ seq: 43, batch: 'x' }, { seq: 44, batch: 'y' }]));
+    const asm = new BatchAssembler(
+      orderBatches([
+        { seq: 43, batch: 'x' },
+        { seq: 44, batch: 'y' },
+      ]),
+    );
     // The replica lost seq 43 and holds "y" there: reading on would silently drop "x".
     expect(() => asm.add(43, 'y', bytes('[]'))).toThrow(ReadPlanMismatch);
   });
 
   it('counts planned messages not delivered yet', () => {
-    const asm = new BatchAssembler(orderBatches([{ seq: 1, batch: 'a' }, { seq: 2, batch: 'b' }]));
+    const asm = new BatchAssembler(
+      orderBatches([
+        { seq: 1, batch: 'a' },
+        { seq: 2, batch: 'b' },
+      ]),
+    );
     asm.add(1, 'a', bytes('[]'));
     expect(asm.outstanding).toBe(1);
   });
@@ -46,7 +56,12 @@ describe('orderBatches: message sizes for the payload pass', () => {
   });
 
   it('is unknown when a message belongs to a batch without a summary', () => {
-    expect(orderBatches([{ seq: 1, batch: 'a', summary: summary(10) }, { seq: 2, batch: 'b' }]).maxMessageBytes).toBeUndefined();
+    expect(
+      orderBatches([
+        { seq: 1, batch: 'a', summary: summary(10) },
+        { seq: 2, batch: 'b' },
+      ]).maxMessageBytes,
+    ).toBeUndefined();
     expect(orderBatches([{ seq: 1, batch: 'a', summary: '{not json' }]).maxMessageBytes).toBeUndefined();
   });
 });

@@ -84,7 +84,13 @@ export class EventReader {
     return this.merged(tenantId, recordingId, rawEvents, new TimestampMerger<RawEvent>(() => false), opts);
   }
 
-  private async *merged<E extends Mergeable>(tenantId: string, recordingId: string, decode: (payload: Uint8Array) => E[], merger: TimestampMerger<E>, opts: ReadOptions): AsyncGenerator<E[]> {
+  private async *merged<E extends Mergeable>(
+    tenantId: string,
+    recordingId: string,
+    decode: (payload: Uint8Array) => E[],
+    merger: TimestampMerger<E>,
+    opts: ReadOptions,
+  ): AsyncGenerator<E[]> {
     const { signal } = opts;
     const subject = recordingSubject(tenantId, recordingId, 'ev');
     const counts = await this.messageCounts(tenantId, recordingId);
@@ -93,12 +99,23 @@ export class EventReader {
 
     const heads: { seq: number; batch: string; chunk?: string; summary?: string }[] = [];
     for await (const m of this.scanner.scan(subject, { headersOnly: true, startSeq: 0, expected: counts.ev, signal })) {
-      heads.push({ seq: m.seq, batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`, chunk: m.headers?.get(H.chunk) || undefined, summary: m.headers?.get(H.summary) || undefined });
+      heads.push({
+        seq: m.seq,
+        batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`,
+        chunk: m.headers?.get(H.chunk) || undefined,
+        summary: m.headers?.get(H.summary) || undefined,
+      });
     }
     if (heads.length < counts.ev) {
       // The stream leader counted more messages than its consumer delivered: the read would be
       // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
-      throw await this.incompleteRead(tenantId, recordingId, heads[0]?.seq ?? 0, counts.ev, `counted ${counts.ev} messages of ${subject}, read ${heads.length}`);
+      throw await this.incompleteRead(
+        tenantId,
+        recordingId,
+        heads[0]?.seq ?? 0,
+        counts.ev,
+        `counted ${counts.ev} messages of ${subject}, read ${heads.length}`,
+      );
     }
     const plan = orderBatches(heads);
     if (plan.batches.length === 0) return;
@@ -106,7 +123,13 @@ export class EventReader {
     const assembler = new BatchAssembler(plan);
     const lastSeq = heads[heads.length - 1].seq;
     try {
-      for await (const m of this.scanner.scan(subject, { headersOnly: false, startSeq: heads[0].seq, expected: heads.length, signal, maxMessages: pullSize(plan.maxMessageBytes) })) {
+      for await (const m of this.scanner.scan(subject, {
+        headersOnly: false,
+        startSeq: heads[0].seq,
+        expected: heads.length,
+        signal,
+        maxMessages: pullSize(plan.maxMessageBytes),
+      })) {
         const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
         if (done) {
           const out = merger.take(decode(done.payload), done.releaseBelow);
@@ -114,7 +137,8 @@ export class EventReader {
         }
         if (m.seq >= lastSeq) break;
       }
-      if (!signal?.aborted && assembler.outstanding > 0) throw new ReadPlanMismatch(`${assembler.outstanding} planned messages of ${subject} were not delivered`);
+      if (!signal?.aborted && assembler.outstanding > 0)
+        throw new ReadPlanMismatch(`${assembler.outstanding} planned messages of ${subject} were not delivered`);
     } catch (e) {
       if (e instanceof ReadPlanMismatch) throw await this.incompleteRead(tenantId, recordingId, heads[0].seq, counts.ev, e.message);
       throw e;
@@ -130,8 +154,12 @@ export class EventReader {
    * reads it whole).
    */
   private async incompleteRead(tenantId: string, recordingId: string, firstSeq: number, countedEv: number, why: string): Promise<AppError> {
-    const [marker, now] = await Promise.all([this.lastDeletionSeq(tenantId, recordingId).catch(() => undefined), this.messages.counts(tenantId, recordingId).catch(() => undefined)]);
-    if (marker !== undefined && marker > firstSeq && now !== undefined && now.ev < countedEv) return notFound('Recording not found (it was deleted while being read)');
+    const [marker, now] = await Promise.all([
+      this.lastDeletionSeq(tenantId, recordingId).catch(() => undefined),
+      this.messages.counts(tenantId, recordingId).catch(() => undefined),
+    ]);
+    if (marker !== undefined && marker > firstSeq && now !== undefined && now.ev < countedEv)
+      return notFound('Recording not found (it was deleted while being read)');
     this.logger.warn({ msg: 'read did not get the messages it planned', tenantId, recordingId, why });
     return new StoreUnavailable('Event store (NATS JetStream) returned an incomplete read; retry later');
   }

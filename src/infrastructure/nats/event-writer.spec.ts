@@ -23,11 +23,21 @@ describe('chunkBounds', () => {
 
   it('never leaves the last message empty, even when the rest fills a message exactly', () => {
     const bounds = chunkBounds(size, MB, 200);
-    expect(bounds).toEqual([[0, size - 1], [size - 1, size]]);
-    expect(chunkBounds(2 * size, MB, 200)).toEqual([[0, size], [size, 2 * size - 1], [2 * size - 1, 2 * size]]);
+    expect(bounds).toEqual([
+      [0, size - 1],
+      [size - 1, size],
+    ]);
+    expect(chunkBounds(2 * size, MB, 200)).toEqual([
+      [0, size],
+      [size, 2 * size - 1],
+      [2 * size - 1, 2 * size],
+    ]);
   });
 
   it('moves to a second message exactly when the summary no longer fits beside the data', () => {
-    expect(chunkBounds(size - 199, MB, 200)).toEqual([[0, size - 200], [size - 200, size - 199]]);
+    expect(chunkBounds(size - 199, MB, 200)).toEqual([
+      [0, size - 200],
+      [size - 200, size - 199],
+    ]);
   });
 });

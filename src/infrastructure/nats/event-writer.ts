@@ -55,7 +55,14 @@ export class EventWriter {
   ) {}
 
   /** Appends one batch (a JSON array of events). Resolves only when JetStream stored all of it. */
-  async appendBatch(tenantId: string, recordingId: string, batchId: string, payload: Uint8Array, summary: BatchSummary, opts: AppendOptions = {}): Promise<AppendResult> {
+  async appendBatch(
+    tenantId: string,
+    recordingId: string,
+    batchId: string,
+    payload: Uint8Array,
+    summary: BatchSummary,
+    opts: AppendOptions = {},
+  ): Promise<AppendResult> {
     const retrySuffix = opts.retrySuffix ?? '';
     const summaryHeader = headerJson(summary);
     const maxSummary = Math.min(MAX_SUMMARY_HEADER_BYTES, Math.floor((this.messages.maxPayload - CHUNK_HEADROOM) / 2));
@@ -103,7 +110,8 @@ export class EventWriter {
     // One message: a body just under the 1 MiB limit, its numbers and booleans stored as strings and
     // its headers added, can exceed max_payload, which JetStream would refuse on every retry.
     const max = this.messages.maxPayload - CHUNK_HEADROOM;
-    if (data.length > max) throw new AppError('payload_too_large', `Metadata write too large to store: ${data.length} bytes as stored (values as strings), at most ${max}`);
+    if (data.length > max)
+      throw new AppError('payload_too_large', `Metadata write too large to store: ${data.length} bytes as stored (values as strings), at most ${max}`);
     const ack = await this.messages.publish(recordingSubject(tenantId, recordingId, 'meta'), data, writeId, h);
     return { duplicate: ack.duplicate, seq: ack.seq, seqs: [ack.seq] };
   }

@@ -55,7 +55,7 @@ export class MessageScanner {
     const maxMessages = o.maxMessages ?? (headersOnly ? 1000 : 64);
     let next = o.startSeq;
     let read = 0;
-    for (let fruitless = 0; fruitless < 3 && !signal?.aborted; ) {
+    for (let fruitless = 0; fruitless < 3 && !signal?.aborted;) {
       let consumer;
       try {
         consumer = await leaderConsumer(this.nats, { filterSubject: subject, headersOnly, startSeq: next, inactiveThresholdMs: this.tuning.readInactiveMs });
@@ -66,7 +66,13 @@ export class MessageScanner {
       // Pull again when half was read: one pull request per maxMessages / 2 messages, none sent
       // beyond what the reader has taken (nats.js sends a refill only when its iterator reaches it).
       const expires = this.tuning.pullExpiresMs;
-      const messages = await consumer.consume({ max_messages: maxMessages, threshold_messages: Math.max(1, maxMessages >> 1), expires, idle_heartbeat: this.tuning.idleHeartbeatMs ?? Math.min(1000, expires / 2), abort_on_missing_resource: true });
+      const messages = await consumer.consume({
+        max_messages: maxMessages,
+        threshold_messages: Math.max(1, maxMessages >> 1),
+        expires,
+        idle_heartbeat: this.tuning.idleHeartbeatMs ?? Math.min(1000, expires / 2),
+        abort_on_missing_resource: true,
+      });
       let caughtUp = false;
       heartbeatsOnlyWhenCaughtUp(messages, () => caughtUp);
       const abort = () => messages.stop();
@@ -75,7 +81,13 @@ export class MessageScanner {
       // The subject may hold fewer messages than counted (deleted since): with nothing
       // left to deliver, nats.js would wait for new ones forever. Callers check what they got.
       const drained = await nothingLeft(consumer, { cached: true });
-      const watch = drained ? undefined : idleWatch(() => caughtUp, () => nothingLeft(consumer, { cached: false }), () => messages.stop());
+      const watch = drained
+        ? undefined
+        : idleWatch(
+            () => caughtUp,
+            () => nothingLeft(consumer, { cached: false }),
+            () => messages.stop(),
+          );
       try {
         if (drained) return;
         const it = messages[Symbol.asyncIterator]();
@@ -149,18 +161,21 @@ export function idleWatch(waiting: () => boolean, idle: () => Promise<boolean>, 
     progress: () => void (last = Date.now()),
     stop: () => clearInterval(timer),
   };
-  const timer = setInterval(() => {
-    if (checking || w.fired || !waiting() || Date.now() - last < checkMs) return;
-    checking = true;
-    void idle()
-      .then((empty) => {
-        if (empty && waiting() && Date.now() - last >= checkMs) {
-          w.fired = true;
-          stop();
-        }
-      })
-      .finally(() => (checking = false));
-  }, Math.max(10, checkMs >> 1));
+  const timer = setInterval(
+    () => {
+      if (checking || w.fired || !waiting() || Date.now() - last < checkMs) return;
+      checking = true;
+      void idle()
+        .then((empty) => {
+          if (empty && waiting() && Date.now() - last >= checkMs) {
+            w.fired = true;
+            stop();
+          }
+        })
+        .finally(() => (checking = false));
+    },
+    Math.max(10, checkMs >> 1),
+  );
   timer.unref?.();
   return w;
 }

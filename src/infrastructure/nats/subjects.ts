@@ -10,10 +10,8 @@ export const TENANTS_BUCKET = 'tapedeck_tenants';
 
 export type SubjectKind = 'ev' | 'meta' | 'del';
 
-export const recordingSubject = (tenantId: string, recordingId: string, kind: SubjectKind) =>
-  `${SUBJECT_ROOT}.${tenantId}.${recordingId}.${kind}`;
-export const recordingWildcard = (tenantId: string, recordingId: string) =>
-  `${SUBJECT_ROOT}.${tenantId}.${recordingId}.>`;
+export const recordingSubject = (tenantId: string, recordingId: string, kind: SubjectKind) => `${SUBJECT_ROOT}.${tenantId}.${recordingId}.${kind}`;
+export const recordingWildcard = (tenantId: string, recordingId: string) => `${SUBJECT_ROOT}.${tenantId}.${recordingId}.>`;
 
 export function parseSubject(subject: string): { tenantId: string; recordingId: string; kind: SubjectKind } | null {
   const parts = subject.split('.');

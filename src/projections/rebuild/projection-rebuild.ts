@@ -68,7 +68,12 @@ export async function rebuildProjection(p: Projection, nats: NatsClient, ch: Cli
     const fresh = new ClickHouseProjectionSink(ch, (t) => freshName(t, suffix));
     report.replayed = await replay(p, nats, fresh, 1, report.toSeq, 'rebuild', opts, report);
     if (report.expected !== undefined && report.replayed < report.expected) {
-      logger.warn({ msg: 'replayed fewer messages than the stream held at the start (removed meanwhile?)', projection: p.name, replayed: report.replayed, expected: report.expected });
+      logger.warn({
+        msg: 'replayed fewer messages than the stream held at the start (removed meanwhile?)',
+        projection: p.name,
+        replayed: report.replayed,
+        expected: report.expected,
+      });
     }
     if (opts.signal?.aborted) throw new RebuildStopped(`${p.name}: stopped before its swap`);
     swapping = true;
@@ -103,7 +108,8 @@ async function replay(
   const started = Date.now();
   let read = 0;
   let seq = from - 1;
-  const progress = (final: boolean) => opts.onProgress?.({ phase, read, seq: final ? Math.max(seq, to) : seq, fromSeq: from, toSeq: to, elapsedMs: Date.now() - started }, final);
+  const progress = (final: boolean) =>
+    opts.onProgress?.({ phase, read, seq: final ? Math.max(seq, to) : seq, fromSeq: from, toSeq: to, elapsedMs: Date.now() - started }, final);
   const batches = readRange(nats, p.filterSubject, from, to, opts.batch, opts.expiresMs);
   // The next fetch runs while this batch is written (its rejection is handled where it is awaited).
   const ahead = () => {

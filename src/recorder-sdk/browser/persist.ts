@@ -8,10 +8,7 @@ export interface PersistedBatch {
 
 const BATCH_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-export function encodePending(
-  batches: readonly PersistedBatch[],
-  maxChars = 2 * 1024 * 1024,
-): string | null {
+export function encodePending(batches: readonly PersistedBatch[], maxChars = 2 * 1024 * 1024): string | null {
   const kept: PersistedBatch[] = [];
   let chars = 0;
   for (let i = batches.length - 1; i >= 0; i--) {
@@ -39,14 +36,7 @@ export function decodePending(text: string | null): PersistedBatch[] {
   const out: PersistedBatch[] = [];
   for (const item of list) {
     const b = item as Partial<PersistedBatch> | null;
-    if (
-      b &&
-      typeof b.id === 'string' &&
-      BATCH_ID.test(b.id) &&
-      typeof b.body === 'string' &&
-      b.body.startsWith('[') &&
-      typeof b.events === 'number'
-    ) {
+    if (b && typeof b.id === 'string' && BATCH_ID.test(b.id) && typeof b.body === 'string' && b.body.startsWith('[') && typeof b.events === 'number') {
       out.push({ id: b.id, body: b.body, events: b.events });
     }
   }

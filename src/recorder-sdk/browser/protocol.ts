@@ -15,10 +15,7 @@ export function batchFrame(batchId: string, body: string): string {
 }
 
 export type ServerFrame =
-  | { type: 'ack'; batch: string }
-  | { type: 'error'; status: number; message: string; batch?: string }
-  | { type: 'pong' }
-  | { type: 'other' };
+  { type: 'ack'; batch: string } | { type: 'error'; status: number; message: string; batch?: string } | { type: 'pong' } | { type: 'other' };
 
 export function parseServerFrame(data: unknown): ServerFrame {
   if (typeof data !== 'string') return { type: 'other' };

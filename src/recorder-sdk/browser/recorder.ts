@@ -112,7 +112,9 @@ function normaliseServerUrl(raw: string | undefined): string {
  * replay would apply its changes to the outer page's nodes.
  */
 function recordedByOuterPage(): boolean {
-  return sameOriginOuterPages().some((outer) => (outer as unknown as Record<symbol, unknown>)[SHARED_KEY] || outer.document.querySelector('script[data-public-key][src*="/sdk/recorder.js"]'));
+  return sameOriginOuterPages().some(
+    (outer) => (outer as unknown as Record<symbol, unknown>)[SHARED_KEY] || outer.document.querySelector('script[data-public-key][src*="/sdk/recorder.js"]'),
+  );
 }
 
 /**
@@ -174,9 +176,7 @@ export function start(options: StartOptions): string {
   // tab): ask first, recording meanwhile; a fresh id needs no question.
   const check = tabs();
   check.open();
-  const decideNow = stored
-    ? check.ask(stored, TAB_CHECK_MS, (taken) => session.begin(taken ? replaceCopiedRecordingId(stored) : stored))
-    : null;
+  const decideNow = stored ? check.ask(stored, TAB_CHECK_MS, (taken) => session.begin(taken ? replaceCopiedRecordingId(stored) : stored)) : null;
   session.start(decideNow);
   if (!decideNow) session.begin(recordingId);
   return recordingId;

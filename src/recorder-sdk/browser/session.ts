@@ -185,10 +185,7 @@ export class RecorderSession {
     this.cut();
     this.pump();
     let timer: Timer | undefined;
-    await Promise.race([
-      this.queue.whenSettled(),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_DRAIN_MS))),
-    ]);
+    await Promise.race([this.queue.whenSettled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_DRAIN_MS)))]);
     clearTimeout(timer);
     this.teardown();
   }
@@ -278,10 +275,13 @@ export class RecorderSession {
     if (this.pumpTimer !== null && this.pumpAt <= at) return;
     if (this.pumpTimer !== null) clearTimeout(this.pumpTimer);
     this.pumpAt = at;
-    this.pumpTimer = setTimeout(() => {
-      this.pumpTimer = null;
-      this.pump();
-    }, Math.max(0, delay) + 5);
+    this.pumpTimer = setTimeout(
+      () => {
+        this.pumpTimer = null;
+        this.pump();
+      },
+      Math.max(0, delay) + 5,
+    );
   }
 
   // ---- refusals ----

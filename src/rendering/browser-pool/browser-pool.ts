@@ -186,10 +186,7 @@ export class BrowserPool {
   /** Waits for a timed-out task; if it ignores its abort signal for too long, its browser goes. */
   private async awaitOrphan(settled: Promise<void>, inst: Instance): Promise<void> {
     let grace: NodeJS.Timeout | undefined;
-    const late = await Promise.race([
-      settled.then(() => false),
-      new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(true), GRACE_MS))),
-    ]);
+    const late = await Promise.race([settled.then(() => false), new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(true), GRACE_MS)))]);
     clearTimeout(grace);
     if (late) {
       this.logger.warn('a timed-out render ignored its abort signal; restarting the browser');
@@ -217,11 +214,21 @@ export class BrowserPool {
     // playwright still kills them if the process exits without that.
     const launching =
       this.options.launch?.() ??
-      chromium.launch({ executablePath: this.options.chromiumPath, args: CHROMIUM_ARGS, timeout, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+      chromium.launch({
+        executablePath: this.options.chromiumPath,
+        args: CHROMIUM_ARGS,
+        timeout,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
     try {
       browser = await withTimeout(launching, timeout);
     } catch (err) {
-      launching.then((b) => b.close(), () => undefined); // a launch that finishes late must not leak
+      launching.then(
+        (b) => b.close(),
+        () => undefined,
+      ); // a launch that finishes late must not leak
       this.logger.error(`could not launch Chromium at ${this.options.chromiumPath}: ${String((err as Error)?.message ?? err)}`);
       throw unavailable('Renderer is not available');
     }
@@ -269,8 +276,7 @@ function unavailable(message: string): AppError {
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms))),
-  ]).finally(() => clearTimeout(timer));
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }

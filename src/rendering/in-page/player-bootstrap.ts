@@ -34,7 +34,14 @@ const CONTROLLER_HEIGHT = 80;
 // Out-of-range positions start at the nearest end: the page cannot answer 422 once it is served.
 function startOffset(sel: PlayerPageConfig['time'], first: number, last: number): number {
   const length = last - first;
-  const at = sel.kind === 'offset' ? (sel.value < 0 ? length + sel.value : sel.value) : sel.kind === 'percent' ? Math.round((length * sel.value) / 100) : sel.value - first;
+  const at =
+    sel.kind === 'offset'
+      ? sel.value < 0
+        ? length + sel.value
+        : sel.value
+      : sel.kind === 'percent'
+        ? Math.round((length * sel.value) / 100)
+        : sel.value - first;
   return Math.min(length, Math.max(0, at));
 }
 

@@ -1,12 +1,45 @@
 import { replayFixes } from './replay-fixes';
 
-const el = (id: number, tagName: string, attributes: Record<string, unknown> = {}, childNodes: unknown[] = []) => ({ type: 2, id, tagName, attributes, childNodes });
+const el = (id: number, tagName: string, attributes: Record<string, unknown> = {}, childNodes: unknown[] = []) => ({
+  type: 2,
+  id,
+  tagName,
+  attributes,
+  childNodes,
+});
 
 describe('replayFixes', () => {
-  it("sizes every canvas by the attributes it had: in snapshots, added later, or changed", () => {
-    const snapshot = { type: 2, timestamp: 1, data: { node: { type: 0, id: 1, childNodes: [el(2, 'html', {}, [el(3, 'body', {}, [el(4, 'canvas', { width: '400', height: '200' }), el(5, 'div', { width: '999' })])])] } } };
-    const added = { type: 3, timestamp: 2, data: { source: 0, adds: [{ parentId: 3, node: el(6, 'CANVAS', { width: 160 }) }], removes: [], texts: [], attributes: [] } };
-    const changed = { type: 3, timestamp: 3, data: { source: 0, adds: [], removes: [], texts: [], attributes: [{ id: 4, attributes: { height: '80' } }, { id: 5, attributes: { height: '7' } }] } };
+  it('sizes every canvas by the attributes it had: in snapshots, added later, or changed', () => {
+    const snapshot = {
+      type: 2,
+      timestamp: 1,
+      data: {
+        node: {
+          type: 0,
+          id: 1,
+          childNodes: [el(2, 'html', {}, [el(3, 'body', {}, [el(4, 'canvas', { width: '400', height: '200' }), el(5, 'div', { width: '999' })])])],
+        },
+      },
+    };
+    const added = {
+      type: 3,
+      timestamp: 2,
+      data: { source: 0, adds: [{ parentId: 3, node: el(6, 'CANVAS', { width: 160 }) }], removes: [], texts: [], attributes: [] },
+    };
+    const changed = {
+      type: 3,
+      timestamp: 3,
+      data: {
+        source: 0,
+        adds: [],
+        removes: [],
+        texts: [],
+        attributes: [
+          { id: 4, attributes: { height: '80' } },
+          { id: 5, attributes: { height: '7' } },
+        ],
+      },
+    };
     const rules = replayFixes([snapshot, added, changed]);
     // The general rule first: the ones for given sizes, as specific, come later and win.
     expect(rules.slice(0, 2)).toEqual([
@@ -40,16 +73,38 @@ describe('replayFixes', () => {
     const snapshot = { type: 2, timestamp: 1, data: { node: { type: 0, id: 1, childNodes: [el(2, 'html', {}, [el(3, 'body', {}, [frame])])] } } };
     const added = el(6, 'IFRAME', { srcdoc: '<p>y</p>', title: 't' });
     const adds = { type: 3, timestamp: 2, data: { source: 0, adds: [{ parentId: 3, node: added }], removes: [], texts: [], attributes: [] } };
-    const changes = { type: 3, timestamp: 3, data: { source: 0, adds: [], removes: [], texts: [], attributes: [{ id: 4, attributes: { srcdoc: '<p>z</p>', class: 'c' } }, { id: 3, attributes: { srcdoc: 'kept' } }] } };
+    const changes = {
+      type: 3,
+      timestamp: 3,
+      data: {
+        source: 0,
+        adds: [],
+        removes: [],
+        texts: [],
+        attributes: [
+          { id: 4, attributes: { srcdoc: '<p>z</p>', class: 'c' } },
+          { id: 3, attributes: { srcdoc: 'kept' } },
+        ],
+      },
+    };
     replayFixes([snapshot, adds, changes]);
     expect(frame.attributes).toEqual({ width: '200' });
     expect(added.attributes).toEqual({ title: 't' });
-    expect(changes.data.attributes).toEqual([{ id: 4, attributes: { class: 'c' } }, { id: 3, attributes: { srcdoc: 'kept' } }]);
+    expect(changes.data.attributes).toEqual([
+      { id: 4, attributes: { class: 'c' } },
+      { id: 3, attributes: { srcdoc: 'kept' } },
+    ]);
   });
 
   it('ignores values that are not plain sizes, and events of any odd shape', () => {
     const odd = el(2, 'canvas', { width: '100%', height: '1" onload="x' });
-    const rules = replayFixes([null, { type: 2 }, { type: 3, data: { source: 0, adds: [null, {}], attributes: [null, { id: 1 }, { id: 2, attributes: 'x' }] } }, { type: 2, data: { node: odd } }, { type: 3, data: 'x' }]);
+    const rules = replayFixes([
+      null,
+      { type: 2 },
+      { type: 3, data: { source: 0, adds: [null, {}], attributes: [null, { id: 1 }, { id: 2, attributes: 'x' }] } },
+      { type: 2, data: { node: odd } },
+      { type: 3, data: 'x' },
+    ]);
     expect(rules).toHaveLength(2);
   });
 });

@@ -88,10 +88,7 @@ export function replayFixes(events: readonly unknown[]): string[] {
       }
     }
   }
-  const rules = [
-    ':where(canvas){display:inline-block;width:300px;height:150px;overflow:hidden;color:transparent}',
-    ':where(canvas) *{visibility:hidden}',
-  ];
+  const rules = [':where(canvas){display:inline-block;width:300px;height:150px;overflow:hidden;color:transparent}', ':where(canvas) *{visibility:hidden}'];
   let n = 0;
   for (const k of Object.keys(widths)) if (n++ < 500) rules.push(':where(canvas[width="' + k + '"]){width:' + Number(k) + 'px}');
   for (const k of Object.keys(heights)) if (n++ < 1000) rules.push(':where(canvas[height="' + k + '"]){height:' + Number(k) + 'px}');

@@ -10,7 +10,10 @@ export class AssetsController {
   constructor(private readonly assets: PlayerAssets) {}
 
   @Get(':name')
-  @ApiOperation({ summary: 'Player page asset', description: 'rrweb-player\'s script and stylesheet, as the player page links them. Public; immutable with the ?v= the page uses, else revalidated by ETag.' })
+  @ApiOperation({
+    summary: 'Player page asset',
+    description: "rrweb-player's script and stylesheet, as the player page links them. Public; immutable with the ?v= the page uses, else revalidated by ETag.",
+  })
   @ApiParam({ name: 'name', schema: { type: 'string', enum: ['rrweb-player.js', 'rrweb-player.css'] } })
   @ApiQuery({ name: 'v', required: false, schema: { type: 'string' }, description: 'Asset version (from the player page)' })
   @ApiResponse({ status: 200, content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } })

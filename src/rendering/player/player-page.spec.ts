@@ -23,11 +23,7 @@ describe('buildPlayerPage', () => {
         "frame-ancestors 'self' https://app.example.com; base-uri 'none'; form-action 'none'",
     );
     const scripts = html.match(/<script[^>]*>/g)!;
-    expect(scripts).toEqual([
-      '<script type="application/json" id="tapedeck-config">',
-      '<script src="/assets/rrweb-player.js">',
-      `<script nonce="${nonce}">`,
-    ]);
+    expect(scripts).toEqual(['<script type="application/json" id="tapedeck-config">', '<script src="/assets/rrweb-player.js">', `<script nonce="${nonce}">`]);
     expect(headers).toMatchObject({
       'Content-Type': 'text/html; charset=utf-8',
       'X-Content-Type-Options': 'nosniff',

@@ -29,7 +29,10 @@ const schema = (origin?: string) =>
   z.object({
     controls: queryBoolean(true),
     autoplay: queryBoolean(false),
-    mode: z.enum(['standard', 'minimal', 'capture']).optional().transform((m) => m ?? 'standard'),
+    mode: z
+      .enum(['standard', 'minimal', 'capture'])
+      .optional()
+      .transform((m) => m ?? 'standard'),
     speed,
     time: z.string().max(64).optional(),
     eventsUrl: z

@@ -35,13 +35,21 @@ function service(o: { exists?: boolean; signingKey?: boolean } = {}) {
 }
 
 const config = (html: string) => JSON.parse(/id="tapedeck-config">([^<]*)</.exec(html)![1]) as { eventsUrl: string; mode: string; speed: number };
-const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: AppError) => e.code ?? e.constructor.name);
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: AppError) => e.code ?? e.constructor.name,
+  );
 
 describe('PlayerService', () => {
   it('signs a short-lived events link for the private key, relative to the page', async () => {
     const { svc, signed } = service();
     const page = await svc.page({ auth: SECRET, recordingId: RID, html: true, query: {} });
-    expect(config(page.html)).toMatchObject({ eventsUrl: expect.stringMatching(/^events\?tenantId=acme&expires=1&keyId=k1&signature=e{64}$/), mode: 'standard', speed: 1 });
+    expect(config(page.html)).toMatchObject({
+      eventsUrl: expect.stringMatching(/^events\?tenantId=acme&expires=1&keyId=k1&signature=e{64}$/),
+      mode: 'standard',
+      speed: 1,
+    });
     expect(signed).toEqual([{ ttl: PLAYER_EVENTS_TTL_SECONDS }]);
     expect(page.headers['Content-Security-Policy']).toContain("frame-ancestors 'self' https://app.example.com");
     expect(page.html).toContain('../../assets/rrweb-player.js?v=v1');
@@ -52,7 +60,14 @@ describe('PlayerService', () => {
     const svc = new PlayerService(renderSource(true), {} as LinkSigner, { version: 'v1' } as unknown as PlayerAssets, cfg);
     const page = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: LINK });
     expect(page.headers['Content-Security-Policy']).toContain("img-src 'self' data: blob: https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000");
-    for (const bad of ["'unsafe-inline'", "https: 'unsafe-eval'", 'https:; script-src *', 'https://a.example,https://b.example', "'nonce-x'", 'https://a.example/"x']) {
+    for (const bad of [
+      "'unsafe-inline'",
+      "https: 'unsafe-eval'",
+      'https:; script-src *',
+      'https://a.example,https://b.example',
+      "'nonce-x'",
+      'https://a.example/"x',
+    ]) {
       expect(() => loadConfig({ PLAYER_ASSET_SOURCES: bad })).toThrow(/PLAYER_ASSET_SOURCES/);
     }
   });
@@ -74,12 +89,18 @@ describe('PlayerService', () => {
     const { svc } = service();
     const page = await svc.page({ auth: SECRET, recordingId: RID, html: true, query: { eventsUrl: 'https://t.example/e?x=1' }, origin: 'https://t.example' });
     expect(config(page.html).eventsUrl).toBe('/e?x=1');
-    expect(await code(svc.page({ auth: SECRET, recordingId: RID, html: true, query: { eventsUrl: '/e?token=secret_key_svc_abcdefghijklmnopqr' } }))).toBe('bad_request');
-    expect(await code(svc.page({ auth: SECRET, recordingId: RID, html: true, query: { eventsUrl: '/e?token=secret%5Fkey%5Fsvc%5Fabcdefghijklmnopqr' } }))).toBe('bad_request');
+    expect(await code(svc.page({ auth: SECRET, recordingId: RID, html: true, query: { eventsUrl: '/e?token=secret_key_svc_abcdefghijklmnopqr' } }))).toBe(
+      'bad_request',
+    );
+    expect(await code(svc.page({ auth: SECRET, recordingId: RID, html: true, query: { eventsUrl: '/e?token=secret%5Fkey%5Fsvc%5Fabcdefghijklmnopqr' } }))).toBe(
+      'bad_request',
+    );
   });
 
   it('answers 400 for the private key of a tenant without a signing key, 404 for an unknown recording', async () => {
-    const err = await service({ signingKey: false }).svc.page({ auth: SECRET, recordingId: RID, html: true, query: {} }).catch((e: AppError) => e);
+    const err = await service({ signingKey: false })
+      .svc.page({ auth: SECRET, recordingId: RID, html: true, query: {} })
+      .catch((e: AppError) => e);
     expect(err).toMatchObject({ code: 'bad_request', message: expect.stringMatching(/signing key/) });
     expect(await code(service({ exists: false }).svc.page({ auth: SECRET, recordingId: RID, html: true, query: {} }))).toBe('not_found');
   });

@@ -54,7 +54,7 @@ describe('summarizeRecording', () => {
     expect(unsized.viewports).toEqual([{ timestamp: 1050, width: 1000, height: 700 }]);
   });
 
-  it('names the viewport of a moment: the last change at or before it, else the first Meta event\'s', () => {
+  it("names the viewport of a moment: the last change at or before it, else the first Meta event's", () => {
     const s = summarizeRecording([
       { type: 4, timestamp: 100, data: { width: 800, height: 600 } },
       { type: 2, timestamp: 101, data: {} },

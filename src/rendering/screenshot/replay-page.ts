@@ -65,7 +65,10 @@ export class ReplayPage {
     try {
       context = await untilAborted(creating, signal);
     } catch (err) {
-      void creating.then((c) => c.close(), () => undefined); // a context that arrives late is closed
+      void creating.then(
+        (c) => c.close(),
+        () => undefined,
+      ); // a context that arrives late is closed
       throw err;
     }
     const build = async () => {
@@ -99,7 +102,9 @@ export class ReplayPage {
    * than enlarged afterwards, so text and edges stay sharp.
    */
   async shoot(offsetMs: number, box?: Viewport): Promise<Buffer> {
-    const frame = await this.page.evaluate<{ width: number; height: number }>(`window.__tapedeckReplay.seek(${JSON.stringify(offsetMs)}, ${JSON.stringify(this.settleMs)})`);
+    const frame = await this.page.evaluate<{ width: number; height: number }>(
+      `window.__tapedeckReplay.seek(${JSON.stringify(offsetMs)}, ${JSON.stringify(this.settleMs)})`,
+    );
     const size = frame.width > 0 && frame.height > 0 ? { width: clampSize(frame.width), height: clampSize(frame.height) } : this.viewport;
     if (size.width !== this.viewport.width || size.height !== this.viewport.height) {
       await this.page.setViewportSize(size); // the recording resized its window before this moment

@@ -176,11 +176,15 @@ describe('ScreenshotRenderer', () => {
   it('refuses positions outside the recording and recordings without a snapshot with 422, before any browser work', async () => {
     const { renderer, runs } = setup();
     await expect(renderer.render(req({ time: { kind: 'epoch', value: 2001 } }))).rejects.toMatchObject({ code: 'unprocessable' });
-    await expect(
-      renderer.render(req({ contentKey: 'no-snapshot', events: [events[0], events[3]] })),
-    ).rejects.toMatchObject({ code: 'unprocessable', message: expect.stringMatching(/full snapshot/) });
+    await expect(renderer.render(req({ contentKey: 'no-snapshot', events: [events[0], events[3]] }))).rejects.toMatchObject({
+      code: 'unprocessable',
+      message: expect.stringMatching(/full snapshot/),
+    });
     const snapshot = events.find((e) => e.type === 2)!;
-    await expect(renderer.render(req({ contentKey: 'lone-snapshot', events: [snapshot] }))).rejects.toMatchObject({ code: 'unprocessable', message: expect.stringMatching(/too few events/) });
+    await expect(renderer.render(req({ contentKey: 'lone-snapshot', events: [snapshot] }))).rejects.toMatchObject({
+      code: 'unprocessable',
+      message: expect.stringMatching(/too few events/),
+    });
     expect(runs()).toBe(0);
   });
 

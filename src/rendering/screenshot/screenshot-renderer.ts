@@ -84,7 +84,8 @@ export class ScreenshotRenderer {
     }
     if (summary.firstSnapshotTs === undefined) throw new AppError('unprocessable', 'The recording has no full snapshot to render yet');
     // rrweb's Replayer refuses fewer than two events (a real recording starts with Meta and FullSnapshot).
-    if (summary.eventCount < 2) throw new AppError('unprocessable', 'The recording has too few events to render yet: rrweb replays two or more (a full snapshot and at least one other)');
+    if (summary.eventCount < 2)
+      throw new AppError('unprocessable', 'The recording has too few events to render yet: rrweb replays two or more (a full snapshot and at least one other)');
     const at = resolvePosition(req.time, summary.firstTs, summary.lastTs);
     // The page as it stands after every event at or before `at` (rrweb applies those strictly
     // before its baseline, hence +1); before the first snapshot, the first snapshot. A side left
@@ -104,7 +105,12 @@ export class ScreenshotRenderer {
     if (!job) {
       job = this.produce(req.contentKey, events, summary, seekMs, { format: req.format, ...size, quality });
       this.pending.set(key, job);
-      job.then((img) => this.images.set(key, img), () => undefined).finally(() => this.pending.delete(key));
+      job
+        .then(
+          (img) => this.images.set(key, img),
+          () => undefined,
+        )
+        .finally(() => this.pending.delete(key));
     }
     return job;
   }

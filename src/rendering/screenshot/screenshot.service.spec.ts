@@ -34,8 +34,20 @@ describe('ScreenshotService', () => {
 
   it('passes the negotiated format, size, quality and time to the renderer; ignores other parameters', async () => {
     const { svc, requests } = service();
-    const res = await svc.respond({ tenantId: 't', recordingId: RID, accept: 'image/webp', query: { height: '300', quality: '50', time: 'percent:10', foo: 'x' } });
-    expect(requests[0]).toMatchObject({ contentKey: 't/r/7', format: 'webp', height: 300, width: undefined, quality: 50, time: { kind: 'percent', value: 10 } });
+    const res = await svc.respond({
+      tenantId: 't',
+      recordingId: RID,
+      accept: 'image/webp',
+      query: { height: '300', quality: '50', time: 'percent:10', foo: 'x' },
+    });
+    expect(requests[0]).toMatchObject({
+      contentKey: 't/r/7',
+      format: 'webp',
+      height: 300,
+      width: undefined,
+      quality: 50,
+      time: { kind: 'percent', value: 10 },
+    });
     expect(res.status).toBe(200);
     expect(res.headers).toMatchObject({ 'Content-Type': 'image/webp', ETag: '"abc"', 'Cache-Control': 'private, max-age=60', Vary: 'Accept' });
     expect(res.headers['Content-Disposition']).toBe(`inline; filename="${RID}.webp"`);

@@ -25,9 +25,28 @@ describe('parseTimeSelector', () => {
   });
 
   it.each([
-    '', 'offset', 'offset:', 'offset:1.5', 'offset:abc', 'offset:1e3', 'offset: 10', 'offset:99999999999999999',
-    'percent:', 'percent:-1', 'percent:100.01', 'percent:101', 'percent:abc', 'percent:.5', 'percent:NaN',
-    'epoch:', 'epoch:-5', 'epoch:1.5', 'time:10', '10', 'OFFSET:10', 'offset:10:20',
+    '',
+    'offset',
+    'offset:',
+    'offset:1.5',
+    'offset:abc',
+    'offset:1e3',
+    'offset: 10',
+    'offset:99999999999999999',
+    'percent:',
+    'percent:-1',
+    'percent:100.01',
+    'percent:101',
+    'percent:abc',
+    'percent:.5',
+    'percent:NaN',
+    'epoch:',
+    'epoch:-5',
+    'epoch:1.5',
+    'time:10',
+    '10',
+    'OFFSET:10',
+    'offset:10:20',
   ])('%p is a 400 with a message naming the forms', (raw) => {
     expect(codeOf(() => parseTimeSelector(raw))).toBe('bad_request');
     expect(() => parseTimeSelector(raw)).toThrow(/Invalid time/);

@@ -2,10 +2,7 @@
 // `offset:<ms>` (negative counts back from the end), `percent:<0..100>`, `epoch:<ms>`.
 import { AppError } from '../../common/app-error';
 
-export type TimeSelector =
-  | { kind: 'offset'; value: number }
-  | { kind: 'percent'; value: number }
-  | { kind: 'epoch'; value: number };
+export type TimeSelector = { kind: 'offset'; value: number } | { kind: 'percent'; value: number } | { kind: 'epoch'; value: number };
 
 const INTEGER = /^-?\d{1,16}$/;
 const DECIMAL = /^\d{1,3}(\.\d{1,6})?$/;
@@ -49,10 +46,7 @@ export function resolvePosition(selector: TimeSelector, firstTs: number, lastTs:
       break;
   }
   if (at < firstTs || at > lastTs) {
-    throw new AppError(
-      'unprocessable',
-      `Position ${describe(selector)} is outside the recording (${duration} ms long, epoch ${firstTs} to ${lastTs})`,
-    );
+    throw new AppError('unprocessable', `Position ${describe(selector)} is outside the recording (${duration} ms long, epoch ${firstTs} to ${lastTs})`);
   }
   return at;
 }

@@ -59,7 +59,11 @@ slow('ClickHouse outage during ingestion (frozen, then killed and restarted on t
     const key = stack.keys.publicKey;
     const before = new HttpIngester(() => stack.url, key, randomUUID(), 'before', 5, 0).start();
     clients.push(before);
-    await pollUntil(async () => before.acked.size, (n) => n >= 10, 30_000);
+    await pollUntil(
+      async () => before.acked.size,
+      (n) => n >= 10,
+      30_000,
+    );
     await before.stop();
     await pollUntil(listing, (l) => l.recordings.some((r) => r.recordingId === before.recordingId && r.eventCount === before.ackedMarkers.length), 30_000);
 
@@ -79,7 +83,11 @@ slow('ClickHouse outage during ingestion (frozen, then killed and restarted on t
         readyzMs.push(await expectDegraded('frozen'));
         await expectReadable(http);
         await expectReadable(ws);
-        await pollUntil(async () => http.acked.size + ws.acked.size, (n) => n > 0, 10_000);
+        await pollUntil(
+          async () => http.acked.size + ws.acked.size,
+          (n) => n > 0,
+          10_000,
+        );
       }
       await stack.killClickHouse();
       // Down: connections are refused.
@@ -130,7 +138,11 @@ slow('ClickHouse outage during ingestion (frozen, then killed and restarted on t
     const stats = await stack.api(`/statistics?from=${t0 - 3_600_000}&to=${Date.now() + 3_600_000}`);
     expect(stats.status).toBe(200);
     expect(stats.json().totals).toMatchObject({ recordings: 3, events: [...stored.values()].reduce((n, e) => n + e.length, 0) });
-    await pollUntil(() => stack.api('/readyz'), (r) => r.status === 200 && r.json().status === 'ready', 30_000);
+    await pollUntil(
+      () => stack.api('/readyz'),
+      (r) => r.status === 200 && r.json().status === 'ready',
+      30_000,
+    );
     console.log(
       `ClickHouse away ${restartedAt - t0} ms (frozen ${FROZEN_MS} ms, then down); acked during it: ${during.http} HTTP + ${during.ws} WS batches; ` +
         `/readyz took max ${Math.max(...readyzMs)} ms; listing while down: ${listedWhileDown!.status}; listing caught up ${catchUpMs} ms after the restart`,
@@ -150,7 +162,11 @@ slow('ClickHouse outage during ingestion (frozen, then killed and restarted on t
       });
       const c = new HttpIngester(() => wrong.url, stack.keys.publicKey, randomUUID(), 'wrong', 3, 0).start();
       clients.push(c);
-      await pollUntil(async () => c.acked.size, (n) => n >= 3, 30_000);
+      await pollUntil(
+        async () => c.acked.size,
+        (n) => n >= 3,
+        30_000,
+      );
       await c.stop();
       expect(c.failureCount).toBe(0);
       await expectReadable(c);
@@ -166,10 +182,17 @@ slow('ClickHouse outage during ingestion (frozen, then killed and restarted on t
       // startService waits for /readyz 200: before, an instance that had never migrated stayed 503.
       late = await stack.startService('late');
       const r = await stack.api('/readyz', { base: late.url });
-      expect({ status: r.status, body: r.json() }).toMatchObject({ status: 200, body: { status: 'degraded', checks: { clickhouse: { ok: false }, migrations: { ok: false } } } });
+      expect({ status: r.status, body: r.json() }).toMatchObject({
+        status: 200,
+        body: { status: 'degraded', checks: { clickhouse: { ok: false }, migrations: { ok: false } } },
+      });
       const c = new HttpIngester(() => late!.url, stack.keys.publicKey, randomUUID(), 'late', 5, 0).start();
       clients.push(c);
-      await pollUntil(async () => c.acked.size, (n) => n >= 5, 30_000);
+      await pollUntil(
+        async () => c.acked.size,
+        (n) => n >= 5,
+        30_000,
+      );
       await c.stop();
       expect(c.failureCount).toBe(0);
       await expectReadable(c);
@@ -181,7 +204,11 @@ slow('ClickHouse outage during ingestion (frozen, then killed and restarted on t
         90_000,
         250,
       );
-      await pollUntil(() => stack.api('/readyz', { base: late!.url }), (x) => x.status === 200 && x.json().status === 'ready', 30_000);
+      await pollUntil(
+        () => stack.api('/readyz', { base: late!.url }),
+        (x) => x.status === 200 && x.json().status === 'ready',
+        30_000,
+      );
     } finally {
       if (stack.clickhouse?.child.exitCode !== null || stack.clickhouse?.child.signalCode !== null) await stack.restartClickHouse().catch(() => undefined);
     }

@@ -40,7 +40,11 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
       new WsIngester(() => stack.url, key, shared, 'w2', 5, 50, 8),
     );
     clients.forEach((c) => c.start());
-    await pollUntil(async () => clients.map((c) => c.acked.size), (n) => n.every((x) => x >= 5), 30_000);
+    await pollUntil(
+      async () => clients.map((c) => c.acked.size),
+      (n) => n.every((x) => x >= 5),
+      30_000,
+    );
 
     const leader = await cluster.streamLeader(EVENTS_STREAM);
     const ackedAtKill = clients.map((c) => c.acked.size);
@@ -48,7 +52,12 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
     await cluster.kill(leader);
     const [newLeader, resumedAt] = await Promise.all([
       cluster.streamLeader(EVENTS_STREAM, { not: leader }),
-      pollUntil(async () => clients.map((c, i) => c.acked.size - ackedAtKill[i]), (n) => n.every((x) => x >= 5), 60_000, 50).then(() => Date.now()),
+      pollUntil(
+        async () => clients.map((c, i) => c.acked.size - ackedAtKill[i]),
+        (n) => n.every((x) => x >= 5),
+        60_000,
+        50,
+      ).then(() => Date.now()),
     ]);
 
     // The pause: the longest gap between two consecutive acks (of any client) around the kill.
@@ -91,7 +100,12 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
       if (!ref) return `no view of the leader (${failed.join('; ')})`;
       const firstDiff = (v: [number, string][]) => v.findIndex(([q, b], i) => ref[i]?.[0] !== q || ref[i]?.[1] !== b);
       const diverged = [...views].filter(([, v]) => v.length !== ref.length || firstDiff(v) >= 0);
-      return `leader ${streamLeader} holds ${ref.length} messages; ${failed.length ? `no view of ${failed.join('; ')}; ` : ''}` + (diverged.length === 0 ? 'every replica agrees' : diverged.map(([n, v]) => `${n} holds ${v.length}, first difference at index ${firstDiff(v) >= 0 ? firstDiff(v) : v.length}`).join('; '));
+      return (
+        `leader ${streamLeader} holds ${ref.length} messages; ${failed.length ? `no view of ${failed.join('; ')}; ` : ''}` +
+        (diverged.length === 0
+          ? 'every replica agrees'
+          : diverged.map(([n, v]) => `${n} holds ${v.length}, first difference at index ${firstDiff(v) >= 0 ? firstDiff(v) : v.length}`).join('; '))
+      );
     };
     const first = await compareReplicas();
     const again = first.includes('first difference') ? `; 5 s later: ${await new Promise((r) => setTimeout(r, 5000)).then(compareReplicas)}` : '';

@@ -23,13 +23,21 @@ slow('nats-server killed (SIGKILL) during ingestion and restarted on the same po
    * acks received from 2 s after the kill until the restart: none can be true (no NATS could store them).
    */
   async function outage(clients: { acked: Map<string, { at: number }>; failureCount: number }[], readiness = false) {
-    await pollUntil(async () => clients.map((c) => c.acked.size), (n) => n.every((x) => x >= 5), 30_000);
+    await pollUntil(
+      async () => clients.map((c) => c.acked.size),
+      (n) => n.every((x) => x >= 5),
+      30_000,
+    );
     const killedAt = Date.now();
     await stack.killNats();
     let restartAt: number;
     try {
       await Promise.all([
-        pollUntil(async () => clients.map((c) => c.failureCount), (n) => n.every((x) => x >= 2) && Date.now() - killedAt >= 3000, 30_000),
+        pollUntil(
+          async () => clients.map((c) => c.failureCount),
+          (n) => n.every((x) => x >= 2) && Date.now() - killedAt >= 3000,
+          30_000,
+        ),
         // While NATS is away the instance is not ready, and says so within a probe's patience (3 s).
         readiness &&
           pollUntil(
@@ -44,9 +52,18 @@ slow('nats-server killed (SIGKILL) during ingestion and restarted on the same po
     }
     const acksDuringOutage = clients.map((c) => [...c.acked.values()].filter((a) => a.at > killedAt + 2000 && a.at < restartAt).length);
     const before = clients.map((c) => c.acked.size);
-    await pollUntil(async () => clients.map((c, i) => c.acked.size - before[i]), (n) => n.every((x) => x >= 5), 60_000);
+    await pollUntil(
+      async () => clients.map((c, i) => c.acked.size - before[i]),
+      (n) => n.every((x) => x >= 5),
+      60_000,
+    );
     console.log(`nats-server down ${restartAt - killedAt} ms; every client had 5 more acks ${Date.now() - restartAt} ms after the restart`);
-    if (readiness) await pollUntil(() => stack.api('/readyz'), (r) => r.status === 200, 30_000);
+    if (readiness)
+      await pollUntil(
+        () => stack.api('/readyz'),
+        (r) => r.status === 200,
+        30_000,
+      );
     return acksDuringOutage;
   }
 

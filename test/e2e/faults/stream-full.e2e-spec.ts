@@ -18,7 +18,13 @@ describe('a stream at STREAM_MAX_BYTES', () => {
   afterAll(() => stack?.close());
 
   const post = (id: string, body: string, key: string, base = stack.url) =>
-    api(`/recordings/${id}/events`, { method: 'POST', key: stack.keys.publicKey, base, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body });
+    api(`/recordings/${id}/events`, {
+      method: 'POST',
+      key: stack.keys.publicKey,
+      base,
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body,
+    });
 
   it('refuses a batch it holds only part of with a 503 that names the cause; the part is neither read nor counted', async () => {
     const big = randomUUID();
@@ -32,7 +38,12 @@ describe('a stream at STREAM_MAX_BYTES', () => {
     // A small write still fits; once it is projected, so is everything stored before it.
     const small = randomUUID();
     expect((await post(small, JSON.stringify(sampleEvents(3, Date.now())), 'small-1')).status).toBe(200);
-    await pollUntil(() => stack.api(`/recordings/${small}`), (r) => r.status === 200 && r.json().projected === true, 20_000, 200);
+    await pollUntil(
+      () => stack.api(`/recordings/${small}`),
+      (r) => r.status === 200 && r.json().projected === true,
+      20_000,
+      200,
+    );
 
     const detail = await stack.api(`/recordings/${big}`);
     expect(detail.status).toBe(200); // JetStream holds part of it
@@ -47,7 +58,12 @@ describe('a stream at STREAM_MAX_BYTES', () => {
     await stack.services[0].stop();
     const roomy = await stack.startService('roomy', { STREAM_MAX_BYTES: '-1' });
     expect((await post(big, body, 'big-1', roomy.url)).status).toBe(200);
-    const whole = await pollUntil(() => api(`/recordings/${big}`, { key: stack.keys.secretKey, base: roomy.url }), (r) => r.status === 200 && r.json().projected === true, 20_000, 200);
+    const whole = await pollUntil(
+      () => api(`/recordings/${big}`, { key: stack.keys.secretKey, base: roomy.url }),
+      (r) => r.status === 200 && r.json().projected === true,
+      20_000,
+      200,
+    );
     expect(whole.json().eventCount).toBe(40);
     expect(JSON.parse((await api(`/recordings/${big}/events`, { key: stack.keys.secretKey, base: roomy.url })).text)).toHaveLength(40);
   }, 90_000);
