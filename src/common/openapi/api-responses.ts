@@ -4,7 +4,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { z } from 'zod';
-import { QUERY_BOOLEAN_WORDS } from '../validation';
 import { openApiSchema } from './openapi-schema';
 
 /** The body of a request-schema failure, as the error filter writes a ValidationError. */
@@ -43,9 +42,6 @@ export const ApiJsonBodyLimits = (maxBytes: number) =>
     ApiTextError(413, `Body (or decompressed body) larger than ${maxBytes} bytes`, `Request body exceeds ${maxBytes} bytes`),
     ApiTextError(415, 'Content-Type not application/json, or an unsupported Content-Encoding', 'Unsupported content encoding "compress"'),
   );
-
-/** A query-string boolean as common/validation's queryBoolean reads it (for routes documented without a DTO). */
-export const QUERY_BOOLEAN = openApiSchema(QUERY_BOOLEAN_WORDS, 'input');
 
 /** A 200 whose body is not JSON (a page, an image, a script): the same zod schema under each media type it may have. */
 export const ApiContent = (description: string, mediaTypes: string[], schema: z.ZodType) =>
