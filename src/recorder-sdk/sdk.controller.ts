@@ -1,9 +1,11 @@
-import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../common/app-error';
+import { ApiConditionalGet, ApiContent, ApiTextError } from '../common/openapi/api-responses';
 import { conditionalGet } from '../common/static-asset';
 import { SdkAssetService, type SdkAssetName } from './sdk-asset.service';
+import { ScriptBody, SourceMap } from './sdk.dto';
 
 /** Public scripts: cacheable for 5 minutes, loadable from any origin. */
 const SCRIPT_HEADERS = {
@@ -11,6 +13,14 @@ const SCRIPT_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Cross-Origin-Resource-Policy': 'cross-origin',
 };
+
+/** What serving `name` answers besides its 200: 304 to a matching If-None-Match, 404 (text/plain) while it is missing. */
+const ApiServed = (name: SdkAssetName, missing: string) => applyDecorators(ApiConditionalGet(), ApiTextError(404, missing, `${name} is not built`));
+const ApiScript = (name: SdkAssetName, missing: string) =>
+  applyDecorators(
+    ApiContent('The script (ETag, Cache-Control: public, max-age=300, Access-Control-Allow-Origin: *)', ['application/javascript'], ScriptBody),
+    ApiServed(name, missing),
+  );
 
 @ApiTags('sdk')
 @Controller()
@@ -25,21 +35,15 @@ export class SdkController {
       '`<script src="https://HOST/sdk/recorder.js" data-public-key="public_key_svc_..." async></script>` starts recording; see docs/recorder.md. ' +
       'Public, cacheable for 5 minutes, loadable from any origin.',
   })
-  @ApiProduces('application/javascript')
-  @ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag of a cached copy; answered with 304 when unchanged' })
-  @ApiResponse({ status: 200, description: 'The script (ETag, Cache-Control: public, max-age=300, Access-Control-Allow-Origin: *)' })
-  @ApiResponse({ status: 304, description: 'Not modified' })
-  @ApiResponse({ status: 404, description: 'The recorder was not built (run npm run build)' })
+  @ApiScript('recorder.js', 'The recorder was not built (run npm run build)')
   recorder(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.serve('recorder.js', req, reply);
   }
 
   @Get('sdk/recorder.js.map')
   @ApiOperation({ summary: 'Source map of the browser recorder' })
-  @ApiProduces('application/json')
-  @ApiResponse({ status: 200, description: 'The source map' })
-  @ApiResponse({ status: 304, description: 'Not modified' })
-  @ApiResponse({ status: 404, description: 'The recorder was not built' })
+  @ApiResponse({ status: 200, description: 'The source map', type: SourceMap.Output })
+  @ApiServed('recorder.js.map', 'The recorder was not built')
   sourceMap(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.serve('recorder.js.map', req, reply);
   }
@@ -53,10 +57,7 @@ export class SdkController {
       "Without serverUrl the client derives https://HOST/recordings/{recordingId}/events/ws from the script's host (no port), so set it when the service is not on https port 443. " +
       'The global is rrwebBrowserClient. Public, cacheable for 5 minutes, loadable from any origin.',
   })
-  @ApiProduces('application/javascript')
-  @ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag of a cached copy; answered with 304 when unchanged' })
-  @ApiResponse({ status: 200, description: 'The script (ETag, Cache-Control: public, max-age=300, Access-Control-Allow-Origin: *)' })
-  @ApiResponse({ status: 304, description: 'Not modified' })
+  @ApiScript('record.js', '@rrweb/browser-client is not installed')
   officialClient(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.serve('record.js', req, reply);
   }

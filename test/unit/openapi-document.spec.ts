@@ -120,6 +120,15 @@ describe('the OpenAPI document', () => {
     expect(refs.filter((r) => !(r.startsWith('#/components/schemas/') && r.slice('#/components/schemas/'.length) in components()))).toEqual([]);
   });
 
+  it('declares the media types and schema of every success answer with a body', () => {
+    const bare = operations().flatMap(({ at, op }) =>
+      Object.entries(op.responses as Record<string, { content?: Record<string, { schema?: unknown }> }>)
+        .filter(([status, r]) => /^2/.test(status) && status !== '204' && (!r.content || Object.values(r.content).some((c) => !c.schema)))
+        .map(([status]) => `${at} ${status}`),
+    );
+    expect(bare).toEqual([]);
+  });
+
   it('documents every DTO-typed path and query parameter as its zod field (request side)', () => {
     const differ: unknown[] = [];
     for (const { c, name, ops } of handlers()) {

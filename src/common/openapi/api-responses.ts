@@ -1,9 +1,9 @@
-// Documented error answers. Application and authentication failures are text/plain; request-schema
-// failures (common/validation) are JSON {error, message, issues}.
+// Documented answers that are no DTO: errors (application and authentication failures are text/plain;
+// request-schema failures, common/validation, are JSON {error, message, issues}), bodies that are not
+// JSON (pages, images, scripts), and the 304 of a conditional GET.
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { z } from 'zod';
-import { QUERY_BOOLEAN_WORDS } from '../validation';
 import { openApiSchema } from './openapi-schema';
 
 /** The body of a request-schema failure, as the error filter writes a ValidationError. */
@@ -43,5 +43,18 @@ export const ApiJsonBodyLimits = (maxBytes: number) =>
     ApiTextError(415, 'Content-Type not application/json, or an unsupported Content-Encoding', 'Unsupported content encoding "compress"'),
   );
 
-/** A query-string boolean as common/validation's queryBoolean reads it (for routes documented without a DTO). */
-export const QUERY_BOOLEAN = openApiSchema(QUERY_BOOLEAN_WORDS, 'input');
+/** A 200 whose body is not JSON (a page, an image, a script): the same zod schema under each media type it may have. */
+export const ApiContent = (description: string, mediaTypes: string[], schema: z.ZodType) =>
+  ApiResponse({ status: 200, description, content: Object.fromEntries(mediaTypes.map((t) => [t, { schema: openApiSchema(schema, 'output') }])) });
+
+/** If-None-Match and its 304, for bodies served through common/static-asset's conditionalGet. */
+export const ApiConditionalGet = () =>
+  applyDecorators(
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'ETag of a cached copy; answered with 304 when unchanged',
+      schema: openApiSchema(z.string(), 'input'),
+    }),
+    ApiResponse({ status: 304, description: 'If-None-Match matched the ETag' }),
+  );

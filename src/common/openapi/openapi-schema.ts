@@ -1,8 +1,8 @@
 // zod schemas rendered as OpenAPI 3.0 schema objects, for the places a route documents a schema
-// outside a DTO (error bodies, query parameters the route reads itself), and the zod building blocks
-// the DTOs share for what OpenAPI should say of a value (int64 times, nullable strings).
+// outside a DTO (error bodies, path and query parameters the route reads itself), and the zod
+// building blocks the DTOs share for what OpenAPI should say of a value (int64 times, nullable strings).
 import { applyDecorators } from '@nestjs/common';
-import { ApiQuery, type SchemaObject } from '@nestjs/swagger';
+import { ApiParam, ApiQuery, type SchemaObject } from '@nestjs/swagger';
 import { z } from 'zod';
 
 /** The request side (what a client may send) or the response side (what the service answers). */
@@ -13,13 +13,21 @@ export function openApiSchema(schema: z.ZodType, io: 'input' | 'output'): Schema
 
 /**
  * One query parameter per field of `schema`, for parameters the route validates itself (credentials,
- * the ingestion id with its own "required" message) rather than through a DTO parameter.
+ * the ingestion id with its own "required" message, the player's and screenshots' queries with their
+ * own error wording) rather than through a DTO parameter.
  */
-export function ApiQueryParams(schema: z.ZodObject) {
+export const ApiQueryParams = (schema: z.ZodObject) => apiParams('query', schema);
+
+/** One path parameter per field of `schema`, for a path the route reads itself (an unknown player asset is a 404, not a 400). */
+export const ApiPathParams = (schema: z.ZodObject) => apiParams('path', schema);
+
+function apiParams(where: 'query' | 'path', schema: z.ZodObject) {
   return applyDecorators(
     ...Object.entries(schema.shape).map(([name, field]) => {
       const { description, ...fieldSchema } = openApiSchema(field, 'input');
-      return ApiQuery({ name, required: !field.safeParse(undefined).success, description, schema: fieldSchema });
+      return where === 'query'
+        ? ApiQuery({ name, required: !field.safeParse(undefined).success, description, schema: fieldSchema })
+        : ApiParam({ name, required: true, description, schema: fieldSchema });
     }),
   );
 }

@@ -1,7 +1,10 @@
 // Public static assets of the player page (no credentials: they hold nothing recording-specific).
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiConditionalGet, ApiContent, ApiTextError } from '../../common/openapi/api-responses';
+import { ApiPathParams, ApiQueryParams } from '../../common/openapi/openapi-schema';
+import { AssetBody, AssetParamsSchema, AssetQuerySchema } from './assets.dto';
 import { PlayerAssets } from './player-assets';
 
 @ApiTags('rendering')
@@ -14,11 +17,11 @@ export class AssetsController {
     summary: 'Player page asset',
     description: "rrweb-player's script and stylesheet, as the player page links them. Public; immutable with the ?v= the page uses, else revalidated by ETag.",
   })
-  @ApiParam({ name: 'name', schema: { type: 'string', enum: ['rrweb-player.js', 'rrweb-player.css'] } })
-  @ApiQuery({ name: 'v', required: false, schema: { type: 'string' }, description: 'Asset version (from the player page)' })
-  @ApiResponse({ status: 200, content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } })
-  @ApiResponse({ status: 304, description: 'If-None-Match matched the ETag' })
-  @ApiResponse({ status: 404, description: 'No such asset (text/plain)' })
+  @ApiPathParams(AssetParamsSchema)
+  @ApiQueryParams(AssetQuerySchema)
+  @ApiContent('The script or the stylesheet', ['text/javascript', 'text/css'], AssetBody)
+  @ApiConditionalGet()
+  @ApiTextError(404, 'No such asset', 'Not found')
   serve(
     @Param('name') name: string,
     @Query('v') version: string | undefined,

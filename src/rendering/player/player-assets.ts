@@ -12,10 +12,13 @@ export interface AssetResponse {
   body?: Buffer;
 }
 
-const FILES: Record<string, { file: string; contentType: string }> = {
+const FILES = {
   'rrweb-player.js': { file: 'rrweb-player.umd.min.cjs', contentType: 'text/javascript; charset=utf-8' },
   'rrweb-player.css': { file: 'style.css', contentType: 'text/css; charset=utf-8' },
-};
+} satisfies Record<string, { file: string; contentType: string }>;
+
+/** The names /assets/{name} serves. */
+export const PLAYER_ASSET_NAMES = Object.keys(FILES) as (keyof typeof FILES)[];
 
 @Injectable()
 export class PlayerAssets {

@@ -7,7 +7,7 @@ import { isSourceList } from '../../common/security-headers';
 import type { PlayerPageConfig } from '../in-page/player-config';
 import { inPageScript } from '../shared/in-page-scripts';
 import type { TimeSelector } from '../shared/time-selector';
-import type { PlayerMode } from './player-params';
+import type { PlayerMode } from './player.dto';
 
 export interface PlayerPageInput {
   /** Same-origin URL of the events, signed by the caller when the viewer is untrusted. */

@@ -2,13 +2,16 @@
 // HTML when Accept admits it (no Accept, text/html, text/* or */*) and 406 otherwise. Query
 // parameters other than the spec's (and the presigned link's) are ignored.
 import { applyDecorators, Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { Auth, CurrentAuth } from '../../auth/auth.decorator';
 import type { AuthContext } from '../../auth/auth-context';
 import { setReplyHeaders } from '../../common/reply-headers';
-import { parseWith, uuidParam } from '../../common/validation';
-import { ApiBadRequest, ApiTextError, QUERY_BOOLEAN } from '../../common/openapi/api-responses';
+import { ApiBadRequest, ApiContent, ApiTextError } from '../../common/openapi/api-responses';
+import { ApiQueryParams } from '../../common/openapi/openapi-schema';
+import { RecordingIdParams } from '../../domain/recording.dto';
+import { PlayerQuerySchema } from './player.dto';
 import { PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
 
 const SUMMARY = {
@@ -35,48 +38,8 @@ function ApiPlayer(kind: keyof typeof SUMMARY) {
         'Served with a nonce-based Content-Security-Policy whose frame-ancestors is PLAYER_FRAME_ANCESTORS, and Cache-Control: no-store. ' +
         'window.__tapedeck.ready turns true once the recording is shown (error holds the message otherwise). Query parameters other than those listed are ignored.',
     }),
-    ApiParam({ name: 'recordingId', format: 'uuid' }),
-    ApiQuery({
-      name: 'controls',
-      required: false,
-      schema: QUERY_BOOLEAN,
-      description: 'Show the control bar; default true. Only true/false/1/0 (else 400). Ignored in capture mode (no controls).',
-    }),
-    ApiQuery({
-      name: 'autoplay',
-      required: false,
-      schema: QUERY_BOOLEAN,
-      description: 'Start playing on load; default false. Only true/false/1/0 (else 400).',
-    }),
-    ApiQuery({
-      name: 'mode',
-      required: false,
-      schema: { type: 'string', enum: ['standard', 'minimal', 'capture'], default: 'standard' },
-      description:
-        'standard (default): page with a title bar; minimal: the player alone, for embeds; capture: the replay fills the viewport, no chrome or controls (for screenshots). Else 400.',
-    }),
-    ApiQuery({
-      name: 'speed',
-      required: false,
-      schema: { type: 'number', minimum: 0.25, maximum: 4, default: 1 },
-      description: 'Playback speed, a number from 0.25 to 4; default 1. Else 400.',
-    }),
-    ApiQuery({
-      name: 'time',
-      required: false,
-      schema: { type: 'string', maxLength: 64, example: 'percent:50' },
-      description:
-        'Start position, as for screenshots: offset:<ms> (negative from the end), percent:<0-100> or epoch:<ms>; default (when absent) offset:0. Malformed, empty included: 400; outside the recording the player starts at the nearest end.',
-    }),
-    ApiQuery({
-      name: 'eventsUrl',
-      required: false,
-      type: String,
-      description:
-        'Where the page fetches the events: a relative URL or an absolute one of this origin (else 400), typically a presigned events URL. Must not carry an API key (400).',
-    }),
-    ApiProduces('text/html'),
-    ApiResponse({ status: 200, description: 'The player page', content: { 'text/html': { schema: { type: 'string' } } } }),
+    ApiQueryParams(PlayerQuerySchema),
+    ApiContent('The player page', ['text/html'], z.string()),
     ApiBadRequest(
       'recordingId not a UUID; controls/autoplay not a boolean; mode unknown; speed outside 0.25-4; time malformed; eventsUrl not same-origin or carrying a key; private key used by a tenant without a signing key',
       'The player page loads the events through a presigned URL, and this tenant has no signing key: …',
@@ -95,39 +58,38 @@ export class PlayerController {
   @Get('player')
   @ApiPlayer('negotiated')
   negotiated(
-    @Param('recordingId') id: string,
+    @Param() { recordingId }: RecordingIdParams,
     @Query() q: Record<string, unknown>,
     @Headers('accept') accept: string | undefined,
     @CurrentAuth() a: AuthContext,
     @Req() req: FastifyRequest,
     @Res() r: FastifyReply,
   ) {
-    return this.send(false, id, q, accept, a, req, r);
+    return this.send(false, recordingId, q, accept, a, req, r);
   }
 
   @Get(['player.html', 'preview'])
   @ApiPlayer('html')
   html(
-    @Param('recordingId') id: string,
+    @Param() { recordingId }: RecordingIdParams,
     @Query() q: Record<string, unknown>,
     @Headers('accept') accept: string | undefined,
     @CurrentAuth() a: AuthContext,
     @Req() req: FastifyRequest,
     @Res() r: FastifyReply,
   ) {
-    return this.send(true, id, q, accept, a, req, r);
+    return this.send(true, recordingId, q, accept, a, req, r);
   }
 
   private async send(
     html: boolean,
-    rawId: string,
+    recordingId: string,
     query: Record<string, unknown>,
     accept: string | undefined,
     auth: AuthContext,
     req: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
-    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
     const page = await this.player.page({ auth, recordingId, html, accept, query, origin: `${req.protocol}://${req.host}` });
     void setReplyHeaders(reply.status(200), page.headers).send(page.html);
   }

@@ -1,27 +1,15 @@
-// Screenshot query validation (400 on bad input) and the spec's size derivation from the
-// recording's viewport ratio.
+// The screenshot query as the renderer takes it (validated by its schema, screenshot.dto.ts; the
+// position read as a time selector), and the spec's size derivation from the recording's viewport ratio.
 import { z } from 'zod';
-import { parseWith, queryInt } from '../../common/validation';
+import { parseWith } from '../../common/validation';
 import { parseTimeSelector, TimeSelector } from '../shared/time-selector';
+import { MAX_SCREENSHOT_SIDE, ScreenshotQuerySchema } from './screenshot.dto';
 
-export const MAX_SCREENSHOT_SIDE = 4096;
 const DEFAULT_WIDTH = 1280;
 const DEFAULT_HEIGHT = 720;
 
-const schema = z.object({
-  time: z.string().max(64).optional(),
-  width: queryInt(1, MAX_SCREENSHOT_SIDE),
-  height: queryInt(1, MAX_SCREENSHOT_SIDE),
-  quality: queryInt(1, 100, 80),
-});
-
-export interface ScreenshotQuery {
-  time: TimeSelector;
-  width?: number;
-  height?: number;
-  /** 1..100; used for JPEG and WebP, ignored for PNG. */
-  quality: number;
-}
+/** quality (1..100) is used for JPEG and WebP, ignored for PNG. */
+export type ScreenshotQuery = Omit<z.output<typeof ScreenshotQuerySchema>, 'time'> & { time: TimeSelector };
 
 export interface Viewport {
   width: number;
@@ -29,8 +17,8 @@ export interface Viewport {
 }
 
 export function parseScreenshotQuery(query: unknown): ScreenshotQuery {
-  const q = parseWith(schema, query ?? {}, 'screenshot query');
-  return { time: parseTimeSelector(q.time), width: q.width, height: q.height, quality: q.quality ?? 80 };
+  const q = parseWith(ScreenshotQuerySchema, query ?? {}, 'screenshot query');
+  return { time: parseTimeSelector(q.time), width: q.width, height: q.height, quality: q.quality };
 }
 
 /** Width and height of the output image; `viewport` is the recording's, when its Meta event is known. */

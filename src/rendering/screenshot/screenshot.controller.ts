@@ -2,18 +2,16 @@
 // extension (.png, .jpeg, .jpg, .webp: the extension wins over Accept). Query parameters other than
 // the spec's (and the presigned link's) are ignored.
 import { applyDecorators, Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, CurrentAuth } from '../../auth/auth.decorator';
 import type { AuthContext } from '../../auth/auth-context';
 import { setReplyHeaders } from '../../common/reply-headers';
-import { parseWith, uuidParam } from '../../common/validation';
-import { ApiBadRequest, ApiTextError } from '../../common/openapi/api-responses';
-import { MAX_SCREENSHOT_SIDE } from './screenshot-params';
+import { ApiBadRequest, ApiConditionalGet, ApiContent, ApiTextError } from '../../common/openapi/api-responses';
+import { ApiQueryParams } from '../../common/openapi/openapi-schema';
+import { RecordingIdParams } from '../../domain/recording.dto';
+import { ScreenshotImage, ScreenshotQuerySchema } from './screenshot.dto';
 import { ScreenshotService } from './screenshot.service';
-
-const TIME_RULES =
-  'Playback position: offset:<ms> from the first event (negative: back from the last event), percent:<0-100> of the duration, or epoch:<ms>. Default (when absent) offset:0. Malformed, empty included: 400; outside the recording: 422.';
 
 function ApiScreenshot(extension: string | undefined) {
   const produces =
@@ -31,35 +29,9 @@ function ApiScreenshot(extension: string | undefined) {
         "The page as it stood at `time`, replayed in Chromium from the recording's events, resized to fit the requested box (white bars when its ratio differs from the recording's). " +
         'Strong ETag (If-None-Match answers 304); Cache-Control: private, max-age=60 (with a presigned link: at most until the link expires). Query parameters other than those listed are ignored. Private key or a presigned link of the recording.',
     }),
-    ApiParam({ name: 'recordingId', format: 'uuid' }),
-    ApiQuery({ name: 'time', required: false, schema: { type: 'string', maxLength: 64, example: 'offset:1500' }, description: TIME_RULES }),
-    ApiQuery({
-      name: 'width',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: MAX_SCREENSHOT_SIDE, example: 1280 },
-      description:
-        "Integer 1-4096 (else 400). Default 1280; when only height is given, height × the recording's viewport ratio at that time (its last Meta event or window resize), else 1280.",
-    }),
-    ApiQuery({
-      name: 'height',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: MAX_SCREENSHOT_SIDE, example: 720 },
-      description:
-        "Integer 1-4096 (else 400). When omitted: width ÷ the recording's viewport ratio at that time (its last Meta event or window resize) when the recording names one, else 720.",
-    }),
-    ApiQuery({
-      name: 'quality',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: 100, default: 80 },
-      description: 'Integer 1-100, default 80 (else 400). JPEG and WebP only; ignored for PNG.',
-    }),
-    ApiProduces(...produces),
-    ApiResponse({
-      status: 200,
-      description: 'The image',
-      content: Object.fromEntries(produces.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
-    }),
-    ApiResponse({ status: 304, description: 'If-None-Match matched the ETag' }),
+    ApiQueryParams(ScreenshotQuerySchema),
+    ApiContent('The image', produces, ScreenshotImage),
+    ApiConditionalGet(),
     ApiBadRequest(
       'recordingId not a UUID, or time, width, height or quality malformed or out of range',
       'Invalid time: expected offset:<milliseconds>, percent:<0-100> or epoch:<milliseconds>',
@@ -86,72 +58,71 @@ export class ScreenshotController {
   @Get('screenshot')
   @ApiScreenshot(undefined)
   negotiated(
-    @Param('recordingId') id: string,
+    @Param() { recordingId }: RecordingIdParams,
     @Query() q: Record<string, unknown>,
     @Headers() h: Record<string, string | undefined>,
     @CurrentAuth() a: AuthContext,
     @Res() r: FastifyReply,
   ) {
-    return this.send(undefined, id, q, h, a, r);
+    return this.send(undefined, recordingId, q, h, a, r);
   }
 
   @Get('screenshot.png')
   @ApiScreenshot('png')
   png(
-    @Param('recordingId') id: string,
+    @Param() { recordingId }: RecordingIdParams,
     @Query() q: Record<string, unknown>,
     @Headers() h: Record<string, string | undefined>,
     @CurrentAuth() a: AuthContext,
     @Res() r: FastifyReply,
   ) {
-    return this.send('png', id, q, h, a, r);
+    return this.send('png', recordingId, q, h, a, r);
   }
 
   @Get('screenshot.jpeg')
   @ApiScreenshot('jpeg')
   jpeg(
-    @Param('recordingId') id: string,
+    @Param() { recordingId }: RecordingIdParams,
     @Query() q: Record<string, unknown>,
     @Headers() h: Record<string, string | undefined>,
     @CurrentAuth() a: AuthContext,
     @Res() r: FastifyReply,
   ) {
-    return this.send('jpeg', id, q, h, a, r);
+    return this.send('jpeg', recordingId, q, h, a, r);
   }
 
   @Get('screenshot.jpg')
   @ApiScreenshot('jpg')
   jpg(
-    @Param('recordingId') id: string,
+    @Param() { recordingId }: RecordingIdParams,
     @Query() q: Record<string, unknown>,
     @Headers() h: Record<string, string | undefined>,
     @CurrentAuth() a: AuthContext,
     @Res() r: FastifyReply,
   ) {
-    return this.send('jpg', id, q, h, a, r);
+    return this.send('jpg', recordingId, q, h, a, r);
   }
 
   @Get('screenshot.webp')
   @ApiScreenshot('webp')
   webp(
-    @Param('recordingId') id: string,
+    @Param() { recordingId }: RecordingIdParams,
     @Query() q: Record<string, unknown>,
     @Headers() h: Record<string, string | undefined>,
     @CurrentAuth() a: AuthContext,
     @Res() r: FastifyReply,
   ) {
-    return this.send('webp', id, q, h, a, r);
+    return this.send('webp', recordingId, q, h, a, r);
   }
 
   private async send(
     extension: string | undefined,
-    rawId: string,
+    recordingId: string,
     query: Record<string, unknown>,
     headers: Record<string, string | undefined>,
     auth: AuthContext,
     reply: FastifyReply,
   ): Promise<void> {
-    const recordingId = parseWith(uuidParam, rawId, 'recordingId');
     const res = await this.screenshots.respond({
       tenantId: auth.tenantId,
       recordingId,
