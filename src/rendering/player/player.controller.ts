@@ -65,7 +65,7 @@ export class PlayerController {
     @Req() req: FastifyRequest,
     @Res() r: FastifyReply,
   ) {
-    return this.send(false, recordingId, q, accept, a, req, r);
+    return this.send({ html: false, recordingId, query: q, accept, auth: a, req, reply: r });
   }
 
   @Get(['player.html', 'preview'])
@@ -78,18 +78,20 @@ export class PlayerController {
     @Req() req: FastifyRequest,
     @Res() r: FastifyReply,
   ) {
-    return this.send(true, recordingId, q, accept, a, req, r);
+    return this.send({ html: true, recordingId, query: q, accept, auth: a, req, reply: r });
   }
 
-  private async send(
-    html: boolean,
-    recordingId: string,
-    query: Record<string, unknown>,
-    accept: string | undefined,
-    auth: AuthContext,
-    req: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<void> {
+  /** `html`: the route always answers HTML (player.html, preview), whatever the request accepts. */
+  private async send(o: {
+    html: boolean;
+    recordingId: string;
+    query: Record<string, unknown>;
+    accept: string | undefined;
+    auth: AuthContext;
+    req: FastifyRequest;
+    reply: FastifyReply;
+  }): Promise<void> {
+    const { html, recordingId, query, accept, auth, req, reply } = o;
     const page = await this.player.page({ auth, recordingId, html, accept, query, origin: `${req.protocol}://${req.host}` });
     void setReplyHeaders(reply.status(200), page.headers).send(page.html);
   }
