@@ -2,6 +2,7 @@ import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client'
 import type { Sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { PageRow, ranksAfter } from './listing-page.util';
+import { narrowPage } from './listing-narrow.plan';
 import { ListingPlanner, VERIFY_MAX } from './listing.planner';
 
 // An in-memory read model answering the listing's queries (TimelineSql, RecordingsSql.metadata,
@@ -217,13 +218,13 @@ describe('listing pages from recording_timeline', () => {
       metadata.push([id(i), 'plan', i % 3 === 0 ? 'pro' : 'free', 1]);
     }
     metadata.push([id(3), 'plan', 'free', 2], [id(4), 'plan', 'pro', 2]);
-    const { planner, expected } = fake({ batches, metadata });
+    const { ch, planner, expected } = fake({ batches, metadata });
     const pro = [{ key: 'plan', value: 'pro' }];
     const page = await planner.filteredPage('latest', pro, 3, 0, NOW);
     expect(page.rows.map((r) => r.recording_id)).toEqual([0, 4, 6, 9].map(id));
     expect(page.rows).toEqual(expected(pro, 3, 0));
     expect(page.details.metadata.filter((m) => m.recording_id === id(4))).toEqual([{ recording_id: id(4), key: 'plan', value: 'pro' }]);
-    const narrow = await planner.narrowPage('latest', pro, 3, 0);
+    const narrow = await narrowPage(ch, 'latest', pro, 3, 0);
     expect(narrow!.rows).toEqual(expected(pro, 3, 0));
   });
 
@@ -244,7 +245,7 @@ describe('listing pages from recording_timeline', () => {
       }
       for (let i = 0; i < 5; i++) batches.push([id(rand(n)), NOW - rand(100) * HOUR]); // late batches, older or newer
       const deleted = [id(rand(n)), id(rand(n))];
-      const { planner, expected } = fake({ batches, metadata, deleted });
+      const { ch, planner, expected } = fake({ batches, metadata, deleted });
       const tenant = `random-${run}`;
       for (const [limit, offset] of [
         [5, 0],
@@ -264,7 +265,7 @@ describe('listing pages from recording_timeline', () => {
         ]) {
           if (offset + limit + 1 <= VERIFY_MAX)
             expect((await planner.filteredPage(tenant, filters, limit, offset, NOW)).rows).toEqual(expected(filters, limit, offset));
-          expect((await planner.narrowPage(tenant, filters, limit, offset))?.rows).toEqual(expected(filters, limit, offset));
+          expect((await narrowPage(ch, tenant, filters, limit, offset))?.rows).toEqual(expected(filters, limit, offset));
         }
       }
       // Deeper than VERIFY_MAX: the whole-window edge check.
