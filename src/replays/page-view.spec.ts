@@ -1,8 +1,6 @@
-import { EventType } from '../domain/rrweb-event';
+// splitPageViews: where each page view of a recording starts (a FullSnapshot and the page-load and Meta events right before it).
 import { splitPageViews } from './page-view';
-import { rec } from './testing/replay-source.fake';
-
-const { FullSnapshot: FS, IncrementalSnapshot: INC, Meta: META, Custom: CUSTOM, DomContentLoaded: DCL, Load: LOAD } = EventType;
+import { CUSTOM, DCL, FS, INC, LOAD, META, rec } from './testing/replay-source.fake';
 
 describe('page views', () => {
   it('start at a FullSnapshot, with the Meta events right before it', () => {

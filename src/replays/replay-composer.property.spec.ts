@@ -1,10 +1,8 @@
 // The composer against an independent statement of the page-view rule, on random recordings.
 import fc from 'fast-check';
-import { EventType, RrwebEvent } from '../domain/rrweb-event';
+import type { RrwebEvent } from '../domain/rrweb-event';
 import { PAGE_VIEW_GAP_MS } from './replay-composer';
-import { compose } from './testing/replay-source.fake';
-
-const { FullSnapshot: FS, IncrementalSnapshot: INC, Meta: META, Custom: CUSTOM, DomContentLoaded: DCL, Load: LOAD } = EventType;
+import { compose, CUSTOM, DCL, FS, INC, LOAD, META } from './testing/replay-source.fake';
 
 describe('composition properties', () => {
   const eventType = fc.oneof(

@@ -1,11 +1,9 @@
 // How the replay composer reads its recordings: each id read once and again once per run of page
 // views, one event held at a time, a recording that changed or went away between its reads refused.
 import { AppError } from '../common/app-error';
-import { EventType, RrwebEvent } from '../domain/rrweb-event';
+import type { RrwebEvent } from '../domain/rrweb-event';
 import { composeEventsInMemory, composeReplay } from './replay-composer';
-import { collect, FakeSource, rec, TENANT, view } from './testing/replay-source.fake';
-
-const { FullSnapshot: FS, IncrementalSnapshot: INC, Meta: META, Custom: CUSTOM } = EventType;
+import { collect, CUSTOM, FakeSource, FS, INC, META, rec, TENANT, view } from './testing/replay-source.fake';
 
 describe('composeReplay', () => {
   it('skips empty and unknown recordings and reads each id once', async () => {

@@ -1,10 +1,8 @@
 // The composed replay's timeline: page views across recordings ordered by start, time renumbered from
 // 0 with the gap between page views, every field of an event kept.
-import { EventType, RrwebEvent } from '../domain/rrweb-event';
+import type { RrwebEvent } from '../domain/rrweb-event';
 import { PAGE_VIEW_GAP_MS } from './replay-composer';
-import { compose, rec, view } from './testing/replay-source.fake';
-
-const { FullSnapshot: FS, IncrementalSnapshot: INC, Meta: META, Custom: CUSTOM } = EventType;
+import { compose, CUSTOM, FS, INC, META, rec, view } from './testing/replay-source.fake';
 
 describe('composeReplay', () => {
   it('orders page views across recordings by start and replaces idle time with the gap', async () => {

@@ -1,9 +1,11 @@
 // Recordings for the replay composer's specs, and a source that serves them while watching how they
 // are read (reads, open reads, events held). compose() runs both entry points and checks they agree.
 import type { RecordingEventSource } from '../../domain/event-store';
-import type { ReadEvent, RrwebEvent } from '../../domain/rrweb-event';
+import { EventType, ReadEvent, RrwebEvent } from '../../domain/rrweb-event';
 import { composeEventsInMemory, composeReplay, InMemoryRecording } from '../replay-composer';
 
+/** Short names of the event types the specs build recordings from. */
+export const { FullSnapshot: FS, IncrementalSnapshot: INC, Meta: META, Custom: CUSTOM, DomContentLoaded: DCL, Load: LOAD } = EventType;
 export const TENANT = 'tenant-1';
 
 /** Events of one recording from [type, timestamp] pairs; data.i is the position, to trace events. */
