@@ -36,6 +36,13 @@ export class UsageError extends Error {}
 export type ArgOptions = NonNullable<ParseArgsConfig['options']>;
 export type ArgValues = Record<string, string | boolean | string[] | undefined>;
 
+const HELP = { type: 'boolean', short: 'h' } as const;
+const withHelp = (options: ArgOptions): ArgOptions => ({ ...options, help: HELP });
+
+/** The words after a command's name as parseArgs reads them when not strict, for the lenient readings below. */
+const looseTokens = (argv: readonly string[], options: ArgOptions) =>
+  parseArgs({ args: [...argv], options: withHelp(options), allowPositionals: true, strict: false, tokens: true }).tokens;
+
 /**
  * The words after a command's name, through node:util parseArgs: strict (an unknown option or a
  * missing value is a UsageError with parseArgs' message), positionals allowed, and `--help`/`-h`
@@ -43,10 +50,25 @@ export type ArgValues = Record<string, string | boolean | string[] | undefined>;
  */
 export function parseCommandArgs(argv: readonly string[], options: ArgOptions): { values: ArgValues; positionals: string[] } {
   try {
-    return parseArgs({ args: [...argv], options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    return parseArgs({ args: [...argv], options: { ...options, help: HELP }, allowPositionals: true, strict: true });
   } catch (e) {
     const code = (e as { code?: unknown } | null)?.code;
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((e as Error).message);
     throw e;
   }
+}
+
+/**
+ * Every value given to the string option `name`, read leniently: the word after it even when it starts
+ * with a dash, '' when none follows. Strict parsing refuses those two cases without naming the value;
+ * a command checks these first to say what was wrong with it.
+ */
+export function givenValues(argv: readonly string[], options: ArgOptions, name: string): string[] {
+  return looseTokens(argv, options).flatMap((t) => (t.kind === 'option' && t.name === name ? [t.value ?? ''] : []));
+}
+
+/** Indices of the words that hold an option neither `options` nor --help/-h know (in order, each once). */
+export function unknownOptionWords(argv: readonly string[], options: ArgOptions): number[] {
+  const known = withHelp(options);
+  return [...new Set(looseTokens(argv, options).flatMap((t) => (t.kind === 'option' && !Object.hasOwn(known, t.name) ? [t.index] : [])))];
 }

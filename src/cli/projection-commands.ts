@@ -8,7 +8,7 @@ import { PROJECTIONS } from '../projections/projections.registry';
 import { describeLeftover, findLeftovers, RebuildLeftover } from '../projections/rebuild/leftovers';
 import { ProgressPrinter } from '../projections/rebuild/progress';
 import { RebuildStopped, rebuildProjection } from '../projections/rebuild/projection-rebuild';
-import { ArgOptions, ArgValues, command, CommandMap, parseCommandArgs, UsageError } from './command';
+import { ArgOptions, ArgValues, command, CommandMap, givenValues, parseCommandArgs, unknownOptionWords, UsageError } from './command';
 
 const errText = (e: unknown) => String((e as Error)?.message ?? e);
 
@@ -29,6 +29,9 @@ export const REBUILD_BATCH = 2000;
 const REBUILD_USAGE = 'projections rebuild [name] [--batch <1-10000>]';
 const STATUS_USAGE = 'projections status [name] [--json]';
 
+const REBUILD_OPTIONS: ArgOptions = { batch: { type: 'string' } };
+const STATUS_OPTIONS: ArgOptions = { json: { type: 'boolean' } };
+
 /** A projection command's arguments: at most one positional (the projection's name); any misuse answers the usage. */
 function projectionArgs(args: readonly string[], options: ArgOptions, usage: string): { values: ArgValues; name?: string } {
   try {
@@ -41,12 +44,27 @@ function projectionArgs(args: readonly string[], options: ArgOptions, usage: str
 }
 
 export function parseRebuildArgs(args: readonly string[]): { name?: string; batch: number } {
-  const { values, name } = projectionArgs(args, { batch: { type: 'string' } }, REBUILD_USAGE);
-  const v = values.batch;
-  if (typeof v !== 'string') return { name, batch: REBUILD_BATCH };
-  if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000)
-    throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\nusage: ${REBUILD_USAGE}`);
-  return { name, batch: Number(v) };
+  // Read leniently first, so that a missing or dash-leading value (`--batch`, `--batch -5`), which
+  // strict parsing refuses without naming it, is told what --batch takes too.
+  for (const v of givenValues(args, REBUILD_OPTIONS, 'batch')) {
+    if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 10_000)
+      throw new UsageError(`--batch takes a whole number from 1 to 10000, not "${v}"\nusage: ${REBUILD_USAGE}`);
+  }
+  const { values, name } = projectionArgs(args, REBUILD_OPTIONS, REBUILD_USAGE);
+  return { name, batch: typeof values.batch === 'string' ? Number(values.batch) : REBUILD_BATCH };
+}
+
+/**
+ * `projections status` takes a word it does not know as an option (`--bogus`) for the projection's name,
+ * so that it is answered as an unknown projection, with the names it could be.
+ */
+export function parseStatusArgs(args: readonly string[]): { name?: string; json: boolean } {
+  const unknown = unknownOptionWords(args, STATUS_OPTIONS);
+  const rest = args.filter((_, i) => !unknown.includes(i));
+  const { values, name } = projectionArgs(rest, STATUS_OPTIONS, STATUS_USAGE);
+  const names = [...(name === undefined ? [] : [name]), ...unknown.map((i) => args[i])];
+  if (names.length > 1) throw new UsageError(`usage: ${STATUS_USAGE}`);
+  return { name: names[0], json: values.json === true };
 }
 
 export const projectionCommands: CommandMap = {
@@ -102,7 +120,7 @@ export const projectionCommands: CommandMap = {
   }),
 
   'projections status': command(STATUS_USAGE, async (args, ctx) => {
-    const { values, name } = projectionArgs(args, { json: { type: 'boolean' } }, STATUS_USAGE);
+    const { json, name } = parseStatusArgs(args);
     const nats = await ctx.nats();
     const rows: { projection: string; consumer: string; lag?: ProjectionLag; error?: string; leftovers?: RebuildLeftover[]; leftoversError?: string }[] = [];
     for (const p of select(name)) {
@@ -121,7 +139,7 @@ export const projectionCommands: CommandMap = {
       }
       rows.push(row);
     }
-    if (values.json) {
+    if (json) {
       ctx.stdout.write(JSON.stringify(rows) + '\n');
     } else {
       for (const r of rows) {

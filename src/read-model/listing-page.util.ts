@@ -1,4 +1,4 @@
-// A listing page as the read model answers it (listing.planner.ts), and the listing's order.
+// A listing page as the read model answers it (listing.planner.ts and its plans), and the listing's order.
 import type { MetadataRow, SummaryRow } from './recording.view';
 
 export type PageRow = { recording_id: string; started_at: string };
@@ -16,6 +16,9 @@ export interface ListingPage {
 }
 
 export const NO_DETAILS: PageDetails = { summaries: [], metadata: [] };
+
+/** Candidates read beyond those a page still wants when some may be dropped on verification. */
+export const MARGIN = 8;
 
 /** True if `a` comes after `b` in the listing's order (started_at DESC, then recording_id DESC, bytewise like ClickHouse). */
 export function ranksAfter(a: PageRow, b: PageRow): boolean {

@@ -1,117 +1,9 @@
+// The planner over the fake read model: windows widened until they hold the page, the edge check,
+// and what it remembers between pages.
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../infrastructure/clickhouse/sql';
-import type { MetadataFilter } from './metadata-filter';
-import { PageRow, ranksAfter } from './listing-page.util';
 import { ListingPlanner, VERIFY_MAX } from './listing.planner';
-
-// An in-memory read model answering the listing's queries (TimelineSql, RecordingsSql.metadata,
-// .summaries and .windowSummaries) by their shape: batches [recording, min_ts], metadata writes
-// [recording, key, value, seq] (the highest seq wins), deleted recordings hidden. Checked against a
-// brute-force listing.
-interface Model {
-  batches: [string, number][];
-  metadata?: [string, string, string, number][];
-  deleted?: string[];
-}
-
-const num = (text: string, re: RegExp) => Number(re.exec(text)![1]);
-const strings = (text: string) => [...text.matchAll(/'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1]);
-const idList = (text: string, re: RegExp) => {
-  const m = re.exec(text);
-  return m ? strings(m[1]) : undefined;
-};
-
-function fake(model: Model) {
-  const queries: string[] = [];
-  const deleted = new Set(model.deleted ?? []);
-  const visible = model.batches.filter(([r]) => !deleted.has(r));
-  const starts = new Map<string, number>();
-  for (const [r, ts] of visible) starts.set(r, Math.min(ts, starts.get(r) ?? Infinity));
-  const latest = new Map<string, Map<string, [string, number]>>();
-  for (const [r, k, v, seq] of model.metadata ?? []) {
-    if (deleted.has(r)) continue;
-    const m = latest.get(r) ?? new Map<string, [string, number]>();
-    if ((m.get(k)?.[1] ?? -1) < seq) m.set(k, [v, seq]);
-    latest.set(r, m);
-  }
-  const ranges = (text: string) => [...text.matchAll(/key = '([^']*)' AND value = '([^']*)'/g)].map((m) => ({ key: m[1], value: m[2] }));
-  const inRanges = (r: string, fs: { key: string; value: string }[]) =>
-    fs.every((f) => (model.metadata ?? []).some(([x, k, v]) => x === r && k === f.key && v === f.value));
-  const window = (since: number, exclude: string[] = []) => {
-    const first = new Map<string, number>();
-    for (const [r, ts] of visible) if (ts >= since && !exclude.includes(r)) first.set(r, Math.min(ts, first.get(r) ?? Infinity));
-    return [...first].map(([recording_id, ts]) => ({ recording_id, started_at: String(ts) })).sort((a, b) => (ranksAfter(a, b) ? 1 : -1));
-  };
-  const answer = (text: string): unknown[] => {
-    queries.push(text);
-    if (text.startsWith('SELECT count() AS n')) {
-      const since = num(text, /min_ts < \(?(-?\d+)/);
-      const older = visible.filter(([, ts]) => ts < since);
-      return [{ n: String(older.length), newest: String(Math.max(0, ...older.map(([, ts]) => ts))) }];
-    }
-    if (text.includes('argMax(value, seq) AS value')) {
-      const ids = idList(text, /recording_id IN \(([^)]*)\)/)!;
-      return ids.flatMap((r) => [...(latest.get(r) ?? [])].map(([key, [value]]) => ({ recording_id: r, key, value })));
-    }
-    if (text.includes('sum(event_count)') && text.includes('OFFSET')) {
-      // RecordingsSql.windowSummaries: a page of the window (of the filters' candidates) with (here: only) started_at as summary
-      const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text)!;
-      const fs = ranges(text);
-      const all = window(num(text, /min_ts >= \(?(-?\d+)/), idList(text, /NOT IN \(([^)]*)\)/)).filter((r) => inRanges(r.recording_id, fs));
-      return [all.slice(Number(m[2]), Number(m[2]) + Number(m[1])), all.length];
-    }
-    if (text.includes('sum(event_count)')) {
-      const ids = idList(text, /recording_id IN \(([^)]*)\)/)!;
-      return ids.filter((r) => starts.has(r)).map((r) => ({ recording_id: r, started_at: String(starts.get(r)) }));
-    }
-    if (text.startsWith('SELECT DISTINCT recording_id FROM (SELECT recording_id, seq FROM recordings')) {
-      const since = num(text, /started_at < \(?(-?\d+)/);
-      return idList(text, /recording_id IN \(([^)]*)\)/)!
-        .filter((r) => starts.has(r) && starts.get(r)! < since)
-        .map((recording_id) => ({ recording_id }));
-    }
-    if (text.startsWith('SELECT recording_id, max(min_ts) AS latest_ts')) {
-      const since = num(text, /started_at < \(?(-?\d+)/);
-      const latestIn = (r: string) => Math.max(...model.batches.filter(([x, ts]) => x === r && ts >= since).map(([, ts]) => ts));
-      const rough = new Set(model.batches.filter(([r, ts]) => ts >= since && model.batches.some(([x, t]) => x === r && t < since)).map(([r]) => r));
-      return [...rough].map((recording_id) => ({ recording_id, latest_ts: String(latestIn(recording_id)) }));
-    }
-    if (text.includes('min(started_at) AS first_ts')) {
-      const fs = ranges(text);
-      const cap = num(text, /LIMIT (\d+)$/);
-      return [...starts]
-        .filter(([r]) => inRanges(r, fs))
-        .map(([recording_id, ts]) => ({ recording_id, started_at: String(ts) }))
-        .sort((a, b) => (ranksAfter(a, b) ? 1 : -1))
-        .slice(0, cap)
-        .map((r) => ({ recording_id: r.recording_id, first_ts: r.started_at }));
-    }
-    const since = num(text, /min_ts >= \(?(-?\d+)/);
-    const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text);
-    if (!m) throw new Error(`unexpected query ${text}`);
-    const all = window(since, idList(text, /NOT IN \(([^)]*)\)/));
-    return [all.slice(Number(m[2]), Number(m[2]) + Number(m[1])), all.length];
-  };
-  const ch = {
-    rows: async (q: Sql) => answer(q.text),
-    rowsBeforeLimit: async (q: Sql) => {
-      const [rows, beforeLimit] = answer(q.text) as [PageRow[], number];
-      return { rows, beforeLimit };
-    },
-  } as unknown as ClickHouse;
-  // The listing by definition: visible recordings, newest first, matching the latest value of every filter.
-  const expected = (filters: MetadataFilter[], limit: number, offset: number) =>
-    [...starts]
-      .filter(([r]) => filters.every((f) => latest.get(r)?.get(f.key)?.[0] === f.value))
-      .map(([recording_id, ts]) => ({ recording_id, started_at: String(ts) }))
-      .sort((a, b) => (ranksAfter(a, b) ? 1 : -1))
-      .slice(offset, offset + limit + 1);
-  return { ch, planner: new ListingPlanner(ch), queries, expected };
-}
-
-const HOUR = 3_600_000;
-const NOW = 20_000 * HOUR;
-const id = (i: number) => `r${String(i).padStart(4, '0')}`;
+import { fakeListing as fake, HOUR, id, NOW } from './testing/listing-model.fake';
 
 describe('listing pages from recording_timeline', () => {
   it('widens the window until the page and one more are in it, ordered like the full listing', async () => {
@@ -208,70 +100,6 @@ describe('listing pages from recording_timeline', () => {
     });
     expect((await planner.newestPage('del', 50, 0, NOW)).rows.map((r) => r.recording_id)).toEqual(['a', 'b']);
   });
-
-  it('filters on the latest value: an overwritten value no longer matches, a later one does', async () => {
-    const batches: [string, number][] = [];
-    const metadata: [string, string, string, number][] = [];
-    for (let i = 0; i < 30; i++) {
-      batches.push([id(i), NOW - i * 60_000]);
-      metadata.push([id(i), 'plan', i % 3 === 0 ? 'pro' : 'free', 1]);
-    }
-    metadata.push([id(3), 'plan', 'free', 2], [id(4), 'plan', 'pro', 2]);
-    const { planner, expected } = fake({ batches, metadata });
-    const pro = [{ key: 'plan', value: 'pro' }];
-    const page = await planner.filteredPage('latest', pro, 3, 0, NOW);
-    expect(page.rows.map((r) => r.recording_id)).toEqual([0, 4, 6, 9].map(id));
-    expect(page.rows).toEqual(expected(pro, 3, 0));
-    expect(page.details.metadata.filter((m) => m.recording_id === id(4))).toEqual([{ recording_id: id(4), key: 'plan', value: 'pro' }]);
-    const narrow = await planner.narrowPage('latest', pro, 3, 0);
-    expect(narrow!.rows).toEqual(expected(pro, 3, 0));
-  });
-
-  it('matches the brute-force listing on random data, for every plan, page and filter', async () => {
-    let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-    for (let run = 0; run < 12; run++) {
-      const batches: [string, number][] = [];
-      const metadata: [string, string, string, number][] = [];
-      const n = 20 + rand(200);
-      let seq = 1;
-      for (let i = 0; i < n; i++) {
-        const start = NOW - rand(48) * HOUR - rand(1000) * 1000;
-        for (let b = 0; b < 1 + rand(3); b++) batches.push([id(i), start + b * (rand(10) === 0 ? 30 * HOUR : 5000)]);
-        if (rand(20) === 0) batches.push([id(i), start]); // a redelivered batch
-        metadata.push([id(i), 'plan', ['free', 'pro'][rand(2)], seq++], [id(i), 'country', `c${rand(4)}`, seq++]);
-        if (rand(5) === 0) metadata.push([id(i), 'plan', ['free', 'pro'][rand(2)], seq++]);
-      }
-      for (let i = 0; i < 5; i++) batches.push([id(rand(n)), NOW - rand(100) * HOUR]); // late batches, older or newer
-      const deleted = [id(rand(n)), id(rand(n))];
-      const { planner, expected } = fake({ batches, metadata, deleted });
-      const tenant = `random-${run}`;
-      for (const [limit, offset] of [
-        [5, 0],
-        [7, 3],
-        [50, 0],
-        [3, 40],
-        [100, VERIFY_MAX - 50],
-      ]) {
-        expect((await planner.newestPage(tenant, limit, offset, NOW)).rows).toEqual(expected([], limit, offset));
-        for (const filters of [
-          [{ key: 'plan', value: 'pro' }],
-          [
-            { key: 'country', value: 'c1' },
-            { key: 'plan', value: 'free' },
-          ],
-          [{ key: 'plan', value: 'none' }],
-        ]) {
-          if (offset + limit + 1 <= VERIFY_MAX)
-            expect((await planner.filteredPage(tenant, filters, limit, offset, NOW)).rows).toEqual(expected(filters, limit, offset));
-          expect((await planner.narrowPage(tenant, filters, limit, offset))?.rows).toEqual(expected(filters, limit, offset));
-        }
-      }
-      // Deeper than VERIFY_MAX: the whole-window edge check.
-      expect((await planner.newestPage(tenant, 100, VERIFY_MAX, NOW)).rows).toEqual(expected([], 100, VERIFY_MAX));
-      expect((await planner.newestPage(tenant, 10, 0, NOW)).rows).toEqual(expected([], 10, 0));
-    }
-  });
 });
 
 describe('ListingPlanner.page', () => {
@@ -295,14 +123,5 @@ describe('ListingPlanner.page', () => {
     expect(counted()).toBe(reads);
     await new ListingPlanner(ch).page('t', query); // another planner, its own memory
     expect(counted()).toBe(reads + 1);
-  });
-});
-
-describe('ranksAfter', () => {
-  it('orders by start descending, then id descending bytewise', () => {
-    expect(ranksAfter({ recording_id: 'b', started_at: '1' }, { recording_id: 'a', started_at: '2' })).toBe(true);
-    expect(ranksAfter({ recording_id: 'a', started_at: '2' }, { recording_id: 'b', started_at: '2' })).toBe(true);
-    expect(ranksAfter({ recording_id: 'b', started_at: '2' }, { recording_id: 'a', started_at: '2' })).toBe(false);
-    expect(ranksAfter({ recording_id: '\u{1F600}', started_at: '2' }, { recording_id: '\uFFFF', started_at: '2' })).toBe(false);
   });
 });

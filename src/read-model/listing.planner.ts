@@ -1,12 +1,12 @@
 // Listing pages read from time-sorted data, so a page touches the newest few thousand rows instead of
-// every row of the tenant. A window [since, ∞) of recording_timeline holds every batch of each
-// recording that started at or after `since`; it is widened until it holds offset + limit + 1 kept
-// recordings (or everything). A recording of the window that started before it ranks after every kept
-// one and is dropped (the edge check). Up to VERIFY_MAX recordings: the window's top ones (filtered:
-// of the filters' key/value ranges) come with their summaries in one read and are verified by id (edge
-// check, and the latest value of each filtered key: the rule of matchingRecordingsSql) while their
-// metadata is read. Deeper unfiltered pages are cut in SQL with an edge check of the whole window
-// beside them; a narrow filter skips the window and orders its few candidates by `recordings`.
+// every row of the tenant. A window [since, ∞) of recording_timeline (listing-window.util.ts) holds every
+// batch of each recording that started at or after `since`; it is widened until it holds offset + limit
+// + 1 kept recordings (or everything). A recording of the window that started before it ranks after
+// every kept one and is dropped (the edge check). Up to VERIFY_MAX recordings: the window's top ones
+// (filtered: of the filters' key/value ranges) come with their summaries in one read and are verified
+// by id (edge check, and the latest value of each filtered key: the rule of matchingRecordingsSql)
+// while their metadata is read. Deeper unfiltered pages are cut in SQL with an edge check of the whole
+// window beside them; a narrow filter skips the window (listing-narrow.plan.ts).
 // The planner remembers, per tenant and filter set, the filters' counts and the last page's density:
 // hints that choose a plan and size a window, never what a page holds (every plan answers exactly).
 import { Injectable } from '@nestjs/common';
@@ -14,7 +14,9 @@ import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { MetadataFilter } from './metadata-filter';
 import { FilterCounts, filterCounts } from './metadata-filter.counts';
 import { candidateRecordingsSql, matchesLatest } from './metadata-filter.sql';
-import { earliest, later, ListingPage, NO_DETAILS, PageDetails, PageRow, ranksAfter } from './listing-page.util';
+import { narrowPage, NARROW } from './listing-narrow.plan';
+import { earliest, later, ListingPage, MARGIN, PageDetails, PageRow, ranksAfter } from './listing-page.util';
+import { Density, densityOf, firstWindow, widen, Window } from './listing-window.util';
 import { fromReadModel } from './read-model-errors.util';
 import { MetadataRow, metadataById, SummaryRow } from './recording.view';
 import { readDetails } from './recordings.repository';
@@ -30,35 +32,16 @@ export interface ListingQuery {
 
 /** Above this many recordings to verify (offset + limit + 1), a filtered page is not verified id by id. */
 export const VERIFY_MAX = 500;
-/** A filter whose smallest key/value range holds at most this many rows is answered by id, not by time window. */
-export const NARROW = 2000;
 
-const FIRST_WINDOW_MS = 10 * 60_000;
 // How many times the wanted recordings a first window holds, by the last page's density: more than 1
 // absorbs changes of density; windows whose cost grows with their size (deep pages, whose edge check
 // reads every recording of the window; filtered pages, whose window also holds every recording that
 // does not match) get less than the default 2.
 const LEAN_SLACK = 1.25;
-const MAX_ROUNDS = 16;
-const MARGIN = 8;
 /** How many tenant and filter sets each memory holds; the oldest entry goes first. */
 const MEMORY_KEYS = 10_000;
 /** How long filter counts are trusted: a stale count costs time, never correctness. */
 const PLAN_TTL_MS = 30_000;
-
-interface Window {
-  since: number;
-  top: number;
-  width: number;
-}
-
-interface Verified {
-  kept: PageRow[];
-  /** Latest metadata of every verified recording. */
-  metadata: MetadataRow[];
-  /** Summaries fetched for the page as it would be if nothing were dropped. */
-  prefetched?: { ids: Set<string>; details: Promise<PageDetails> };
-}
 
 const memoryKey = (tenantId: string, filters: readonly MetadataFilter[]) => `${tenantId}\u0000${JSON.stringify(filters)}`;
 
@@ -73,7 +56,7 @@ export class ListingPlanner {
   // From the last page: milliseconds per kept recording and the newest start seen. The next first
   // window ends at that start (sized from the density), not at the clock: a window [since, ∞) is exact
   // for any since, and a tenant idle for an hour would otherwise start from an empty one.
-  private readonly density = new Map<string, { msPer: number; newest: number }>();
+  private readonly density = new Map<string, Density>();
   // filterCounts when something can match. "Nothing matches" is never remembered (a write may make it match).
   private readonly counts = new Map<string, { counts: FilterCounts; at: number }>();
 
@@ -92,7 +75,7 @@ export class ListingPlanner {
     const counts = await this.filterCounts(tenantId, filters);
     if (!counts) return { rows: [], details: { summaries: [], metadata: [] } };
     if (offset + limit + 1 <= VERIFY_MAX) {
-      const narrow = counts.smallest <= NARROW ? await this.narrowPage(tenantId, counts.filters, limit, offset) : undefined;
+      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, limit, offset) : undefined;
       return narrow ?? this.filteredPage(tenantId, counts.filters, limit, offset);
     }
     const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters: counts.filters }, limit, offset));
@@ -119,101 +102,10 @@ export class ListingPlanner {
     return counts;
   }
 
-  /**
-   * Verifies candidates (with their true start) in order until `want` are kept or none is left: one whose
-   * latest metadata does not match the filters is dropped. The page's summaries are read meanwhile.
-   */
-  private async verify(
-    tenantId: string,
-    filters: readonly MetadataFilter[],
-    candidates: readonly PageRow[],
-    want: number,
-    offset: number,
-    limit: number,
-  ): Promise<Verified> {
-    const kept: PageRow[] = [];
-    const metadata: MetadataRow[] = [];
-    let prefetched: Verified['prefetched'];
-    for (let i = 0; kept.length < want && i < candidates.length;) {
-      const chunk = candidates.slice(i, i + want - kept.length + MARGIN);
-      i += chunk.length;
-      if (!prefetched) {
-        const guess = [...kept, ...chunk].slice(offset, offset + limit);
-        if (guess.length > 0 && (guess.length === limit || i >= candidates.length)) {
-          const guessIds = guess.map((r) => r.recording_id);
-          prefetched = { ids: new Set(guessIds), details: later(readDetails(this.ch, tenantId, guessIds, earliest(guess), false)) };
-        }
-      }
-      const meta = await this.ch.rows<MetadataRow>(
-        RecordingsSql.metadata(
-          tenantId,
-          chunk.map((r) => r.recording_id),
-        ),
-      );
-      const latest = metadataById(meta);
-      metadata.push(...meta);
-      kept.push(...chunk.filter((r) => matchesLatest(latest.get(r.recording_id), filters)));
-    }
-    return { kept: kept.slice(0, want), metadata, prefetched };
-  }
-
-  /** The page from the verified recordings: summaries from the prefetch where it guessed right, the rest read now. */
-  private async finish(tenantId: string, v: Verified, offset: number, limit: number): Promise<ListingPage> {
-    const rows = v.kept.slice(offset, offset + limit + 1);
-    const page = rows.slice(0, limit);
-    const pre = v.prefetched ? await v.prefetched.details : NO_DETAILS;
-    const missing = page.filter((r) => !v.prefetched?.ids.has(r.recording_id));
-    const more = missing.length
-      ? await readDetails(
-          this.ch,
-          tenantId,
-          missing.map((r) => r.recording_id),
-          earliest(missing),
-          false,
-        )
-      : NO_DETAILS;
-    return { rows, details: { summaries: [...pre.summaries, ...more.summaries], metadata: v.metadata } };
-  }
-
-  /**
-   * A filtered page from the filters' few candidates (the smallest key/value range holds at most NARROW
-   * rows), ordered by their start in `recordings`. undefined if they turn out to be many after all.
-   */
-  async narrowPage(tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number): Promise<ListingPage | undefined> {
-    const want = offset + limit + 1;
-    const rows = await this.ch.rows<{ recording_id: string; first_ts: string }>(TimelineSql.starts(tenantId, filters, 2 * NARROW));
-    if (rows.length >= 2 * NARROW) return undefined;
-    const candidates = rows.map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
-    return this.finish(tenantId, await this.verify(tenantId, filters, candidates, want, offset, limit), offset, limit);
-  }
-
-  /** `slack`: how many times the recordings wanted the window should hold by the last page's density. */
-  private firstWindow(key: string, want: number, now: number, slack = 2): Window {
-    const known = this.density.get(key);
-    const width = known ? Math.max(1000, Math.ceil(known.msPer * want * slack)) : FIRST_WINDOW_MS;
-    const top = known ? Math.min(now, known.newest + 1) : now;
-    return { since: top - width, top, width };
-  }
-
-  /**
-   * The next window when this one held too few: null when it already holds everything. `held`: how many
-   * recordings it held (sizes the widening); a window holding none restarts from the newest older row.
-   */
-  private async widen(tenantId: string, w: Window, want: number, held: number, round: number): Promise<Window | null> {
-    if (w.since <= Number.MIN_SAFE_INTEGER) return null;
-    const [older] = await this.ch.rows<{ n: string; newest: string }>(TimelineSql.before(tenantId, w.since));
-    if (!older || Number(older.n) === 0) return null;
-    if (round >= MAX_ROUNDS) return { ...w, since: Number.MIN_SAFE_INTEGER };
-    const newest = Number(older.newest);
-    const top = held === 0 ? newest + 1 : w.top; // a gap: start again from the newest older row
-    const width = held === 0 ? w.width : w.width * Math.min(64, Math.max(2, Math.ceil((2 * want) / held)));
-    return { since: Math.max(Number.MIN_SAFE_INTEGER, Math.min(top - width, newest)), top, width };
-  }
-
   /** `kept` recordings started in [from, newest]. */
   private remember(key: string, kept: number, from: number, newest: number) {
-    if (kept <= 0 || from <= Number.MIN_SAFE_INTEGER || !Number.isFinite(newest)) return;
-    remembered(this.density, key, { msPer: Math.max(1, (newest - from) / kept), newest });
+    const density = densityOf(kept, from, newest);
+    if (density) remembered(this.density, key, density);
   }
 
   /**
@@ -225,7 +117,7 @@ export class ListingPlanner {
     const want = offset + limit + 1;
     if (want <= VERIFY_MAX) return this.windowPage(tenantId, [], limit, offset, now);
     const key = memoryKey(tenantId, []);
-    let w: Window | null = this.firstWindow(key, want, now, LEAN_SLACK);
+    let w: Window | null = firstWindow(this.density.get(key), want, now, LEAN_SLACK);
     for (let round = 1; w; round++) {
       const since: number = w.since;
       const read = (exclude: string[]): { page: Promise<{ rows: PageRow[]; beforeLimit: number }>; details: Promise<PageDetails> } => {
@@ -273,7 +165,7 @@ export class ListingPlanner {
         current = read(exclude);
         ({ rows, beforeLimit } = await current.page);
       }
-      const next: Window | null = rows.length === limit + 1 ? null : await this.widen(tenantId, w, want, beforeLimit, round);
+      const next: Window | null = rows.length === limit + 1 ? null : await widen(this.ch, tenantId, w, want, beforeLimit, round);
       if (!next) {
         if (rows.length === limit + 1) this.remember(key, beforeLimit, since, offset === 0 ? Number(rows[0].started_at) : w.top - 1);
         return { rows, details: await current.details };
@@ -304,7 +196,7 @@ export class ListingPlanner {
     // Metadata does not depend on the window: kept across exclusions and widenings.
     const metadata: MetadataRow[] = [];
     const withMetadata = new Set<string>();
-    let w: Window | null = this.firstWindow(key, want, now, filters.length ? LEAN_SLACK : 2);
+    let w: Window | null = firstWindow(this.density.get(key), want, now, filters.length ? LEAN_SLACK : 2);
     for (let round = 1; w; round++) {
       const since: number = w.since;
       const exclude: string[] = [];
@@ -329,7 +221,7 @@ export class ListingPlanner {
           exclude.push(...failed);
           continue;
         }
-        const next: Window | null = kept.length >= want ? null : await this.widen(tenantId, w, want, beforeLimit - failed.size, round);
+        const next: Window | null = kept.length >= want ? null : await widen(this.ch, tenantId, w, want, beforeLimit - failed.size, round);
         if (!next) {
           if (kept.length >= want) this.remember(key, beforeLimit - failed.size, since, Number(kept[0].started_at));
           const page = kept.slice(offset, offset + limit);

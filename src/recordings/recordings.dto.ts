@@ -4,7 +4,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import type { Assert, SameShape } from '../common/openapi/same-shape';
-import { epochMs, nullableString } from '../common/openapi/openapi-schema';
+import { epochMs, nullableString, SIGNED_QUERY_EXAMPLE as SIGNED, signedLinksExpiry } from '../common/openapi/openapi-schema';
 import { pageFields, paginationQuery } from '../common/pagination.dto';
 import { queryBoolean } from '../common/validation';
 import { recordingId } from '../domain/recording.dto';
@@ -12,7 +12,6 @@ import type { RecordingView } from '../read-model/recording.view';
 import type { RecordingLinks } from './recording-links';
 
 const ID = '550e8400-e29b-41d4-a716-446655440000';
-const SIGNED = 'tenantId=acme&expires=1735689600&keyId=key-2024-12&signature=3f6c…';
 const link = (example: string) => z.string().meta({ example });
 
 const includeSignedUrls = queryBoolean(false).describe(
@@ -23,12 +22,7 @@ const includeSignedUrls = queryBoolean(false).describe(
 export class ListRecordingsQuery extends createZodDto(z.object({ ...paginationQuery('Recordings'), includeSignedUrls }).loose()) {}
 export class RecordingQuery extends createZodDto(z.object({ includeSignedUrls })) {}
 
-const signedUrlsExpireAt = z
-  .int()
-  .min(0)
-  .optional()
-  .describe("With includeSignedUrls=true: expiry of every signed link in the response, UNIX seconds (the links' expires)")
-  .meta({ example: 1735689600 });
+const signedUrlsExpireAt = signedLinksExpiry("With includeSignedUrls=true: expiry of every signed link in the response, UNIX seconds (the links' expires)");
 
 const RecordingSchema = z
   .object({

@@ -2,7 +2,7 @@
 // composed replays are streamed (replays.service.ts); their shape is documented here.
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { epochMs } from '../common/openapi/openapi-schema';
+import { epochMs, SIGNED_QUERY_EXAMPLE as SIGNED, signedLinksExpiry } from '../common/openapi/openapi-schema';
 import { pageFields, paginationQuery } from '../common/pagination.dto';
 import { queryBoolean } from '../common/validation';
 import { EventSchema } from '../domain/recording.dto';
@@ -29,13 +29,7 @@ export class ListReplaysQuery extends createZodDto(
   }),
 ) {}
 
-const SIGNED = 'tenantId=acme&expires=1735689600&keyId=key-2024-12&signature=3f6c…';
-const signedUrlsExpireAt = z
-  .int()
-  .min(0)
-  .optional()
-  .describe('With includeSignedUrls=true: expiry of the signed links, UNIX seconds')
-  .meta({ example: 1735689600 });
+const signedUrlsExpireAt = signedLinksExpiry('With includeSignedUrls=true: expiry of the signed links, UNIX seconds');
 
 export class Replay extends createZodDto(z.object({ metadata: z.record(z.string(), z.string()), events: z.array(EventSchema) })) {}
 

@@ -41,3 +41,9 @@ export const nullableString = (description: string) => z.string().describe(descr
 
 /** Epoch milliseconds: 64-bit for client generators (epoch ms overflow 32-bit integers). */
 export const epochMs = (description: string) => z.int().min(0).describe(description).meta({ format: 'int64' });
+
+/** The query of a presigned link, for the examples of the links a response signs. */
+export const SIGNED_QUERY_EXAMPLE = 'tenantId=acme&expires=1735689600&keyId=key-2024-12&signature=3f6c…';
+
+/** When the presigned links of a response (includeSignedUrls=true) expire, UNIX seconds, as their `expires`. */
+export const signedLinksExpiry = (description: string) => z.int().min(0).optional().describe(description).meta({ example: 1735689600 });

@@ -4,14 +4,17 @@
 // bound (counted as lost). Transport: WebSocket, falling back to HTTP POST while the socket is down
 // for 3 s or the server reports 502/503; a batch is in flight on one transport at a time.
 // The session orchestrates: the BatchQueue and EventBuffer hold the data, WebSocketTransport and
-// HttpTransport carry it, PageLifecycle saves and re-queues it as pages of the tab come and go.
+// HttpTransport carry it as the SendScheduler says, PageLifecycle saves and re-queues it as pages of
+// the tab come and go.
 import { BatchQueue, type QueueStats } from './batch-queue';
+import { reactToPolicy } from './csp-reaction';
 import { EventBuffer } from './event-buffer';
 import { HttpTransport } from './http-transport';
 import { uuid } from './ids';
 import { PageLifecycle } from './page-lifecycle';
-import { blockedByPolicy, eventUrls } from './protocol';
+import { eventUrls } from './protocol';
 import { type RecordOptions, firstMetaEvent, metaEvent, startRrweb, takeFullSnapshot } from './rrweb-recording';
+import { SendScheduler } from './send-scheduler';
 import { SequenceCounter } from './sequence';
 import { SafeStore, pendingKey, sequenceKey } from './storage';
 import { WebSocketTransport } from './websocket-transport';
@@ -55,6 +58,7 @@ export class RecorderSession {
   private readonly socket: WebSocketTransport;
   private readonly http: HttpTransport;
   private readonly page: PageLifecycle;
+  private readonly sender: SendScheduler;
   private seq: SequenceCounter;
   /** Events recorded before begin() fixed the recording id; null from then on. */
   private held: Array<Record<string, unknown>> | null = [];
@@ -65,10 +69,6 @@ export class RecorderSession {
   private stopRecording: (() => void) | undefined;
   private eventsRecorded = 0;
   private cutTimer: Timer | null = null;
-  private pumpTimer: Timer | null = null;
-  private pumpAt = 0;
-  /** After a 429 or an error frame asking to retry: nothing is sent until then. */
-  private sendPausedUntil = 0;
   /** Nothing can be delivered (the key was refused, or the page's CSP blocks the server). */
   private authFailed = false;
 
@@ -81,16 +81,15 @@ export class RecorderSession {
       isRecording: () => this.state === 'running',
       isRefused: () => this.authFailed,
       isWaiting: () => this.held !== null,
-      pump: () => this.pump(),
-      pauseSending: (until: number) => {
-        this.sendPausedUntil = until;
-      },
+      pump: () => this.sender.pump(),
+      pauseSending: (until: number) => this.sender.pauseSending(until),
     };
     this.socket = new WebSocketTransport(this.queue, session);
     this.http = new HttpTransport(config.publicKey, this.queue, {
       ...session,
       onRefused: (status) => this.selfStop(`the server refused the public key (HTTP ${status})`),
     });
+    this.sender = new SendScheduler(this.queue, this.socket, this.http, session);
     const page = {
       ...session,
       wrapUp: () => {
@@ -129,9 +128,10 @@ export class RecorderSession {
   start(decideNow: (() => void) | null = null): void {
     this.decideNow = decideNow;
     this.push(firstMetaEvent(this.config.meta));
+    const policy = { isDone: () => this.state === 'stopped' || this.authFailed, pump: () => this.sender.pump(), selfStop: (why: string) => this.selfStop(why) };
     this.page.listen([
       [window, 'online', () => this.socket.reconnectNow()],
-      [document, 'securitypolicyviolation', (ev) => this.onBlocked(ev as SecurityPolicyViolationEvent)],
+      [document, 'securitypolicyviolation', (ev) => reactToPolicy(ev as SecurityPolicyViolationEvent, this.config.serverUrl, this.socket, policy)],
     ]);
     this.stopRecording = startRrweb(this.config.recordOptions, (event) => this.push(event));
   }
@@ -146,7 +146,7 @@ export class RecorderSession {
     const restored = this.page.takeSaved();
     for (const event of held) this.push(event);
     this.socket.connect();
-    if (restored > 0) this.pump();
+    if (restored > 0) this.sender.pump();
     this.markBegun();
   }
 
@@ -165,7 +165,7 @@ export class RecorderSession {
   flush(): Promise<void> {
     return this.begun.then(() => {
       this.cut();
-      this.pump();
+      this.sender.pump();
       return this.queue.whenSettled();
     });
   }
@@ -183,7 +183,7 @@ export class RecorderSession {
     // No id is handed out after this: a start() in this page continues from the exact next id.
     this.seq.commit();
     this.cut();
-    this.pump();
+    this.sender.pump();
     let timer: Timer | undefined;
     await Promise.race([this.queue.whenSettled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_DRAIN_MS)))]);
     clearTimeout(timer);
@@ -228,12 +228,12 @@ export class RecorderSession {
       this.page.recordedWhileLeaving();
     } else if (full) {
       this.cut();
-      this.pump();
+      this.sender.pump();
     } else if (this.cutTimer === null) {
       this.cutTimer = setTimeout(() => {
         this.cutTimer = null;
         this.cut();
-        this.pump();
+        this.sender.pump();
       }, BATCH_INTERVAL_MS);
     }
   }
@@ -247,43 +247,6 @@ export class RecorderSession {
     if (batch) this.queue.add(uuid(), batch.body, batch.events);
   }
 
-  // ---- scheduling ----
-
-  /** Sends what can be sent now, on the transport that is usable now. */
-  private pump(): void {
-    if (this.state === 'stopped' || this.authFailed) return;
-    const now = Date.now();
-    if (now < this.sendPausedUntil) return this.schedulePump(this.sendPausedUntil - now);
-
-    const socketPaused = this.socket.fill(now);
-    if (socketPaused !== null) this.schedulePump(socketPaused);
-
-    if (this.queue.size === 0 || this.http.isBusy) return;
-    const fallback = this.socket.fallsBack(now);
-    const batch = this.queue.nextToSend((b) => fallback || b.httpOnly);
-    if (!batch) {
-      if (!fallback && !this.socket.isOpen) this.schedulePump(this.socket.fallbackIn(now));
-      return;
-    }
-    const wait = this.http.readyIn(now);
-    if (wait > 0) return this.schedulePump(wait);
-    this.http.sendNext(batch, () => this.pump());
-  }
-
-  private schedulePump(delay: number): void {
-    const at = Date.now() + Math.max(0, delay);
-    if (this.pumpTimer !== null && this.pumpAt <= at) return;
-    if (this.pumpTimer !== null) clearTimeout(this.pumpTimer);
-    this.pumpAt = at;
-    this.pumpTimer = setTimeout(
-      () => {
-        this.pumpTimer = null;
-        this.pump();
-      },
-      Math.max(0, delay) + 5,
-    );
-  }
-
   // ---- refusals ----
 
   /** Nothing recorded here can ever be delivered: say why once, and stop. */
@@ -295,33 +258,14 @@ export class RecorderSession {
     void this.stop();
   }
 
-  /**
-   * The page's Content-Security-Policy blocked a connection. A blocked WebSocket leaves HTTP; a
-   * blocked fetch leaves nothing, and retrying it forever would only fill memory and the console.
-   */
-  private onBlocked(ev: SecurityPolicyViolationEvent): void {
-    if (this.state === 'stopped' || this.authFailed) return;
-    const blocked = blockedByPolicy(ev, this.config.serverUrl);
-    if (blocked === null) return;
-    const policy = `the page's Content-Security-Policy (${ev.effectiveDirective})`;
-    if (blocked === 'websocket') {
-      if (this.socket.blocked) return;
-      console.warn(`[tapedeck] ${policy} blocks WebSockets to ${this.config.serverUrl}; sending over HTTP instead`);
-      this.socket.block();
-      this.pump();
-      return;
-    }
-    this.selfStop(`${policy} blocks requests to ${this.config.serverUrl}. Allow it in connect-src`);
-  }
-
   // ---- plumbing ----
 
   private teardown(): void {
     if (this.state === 'stopped') return;
     this.state = 'stopped';
     if (this.cutTimer !== null) clearTimeout(this.cutTimer);
-    if (this.pumpTimer !== null) clearTimeout(this.pumpTimer);
-    this.cutTimer = this.pumpTimer = null;
+    this.cutTimer = null;
+    this.sender.close();
     this.page.close();
     this.socket.close();
     this.queue.releaseAll('ws');
