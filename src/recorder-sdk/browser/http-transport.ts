@@ -46,7 +46,7 @@ export class HttpTransport {
   /** POSTs one batch in the background; `then` runs once it is settled. */
   sendNext(batch: Batch, then: () => void): void {
     this.busy = true;
-    void this.post(batch, false).finally(() => {
+    void this.post(batch, { unloading: false }).finally(() => {
       this.busy = false;
       then();
     });
@@ -60,12 +60,12 @@ export class HttpTransport {
       const size = utf8Length(batch.body);
       if (size > budget) continue;
       budget -= size;
-      void this.post(batch, true);
+      void this.post(batch, { unloading: true });
     }
   }
 
   /** POSTs one batch. Settles the batch (ack, drop, or release for a retry); never rejects. */
-  private async post(batch: Batch, unloading: boolean): Promise<void> {
+  private async post(batch: Batch, { unloading }: { unloading: boolean }): Promise<void> {
     this.queue.markInFlight(batch, 'http');
     const size = utf8Length(batch.body);
     const keepalive = this.keepaliveBytes + size <= KEEPALIVE_LIMIT;
