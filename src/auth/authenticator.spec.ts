@@ -1,4 +1,5 @@
 import { AppError } from '../common/app-error';
+import { ValidationError } from '../common/validation';
 import { loadConfig } from '../config/config';
 import { Authenticator, Presented } from './authenticator';
 import { PresignScope, sign } from './presign';
@@ -92,6 +93,19 @@ describe('Authenticator', () => {
     expect(failure(() => auth.authenticate(recording, presented(padded(`0${NOW / 1000 + 3601}`, `0${NOW / 1000 + 3601}`)), NOW))).toBe('forbidden');
   });
 
+  it('reads the signature in either letter case, and nothing but 64 hex digits', () => {
+    const l = link();
+    const mixed = l.signature.replace(/[a-f]/g, (c, i: number) => (i % 2 ? c.toUpperCase() : c));
+    expect(mixed).not.toBe(l.signature);
+    for (const signature of [l.signature, l.signature.toUpperCase(), mixed]) {
+      expect(failure(() => auth.authenticate(recording, presented({ ...l, signature }), NOW))).toBe('accepted');
+    }
+    // Not hex, or not 64 of them, even where lowercasing would make it so (the Kelvin sign K is "k").
+    for (const signature of [`${l.signature} `, `${l.signature}0`, l.signature.slice(1), l.signature.replace(/[a-f]/, 'g'), `${l.signature.slice(1)}\u212a`]) {
+      expect(failure(() => auth.authenticate(recording, presented({ ...l, signature }), NOW))).toBe('forbidden');
+    }
+  });
+
   it('does not let a link open a route without presigned access (401)', () => {
     expect(failure(() => auth.authenticate({ keys: ['secret'] }, presented(link()), NOW))).toBe('unauthorized');
   });
@@ -135,6 +149,31 @@ describe('Authenticator', () => {
     // Where links do not open the route, the key decides as before.
     expect(failure(() => auth.authenticate({ keys: ['secret'] }, alongside(`Bearer ${keys.pub}`), NOW))).toBe('unauthorized');
     expect(failure(() => auth.authenticate({ keys: ['secret'] }, alongside('Basic dXNlcjpwYXNz'), NOW))).toBe('unauthorized');
+  });
+
+  it('refuses a repeated ?token= with a 400 that says so, whichever value comes first, and never repeats the keys', () => {
+    const ingest = { keys: ['public' as const, 'secret' as const], queryToken: true };
+    for (const token of [
+      [keys.pub, keys.pub],
+      [keys.pub, 'public_key_svc_unknown'],
+      ['public_key_svc_unknown', keys.pub],
+    ]) {
+      for (const authorization of [undefined, `Bearer ${keys.pub}`]) {
+        const err = (() => {
+          try {
+            auth.authenticate(ingest, { authorization, query: { token }, params: { recordingId: RID } }, NOW);
+          } catch (e) {
+            return e as Error;
+          }
+        })();
+        expect(err).toBeInstanceOf(ValidationError);
+        expect(err?.message).toBe('Invalid query: token: must be given once');
+        expect(JSON.stringify((err as ValidationError).issues)).not.toContain('key_svc');
+      }
+    }
+    // Once is a key as before; where the route takes no ?token=, it is refused as before (401).
+    expect(auth.authenticate(ingest, presented({ token: keys.pub }), NOW)).toMatchObject({ credential: 'public' });
+    expect(failure(() => auth.authenticate(recording, presented({ token: [keys.sec, keys.sec] }), NOW))).toBe('unauthorized');
   });
 
   it('never repeats a presented key or signature in its messages', () => {

@@ -2,12 +2,14 @@
 // same rules: Bearer keys by kind, presigned links by scope and expiry, per-key rate limits.
 // Error messages never repeat a presented secret.
 import { Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
 import { AppError, RateLimited } from '../common/app-error';
+import { parseWith } from '../common/validation';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import type { AuthContext } from './auth-context';
 import type { AuthRequirement } from './auth.decorator';
-import { safeEqual } from './key-material';
-import { PresignScope, sign } from './presign';
+import { carriesLink, verifyLink } from './link-verifier';
+import type { PresignScope } from './presign';
 import { RateLimiter } from './rate-limiter';
 import { ApiKeyRecord, TenantRegistry } from './tenant-registry';
 
@@ -19,7 +21,8 @@ export interface Presented {
   origin?: string;
 }
 
-const PRESIGN_PARAMS = ['tenantId', 'expires', 'keyId', 'signature'] as const;
+/** `?token=` once: given twice, the key that answers would depend on which one a proxy or log reads. */
+const QueryToken = z.object({ token: z.string().optional() });
 
 @Injectable()
 export class Authenticator {
@@ -33,13 +36,15 @@ export class Authenticator {
   }
 
   authenticate(req: AuthRequirement, p: Presented, nowMs = Date.now()): AuthContext {
-    const linked = PRESIGN_PARAMS.some((k) => p.query[k] !== undefined);
+    // A request-schema failure (JSON 400, "must be given once"), before any key is looked at.
+    const token = req.queryToken ? parseWith(QueryToken, { token: p.query.token }, 'query').token : undefined;
+    const linked = carriesLink(p.query);
     // A link opens its resource whatever else the viewer's side sends along (a public key added to
     // every request, a proxy's Basic header): only a key that may read the route itself wins over it.
     const link = linked && req.presign !== undefined;
     let bearer: string | undefined;
     try {
-      bearer = this.bearer(p.authorization) ?? (req.queryToken ? str(p.query.token) : undefined) ?? p.queryToken;
+      bearer = this.bearer(p.authorization) ?? token ?? p.queryToken;
     } catch (e) {
       if (link) return this.byPresign(req, p, nowMs);
       throw e;
@@ -84,28 +89,8 @@ export class Authenticator {
 
   private byPresign(req: AuthRequirement, p: Presented, nowMs: number): AuthContext {
     if (!req.presign) throw new AppError('unauthorized', 'Presigned links cannot access this endpoint; use a private key');
-    // One value each: with two, a proxy or cache in front could read another link than this check.
-    if (PRESIGN_PARAMS.some((k) => Array.isArray(p.query[k]))) throw new AppError('forbidden', 'Presigned link repeats a parameter');
-    const [tenantId, expiresRaw, keyId, signature] = PRESIGN_PARAMS.map((k) => str(p.query[k]));
-    if (!tenantId || !expiresRaw || !keyId || !signature) {
-      throw new AppError('forbidden', 'Presigned link is incomplete: tenantId, expires, keyId and signature are all required');
-    }
-    if (!/^\d{1,12}$/.test(expiresRaw)) throw new AppError('forbidden', 'Presigned link has an invalid expires value');
-    const expires = Number(expiresRaw);
-    const now = Math.floor(nowMs / 1000);
-    if (expires < now) throw new AppError('forbidden', 'Presigned link has expired');
-    if (expires - now > this.cfg.PRESIGN_MAX_TTL_SECONDS) throw new AppError('forbidden', 'Presigned link lives longer than this service allows');
-    const key = this.registry.signingKey(tenantId, keyId);
     const scope = this.scopeOf(req.presign, p.params);
-    // "GET /replays/a/b/c" is as much a = "b/c" as "a/b" = c: links name grouping keys without slashes.
-    if (scope.kind === 'replay' && scope.groupingProp.includes('/')) {
-      throw new AppError('forbidden', 'A replay whose groupingProp contains "/" cannot be opened with a presigned link; use a private key');
-    }
-    // Signed over the digits as sent (docs/presigned-links.md), not over the number they spell.
-    const candidates = key ? scopeVariants(scope).map((s) => sign(key.secret, s, tenantId, expiresRaw)) : [];
-    // Compare against a dummy when the key is unknown, so timing does not reveal which keys exist.
-    const ok = key ? candidates.some((c) => safeEqual(c, signature.toLowerCase())) : safeEqual('0'.repeat(64), signature) && false;
-    if (!ok) throw new AppError('forbidden', 'Presigned link signature is invalid for this resource');
+    const { tenantId, expires } = verifyLink(scope, p.query, this.registry, this.cfg.PRESIGN_MAX_TTL_SECONDS, nowMs);
     return { tenantId, credential: 'presigned', scope, expires };
   }
 
@@ -113,16 +98,4 @@ export class Authenticator {
     if (kind === 'recording') return { kind, recordingId: params.recordingId ?? '' };
     return { kind, groupingProp: params.groupingProp ?? '', replayValue: params.replayValue ?? '' };
   }
-}
-
-/** A recording id may be signed as sent or in canonical lowercase form. */
-function scopeVariants(s: PresignScope): PresignScope[] {
-  if (s.kind === 'recording' && s.recordingId !== s.recordingId.toLowerCase()) {
-    return [s, { kind: 'recording', recordingId: s.recordingId.toLowerCase() }];
-  }
-  return [s];
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
 }

@@ -30,7 +30,7 @@ const IngestEndpoint = (summary: string, more: string) =>
       description:
         'Appends a batch of rrweb events to the recording (created on first write). Body: a JSON array of events, {"events":[...]}, or NDJSON (one event per line), optionally compressed (Content-Encoding gzip, deflate or br; zstd on Node.js 22.15 or later). ' +
         'Answers 200 only after JetStream stored the batch. A retry with the same Idempotency-Key, or with an identical body, is stored once (duplicate: true). ' +
-        'The key may be given as ?token= for sendBeacon-style clients. ' +
+        'The key may be given as ?token= for sendBeacon-style clients, once (given twice: 400 JSON, whatever the values). ' +
         "In-band metadata: type 5 events tagged recording-meta or pageview-meta; a recording-meta payload with includePii true also stores the client's ipAddress (as the proxies trusted by TRUST_PROXY report it in X-Forwarded-For, else the peer) and userAgent. " +
         more,
     }),
@@ -45,7 +45,7 @@ const IngestEndpoint = (summary: string, more: string) =>
     ApiBody({ description: 'JSON (application/json or text/plain): an array of events or {"events":[…]}; NDJSON: one event per line', type: EventBatch }),
     ApiResponse({ status: 200, description: 'Stored (or already stored: duplicate true)', type: IngestResult.Output }),
     ApiBadRequest(
-      'Malformed JSON/NDJSON, invalid event (index or line named), empty batch (text/plain); bad recordingId (JSON)',
+      'Malformed JSON/NDJSON, invalid event (index or line named), empty batch (text/plain); bad recordingId, or token or recordingId given twice (JSON)',
       'Invalid event at index 0: "type" must be a non-negative integer',
     ),
     ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' }),
@@ -85,7 +85,7 @@ export class IngestionController {
   @ApiBody({ type: MetadataBody })
   @ApiResponse({ status: 200, type: MetadataResult.Output })
   @ApiBadRequest(
-    'Not an object, empty, nested values, too many keys, key too long (text/plain); bad recordingId (JSON)',
+    'Not an object, empty, nested values, too many keys, key too long (text/plain); bad recordingId or token given twice (JSON)',
     'Metadata must be a JSON object of keys to values',
   )
   @ApiJsonBodyLimits(METADATA_MAX_BYTES)

@@ -9,7 +9,7 @@ import { EventSchema, recordingId } from '../domain/recording.dto';
 import { IDEMPOTENCY_KEY } from './ingestion.service';
 
 /** ?recordingId= of the collection paths, read by recordingIdFrom (its own message when missing). */
-export const IngestionQuerySchema = z.object({ recordingId: uuidParam });
+export const IngestionQuerySchema = z.object({ recordingId: uuidParam.describe('The recording, once (given twice: 400)') });
 
 export const IdempotencyKeySchema = z.string().regex(IDEMPOTENCY_KEY);
 

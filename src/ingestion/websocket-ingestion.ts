@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AppError } from '../common/app-error';
 import { contentCoding } from '../common/content-coding';
-import { malformedQueryEncoding } from '../common/query-encoding';
+import { malformedQueryEncoding, queryObject } from '../common/query-encoding';
 import { describeError } from '../common/error.filter';
 import { rawTextResponse } from '../common/security-headers';
 import type { AuthContext } from '../auth/auth-context';
@@ -95,7 +95,8 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     const m = PATH.exec(url.pathname);
     const bad = malformedQueryEncoding(req.url ?? '/');
     if (bad) throw new AppError('bad_request', `The query string is not valid UTF-8 (at ${bad})`);
-    const query = firstValues(url.searchParams);
+    // As HTTP routes read it: a repeated token or recordingId is the same 400 here as there.
+    const query = queryObject(url.searchParams);
     if (!m && !QUERY_ID_PATH.test(url.pathname)) throw new AppError('not_found', 'No WebSocket endpoint at this path');
     const recordingId = recordingIdFrom(m ? decodePathSegment(m[1]) : query.recordingId);
     const auth = this.authenticator.authenticate(
@@ -130,24 +131,22 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
   }
 }
 
-function wsOptions(q: Record<string, string>): Omit<WsOptions, 'client'> {
-  const contentType = (q.contentType ?? 'application/x-ndjson').toLowerCase();
+/** The connection's options; a repeated one counts by its first value, as it always has. */
+function wsOptions(query: Record<string, string | string[]>): Omit<WsOptions, 'client'> {
+  const q = (name: string) => {
+    const v = query[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const contentType = (q('contentType') ?? 'application/x-ndjson').toLowerCase();
   if (!['application/x-ndjson', 'application/ndjson', 'application/json'].includes(contentType)) {
     throw new AppError('bad_request', 'contentType must be application/x-ndjson, application/ndjson or application/json');
   }
   return {
     format: contentType === 'application/json' ? 'json' : 'ndjson',
-    coding: contentCoding(q.contentEncoding, 'bad_request'),
+    coding: contentCoding(q('contentEncoding'), 'bad_request'),
     // Lenient, as it was when ignored: only true/1 turn it on, anything else leaves it off.
-    debug: q.debug === 'true' || q.debug === '1',
+    debug: q('debug') === 'true' || q('debug') === '1',
   };
-}
-
-/** Each query parameter's first value, as HTTP routes read them: the same URL means the same on both. */
-function firstValues(params: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [k, v] of params) if (!Object.prototype.hasOwnProperty.call(out, k)) out[k] = v;
-  return out;
 }
 
 /** The status (and headers) ws would have answered a handshake it refuses with, by its message. */

@@ -71,6 +71,22 @@ describe('presigned links', () => {
     expect((await api(`${events(recX)}?${qs(link)}&expires=${link.expires}`)).status).toBe(403);
   });
 
+  it('read the hex signature in either letter case (docs/presigned-links.md), and nothing but hex', async () => {
+    const link = presign(`/recordings/${recX}`, A);
+    const mixed = link.signature.replace(/[a-f]/g, (c, i: number) => (i % 2 ? c.toUpperCase() : c));
+    for (const signature of [link.signature, link.signature.toUpperCase(), mixed]) {
+      expect([signature, (await get(events(recX), { ...link, signature })).status]).toEqual([signature, 200]);
+    }
+    // A player page opened with it passes it on as written, and its events link opens too.
+    const page = await get(`/recordings/${recX}/player.html`, { ...link, signature: link.signature.toUpperCase() });
+    expect(page.status).toBe(200);
+    const eventsUrl = (JSON.parse(/id="tapedeck-config">([^<]*)</.exec(page.text)![1]) as { eventsUrl: string }).eventsUrl;
+    expect(eventsUrl).toContain(`signature=${link.signature.toUpperCase()}`);
+    expect((await api(`/recordings/${recX}/${eventsUrl}`)).status).toBe(200);
+    expect((await get(events(recX), { ...link, signature: link.signature.replace(/[a-f]/, 'g') })).status).toBe(403);
+    expect((await get(events(recX), { ...link, signature: `${link.signature.slice(1)}\u212a` })).status).toBe(403); // Kelvin sign: lowercases to "k"
+  });
+
   it('refuse an incomplete link with 403', async () => {
     const { signature: _s, ...rest } = presign(`/recordings/${recX}`, A);
     expect((await get(events(recX), rest)).status).toBe(403);

@@ -26,7 +26,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         type: 'apiKey',
         in: 'query',
         name: 'token',
-        description: 'The same public or secret key in ?token=, for clients that cannot set headers (sendBeacon); ingestion and metadata only',
+        description:
+          'The same public or secret key in ?token=, for clients that cannot set headers (sendBeacon); ingestion and metadata only; once (given twice: 400)',
       })
       .addSecurity('presigned', { type: 'apiKey', in: 'query', name: 'signature', description: 'With tenantId, expires, keyId: see docs/presigned-links.md' })
       .build(),
