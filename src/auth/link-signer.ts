@@ -1,9 +1,11 @@
 // Signs links the service hands out (includeSignedUrls on listings and details, replay links, the
-// player's events URL) with the tenant's newest signing key. One signature covers every read
-// resource of its scope; one expiry covers a whole response.
+// player's events URL) with the tenant's newest signing key, and checks links handed back to it (a
+// presigned player page's eventsUrl). One signature covers every read resource of its scope; one
+// expiry covers a whole response.
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { verifyLink } from './link-verifier';
 import { presignQuery, PresignScope, sign } from './presign';
 import { TenantRegistry } from './tenant-registry';
 
@@ -47,6 +49,11 @@ export class LinkSigner {
   sign(tenantId: string, scope: PresignScope, ttlSeconds?: number, nowMs?: number): { query: string; expires: number } {
     const s = this.forTenant(tenantId, ttlSeconds, nowMs);
     return { query: s.query(scope), expires: s.expires };
+  }
+
+  /** The tenant and expiry of a link (its four query parameters) valid for `scope` now; 403 otherwise, as a request with it would be. */
+  verify(scope: PresignScope, query: Record<string, unknown>, nowMs = Date.now()): { tenantId: string; expires: number } {
+    return verifyLink(scope, query, this.registry, this.cfg.PRESIGN_MAX_TTL_SECONDS, nowMs);
   }
 
   /** Prefix for links: PUBLIC_BASE_URL without a trailing slash, or '' for relative links. */

@@ -1,4 +1,9 @@
+import type { AuthContext } from '../../auth/auth-context';
+import { LinkSigner } from '../../auth/link-signer';
+import { presignQuery, PresignScope, sign } from '../../auth/presign';
+import type { SigningKey, TenantRegistry } from '../../auth/tenant-registry';
 import { ValidationError } from '../../common/validation';
+import { loadConfig } from '../../config/config';
 import { parsePlayerQuery } from './player-params';
 
 describe('parsePlayerQuery', () => {
@@ -112,5 +117,93 @@ describe('parsePlayerQuery', () => {
       expect(() => parsePlayerQuery({ eventsUrl: 'https://tapedeck.example.com/x' })).toThrow(ValidationError);
       expect(() => parsePlayerQuery({ eventsUrl: 'http://same-origin.invalid/x' })).toThrow(ValidationError);
     });
+  });
+});
+
+describe('eventsUrl on a page opened with a presigned link', () => {
+  const RID = '0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
+  const OTHER = '1b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
+  const NOW_S = Math.floor(Date.now() / 1000);
+  const keys: SigningKey[] = [
+    { tenantId: 'acme', keyId: 'k1', secret: 'a'.repeat(32), createdAt: 1 },
+    { tenantId: 'acme', keyId: 'k2', secret: 'b'.repeat(32), createdAt: 2 },
+    { tenantId: 'evil', keyId: 'k1', secret: 'c'.repeat(32), createdAt: 1 },
+  ];
+  const registry = {
+    signingKey: (t: string, k: string) => keys.find((x) => x.tenantId === t && x.keyId === k),
+    currentSigningKey: () => undefined,
+  } as unknown as TenantRegistry;
+  const links = (base = '') => new LinkSigner(registry, loadConfig({ PUBLIC_BASE_URL: base }));
+  const link = (o: { tenantId?: string; keyId?: string; recordingId?: string; scope?: PresignScope; expires?: number } = {}) => {
+    const { tenantId = 'acme', keyId = 'k1', recordingId = RID, expires = NOW_S + 300 } = o;
+    const secret = keys.find((k) => k.tenantId === tenantId && k.keyId === keyId)!.secret;
+    const scope = o.scope ?? { kind: 'recording', recordingId };
+    return presignQuery({ tenantId, expires, keyId, signature: sign(secret, scope, tenantId, expires) });
+  };
+  const page = link();
+  const presigned: AuthContext = { tenantId: 'acme', credential: 'presigned', scope: { kind: 'recording', recordingId: RID }, expires: NOW_S + 300 };
+  const parse = (eventsUrl: string, o: { auth?: AuthContext; base?: string; origin?: string } = {}) =>
+    parsePlayerQuery({ ...Object.fromEntries(new URLSearchParams(page)), eventsUrl }, o.origin, {
+      recordingId: RID,
+      auth: o.auth ?? presigned,
+      links: links(o.base),
+    }).eventsUrl;
+  const refusal = (eventsUrl: string, o: { base?: string; origin?: string } = {}) => {
+    try {
+      parse(eventsUrl, o);
+      return 'accepted';
+    } catch (e) {
+      return e instanceof ValidationError ? e.message : `crash: ${String(e)}`;
+    }
+  };
+
+  it.each([
+    [`events?${page}`],
+    [`./events?${page}#t`],
+    [`/recordings/${RID}/events?${page}`],
+    [`../${RID.toUpperCase()}/events?${page}`],
+    [`../../recordings/${RID}/events?x=1&${page}`],
+    // Another valid link of this recording and tenant: another expiry, another key.
+    [`events?${link({ expires: NOW_S + 60 })}`],
+    [`/recordings/${RID}/events?${link({ keyId: 'k2' })}`],
+    [`events?${link({ expires: NOW_S + 61 }).replace(/signature=(\w+)/, (_, sig: string) => `signature=${sig.toUpperCase()}`)}`],
+  ])('accepts %s', (eventsUrl) => {
+    expect(refusal(eventsUrl)).toBe('accepted');
+  });
+
+  it('accepts an absolute URL of this origin, under PUBLIC_BASE_URL too', () => {
+    const origin = 'https://rec.example.com';
+    expect(parse(`${origin}/recordings/${RID}/events?${page}`, { origin })).toBe(`/recordings/${RID}/events?${page}`);
+    expect(refusal(`${origin}/tapedeck/recordings/${RID}/events?${page}`, { origin, base: `${origin}/tapedeck/` })).toBe('accepted');
+    expect(refusal(`${origin}/other/recordings/${RID}/events?${page}`, { origin, base: `${origin}/tapedeck` })).toMatch(/must be this recording's events/);
+  });
+
+  it.each([
+    ['another tenant, another recording', `/recordings/${OTHER}/events?${link({ tenantId: 'evil', recordingId: OTHER })}`, /must be this recording's events/],
+    ['another tenant, the same recording id', `events?${link({ tenantId: 'evil' })}`, /of this page's tenant/],
+    ['another recording of the tenant', `../${OTHER}/events?${link({ recordingId: OTHER })}`, /must be this recording's events/],
+    ["another recording's link on this recording", `events?${link({ recordingId: OTHER })}`, /signature is invalid/],
+    ['a replay', `/replays/user/u1/events?${link({ scope: { kind: 'replay', groupingProp: 'user', replayValue: 'u1' } })}`, /this recording's events/],
+    ['no link', 'events', /incomplete/],
+    ['a repeated parameter', `events?${page}&signature=${'0'.repeat(64)}`, /repeats a parameter/],
+    ['an expired link', `events?${link({ expires: NOW_S - 1 })}`, /expired/],
+    ['a tampered link', `events?${page.replace(/expires=\d+/, `expires=${NOW_S + 301}`)}`, /signature is invalid/],
+    ['another path', `/healthz?${page}`, /this recording's events/],
+    ['the page itself', `player?${page}`, /this recording's events/],
+    ['an encoded slash', `../${RID}%2F..%2F${OTHER}/events?${page}`, /this recording's events/],
+    ['a trailing slash', `events/?${page}`, /this recording's events/],
+  ])('refuses %s with a 400 naming eventsUrl', (_what, eventsUrl, reason) => {
+    const message = refusal(eventsUrl);
+    expect(message).toMatch(/^Invalid player query: eventsUrl: /);
+    expect(message).toMatch(reason);
+    expect(message).not.toMatch(/[0-9a-f]{64}/i);
+  });
+
+  it('keeps the same-origin rules for the private key, and holds it to no link', () => {
+    const secret: AuthContext = { tenantId: 'acme', credential: 'secret', keyHandle: 'h' };
+    const elsewhere = `/recordings/${OTHER}/events?${link({ tenantId: 'evil', recordingId: OTHER })}`;
+    expect(parse(elsewhere, { auth: secret })).toBe(elsewhere);
+    expect(parse('/replays/user/u1/events', { auth: secret })).toBe('/replays/user/u1/events');
+    expect(() => parse('https://evil.example.com/e', { auth: secret })).toThrow(ValidationError);
   });
 });

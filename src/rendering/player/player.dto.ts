@@ -1,7 +1,7 @@
 // The hosted player page's contract: its query, parsed by player-params.ts (as "player query", so a
 // failure reads "Invalid player query: …") and documented in /openapi.json from the same schema.
 // eventsUrl may only point at our own origin: a relative reference, or an absolute http(s) URL whose
-// origin is the request's.
+// origin is the request's (and, on a presigned page, at what its link opens: player-params.ts).
 import { z } from 'zod';
 import { queryBoolean } from '../../common/validation';
 
@@ -49,7 +49,8 @@ export const playerQueryFor = (origin?: string) =>
       })
       .optional()
       .describe(
-        'Where the page fetches the events: a relative URL or an absolute one of this origin (else 400), typically a presigned events URL. Must not carry an API key (400).',
+        'Where the page fetches the events: a relative URL or an absolute one of this origin (else 400), typically a presigned events URL. Must not carry an API key (400). ' +
+          "On a page opened with a presigned link, only this recording's events (events?…, /recordings/{recordingId}/events?…) carrying the same link or another valid presigned link of this recording and tenant (else 400): a link never shows what it does not open.",
       ),
   });
 

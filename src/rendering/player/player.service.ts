@@ -63,7 +63,7 @@ export class PlayerService {
     if (!input.html && !acceptsHtml(input.accept)) {
       throw new AppError('not_acceptable', 'The player is an HTML page: request /player.html or send Accept: text/html');
     }
-    const query = parsePlayerQuery(input.query, input.origin);
+    const query = parsePlayerQuery(input.query, input.origin, { recordingId: input.recordingId, auth: input.auth, links: this.signer });
     if (query.eventsUrl !== undefined && API_KEY.test(decodeSafely(query.eventsUrl))) {
       throw badRequest('eventsUrl must not carry an API key: use a presigned events URL');
     }
