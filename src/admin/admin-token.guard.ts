@@ -3,15 +3,14 @@
 // exist: 404. Admin responses may carry secrets, so none of them is cacheable.
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hashKey, safeEqual } from '../auth/key-material';
+import { bearerMatches, hashKey } from '../auth/key-material';
 import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 
 /** Throws unless `authorization` carries the admin token whose SHA-256 is `expectedHash`. */
 export function checkAdminToken(expectedHash: string | undefined, authorization: unknown): void {
   if (!expectedHash) throw new AppError('not_found', 'Not found (the admin API is disabled: TAPEDECK_ADMIN_TOKEN is not set)');
-  const m = typeof authorization === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) : null;
-  if (!m || !safeEqual(hashKey(m[1]), expectedHash)) {
+  if (!bearerMatches(expectedHash, authorization)) {
     throw new AppError('unauthorized', 'Missing or invalid admin token: send Authorization: Bearer <TAPEDECK_ADMIN_TOKEN>');
   }
 }

@@ -39,3 +39,12 @@ export function safeEqual(a: string, b: string): boolean {
   }
   return timingSafeEqual(ab, bb);
 }
+
+/**
+ * Whether an Authorization header is `Bearer <token>` for the token whose SHA-256 is `expectedHash`:
+ * compared in constant time on digests, so not even the token's length leaks.
+ */
+export function bearerMatches(expectedHash: string, authorization: unknown): boolean {
+  const m = typeof authorization === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) : null;
+  return m !== null && safeEqual(hashKey(m[1]), expectedHash);
+}

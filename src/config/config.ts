@@ -114,6 +114,8 @@ export const configSchema = z.object({
     ),
   /** Admin HTTP API bearer token; the admin API is off when unset. */
   TAPEDECK_ADMIN_TOKEN: optional(z.string().min(16)),
+  /** Bearer token for /metrics and the details of /readyz; unset, both are open (its status code always is). */
+  METRICS_TOKEN: optional(z.string().min(16)),
 
   TAPEDECK_BOOTSTRAP_TENANT_ID: optional(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)),
   TAPEDECK_BOOTSTRAP_PUBLIC_KEY: optional(z.string().regex(/^public_key_svc_[A-Za-z0-9_-]{16,}$/)),

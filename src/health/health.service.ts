@@ -4,6 +4,7 @@ import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { isMigrated } from '../infrastructure/clickhouse/migrator';
 import { NatsClient } from '../infrastructure/nats/nats-connection';
 import { EVENTS_STREAM } from '../infrastructure/nats/subjects';
+import type { Readiness } from './health.dto';
 
 type State = { ok: boolean; detail?: unknown };
 
@@ -33,8 +34,10 @@ export class HealthService {
    * rotation, also when it started during the outage and has not migrated yet (an API pod restarted
    * then would otherwise stay out until ClickHouse is back, and ingestion with it). A reachable
    * ClickHouse that is not migrated yet keeps the instance not ready: its migration is under way.
+   * Without `withDetails` (a probe without METRICS_TOKEN, when one is set) the answer holds the
+   * states alone: no dependency's detail, and the contributors are not asked.
    */
-  async readiness(): Promise<{ ready: boolean; status: 'ready' | 'degraded' | 'not_ready'; checks: Record<string, State>; details: Record<string, unknown> }> {
+  async readiness(withDetails = true): Promise<Readiness> {
     const checks: Record<string, State> = {};
     checks.nats = { ok: this.nats.connected && !this.nats.nc.isClosed() };
     // Each probe is bounded: a probe must answer within a kubelet's timeout even while NATS or
@@ -49,13 +52,15 @@ export class HealthService {
     const reachable = clickhouse.ok;
     checks.clickhouse = clickhouse.ok ? { ok: true } : { ok: false, detail: clickhouse.reason };
     checks.migrations = { ok: this.boot.migrated && (!reachable || (await isMigrated(this.ch).catch(() => false))) };
+    const ready = checks.nats.ok && checks.stream.ok && (checks.migrations.ok || !reachable);
+    const status = !ready ? 'not_ready' : reachable ? 'ready' : 'degraded';
+    if (!withDetails) return { ready, status, checks: Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { ok: c.ok }])) };
     const details: Record<string, unknown> = {};
     const answers = await Promise.all(
       this.contributors.map((c) => within(PROBE_TIMEOUT_MS, c.details()).catch((e) => ({ error: String((e as Error)?.message ?? e) }))),
     );
     this.contributors.forEach((c, i) => (details[c.name] = answers[i]));
-    const ready = checks.nats.ok && checks.stream.ok && (checks.migrations.ok || !reachable);
-    return { ready, status: !ready ? 'not_ready' : reachable ? 'ready' : 'degraded', checks, details };
+    return { ready, status, checks, details };
   }
 }
 

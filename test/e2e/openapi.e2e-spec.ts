@@ -226,6 +226,7 @@ const MORE: Call[] = [
   { method: 'post', path: '/recordings/{recordingId}/meta', url: `/recordings/${id}/meta`, key: publicKey, body: { openapiAlias: true } },
   { method: 'get', path: '/replays', url: `/replays?meta[openapiRun]=${value}`, key: secret },
   { method: 'get', path: '/readyz', url: '/readyz' },
+  { method: 'get', path: '/metrics', url: '/metrics' },
   { method: 'get', path: '/recordings/{recordingId}/player', url: `/recordings/${id}/player?mode=minimal`, key: secret },
   { method: 'get', path: '/recordings/{recordingId}/player.html', url: `/recordings/${id}/player.html?speed=2`, key: secret },
   { method: 'get', path: '/recordings/{recordingId}/preview', url: `/recordings/${id}/preview`, key: secret },

@@ -106,10 +106,17 @@ function handlers() {
 }
 
 describe('the OpenAPI document', () => {
-  it('documents every route the application serves (the Prometheus scrape aside), and nothing else', () => {
+  it('documents every route the application serves, and nothing else', () => {
     const documented = operations().map((o) => o.at);
-    expect(routes.filter((r) => !documented.includes(r))).toEqual(['get /metrics']);
+    expect(routes.filter((r) => !documented.includes(r))).toEqual([]);
     expect(documented.filter((o) => !routes.includes(o))).toEqual([]);
+  });
+
+  it('declares METRICS_TOKEN on /metrics and /readyz, as optional: it applies only when the operator sets it', () => {
+    expect(doc.components?.securitySchemes?.metricsToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const path of ['/metrics', '/readyz']) expect(doc.paths[path].get?.security).toEqual([{ metricsToken: [] }, {}]);
+    expect(Object.keys(doc.paths['/metrics'].get?.responses ?? {}).sort()).toEqual(['200', '401']);
+    expect(doc.paths['/readyz'].get?.responses['401']).toBeUndefined(); // probes get their status code whatever they send
   });
 
   it('is OpenAPI 3.0 throughout: no type lists, no nestjs-zod markers, every $ref resolves', () => {

@@ -30,6 +30,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           'The same public or secret key in ?token=, for clients that cannot set headers (sendBeacon); ingestion and metadata only; once (given twice: 400)',
       })
       .addSecurity('presigned', { type: 'apiKey', in: 'query', name: 'signature', description: 'With tenantId, expires, keyId: see docs/presigned-links.md' })
+      .addSecurity('metricsToken', {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'METRICS_TOKEN, when the operator sets it: required by /metrics, and for the details of /readyz (docs/operations.md)',
+      })
       .build(),
     { operationIdFactory },
   );
