@@ -1,5 +1,6 @@
 // Decides who a request is. Used by the HTTP guard and by the WebSocket upgrade, so both apply the
-// same rules: Bearer keys by kind, presigned links by scope and expiry, per-key rate limits.
+// same rules: Bearer keys by kind, presigned links by scope and expiry, per-key rate limits; a tenant
+// that is suspended or being deleted is refused (403) whatever it presents.
 // Error messages never repeat a presented secret.
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, RateLimited } from '../common/app-error';
@@ -66,6 +67,7 @@ export class Authenticator {
 
   private byKey(req: AuthRequirement, rec: ApiKeyRecord | null, origin?: string): AuthContext {
     if (!rec) throw new AppError('unauthorized', 'Invalid API key');
+    this.registry.assertServing(rec.tenantId); // suspended or being deleted: 403
     if (!req.keys.includes(rec.kind)) {
       throw new AppError(
         'unauthorized',
@@ -106,6 +108,7 @@ export class Authenticator {
     // Compare against a dummy when the key is unknown, so timing does not reveal which keys exist.
     const ok = key ? candidates.some((c) => safeEqual(c, signature.toLowerCase())) : safeEqual('0'.repeat(64), signature) && false;
     if (!ok) throw new AppError('forbidden', 'Presigned link signature is invalid for this resource');
+    this.registry.assertServing(tenantId);
     return { tenantId, credential: 'presigned', scope, expires };
   }
 
