@@ -22,7 +22,7 @@ export class AdminTenantLifecycleController {
   @ApiResponse({ status: 200, type: Tenant.Output })
   @ApiValidationError('Invalid tenantId')
   get(@Param() { tenantId }: TenantParams): Tenant {
-    return this.admin.getTenant(tenantId);
+    return this.admin.findTenant(tenantId) ?? this.deletion.inProgress(tenantId) ?? this.admin.getTenant(tenantId);
   }
 
   @Post('suspend')

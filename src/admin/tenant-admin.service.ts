@@ -59,8 +59,13 @@ export class TenantAdmin {
     return this.store.listTenants();
   }
 
+  /** 404 for an unknown tenant. */
   getTenant(id: string): Tenant {
     return this.requireTenant(id);
+  }
+
+  findTenant(id: string): Tenant | undefined {
+    return this.store.tenant(id);
   }
 
   /** Refuses the tenant's keys and links (403) on every instance within about a second; its data is kept. Again: unchanged. */
