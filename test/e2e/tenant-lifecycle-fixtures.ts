@@ -2,37 +2,21 @@
 // that carry a unique marker in their events and metadata, and searches for any byte of a tenant in
 // every stream of the NATS server (subjects, headers, payloads: the event stream and the KV buckets)
 // and in every table of the ClickHouse database.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
 import { ident, sql } from '../../src/infrastructure/clickhouse/sql';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { api, Res, sampleEvents } from '../harness/http';
 import type { PrivateStack } from '../harness/private-stack';
-import { presign, qs, TenantCreds } from './auth-fixtures';
+import { admin, createTenant, presign, qs, TenantCreds } from './auth-fixtures';
 
-export const adminOn = (stack: PrivateStack, method: string, path: string, body?: unknown, base = stack.url): Promise<Res> =>
-  api(`/admin${path}`, {
-    method,
-    base,
-    key: stack.adminToken,
-    ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
-  });
+/** The admin API of a private stack's first instance. */
+export const adminOn = (stack: PrivateStack, method: string, path: string, body?: unknown): Promise<Res> =>
+  admin(method, path, body, { token: stack.adminToken, base: stack.url });
 
-/** A tenant with a public key, a secret key and a signing key, all made through the admin API. */
-export async function tenantOn(stack: PrivateStack, prefix: string): Promise<TenantCreds> {
-  const tenantId = `${prefix}_${randomBytes(4).toString('hex')}`;
-  const ok = async (r: Promise<Res>) => {
-    const res = await r;
-    if (res.status >= 300) throw new Error(`admin call answered ${res.status}: ${res.text}`);
-    return res.json();
-  };
-  await ok(adminOn(stack, 'POST', '/tenants', { id: tenantId }));
-  const pub = await ok(adminOn(stack, 'POST', `/tenants/${tenantId}/keys`, { kind: 'public' }));
-  const sec = await ok(adminOn(stack, 'POST', `/tenants/${tenantId}/keys`, { kind: 'secret' }));
-  const sk = await ok(adminOn(stack, 'POST', `/tenants/${tenantId}/signing-keys`, { keyId: 'links-1' }));
-  return { tenantId, publicKey: pub.key, secretKey: sec.key, signingKeyId: 'links-1', signingSecret: sk.secret };
-}
+/** A tenant with a public key, a secret key and a signing key, made through a private stack's admin API. */
+export const tenantOn = (stack: PrivateStack, prefix: string): Promise<TenantCreds> => createTenant(prefix, { token: stack.adminToken, base: stack.url });
 
 /** Events of a small recording whose last event carries `marker` in its data. */
 export const markedEvents = (marker: string, n = 6) => [
