@@ -5,6 +5,7 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { KEY_PREFIX, SIGNING_KEY_ID, TENANT_ID } from '../auth/key-material';
 import type { ApiKeyRecord, Tenant as StoredTenant } from '../auth/tenant-registry';
+import { DELETION_STEPS, TENANT_STATUSES } from '../auth/tenant-status';
 import type { Assert, SameShape } from '../common/openapi/same-shape';
 import { epochMs } from '../common/openapi/openapi-schema';
 
@@ -83,6 +84,12 @@ export class SigningKeyParams extends createZodDto(z.object({ tenantId, keyId: s
 const createdAt = epochMs('Creation time, epoch ms').meta({ example: 1767225600000 });
 const tenantIdValue = tenantIdSchema.meta({ example: 'acme' });
 
+const TenantDeletionSchema = z.object({
+  step: z.enum(DELETION_STEPS).describe('The step the deletion was at: refuse, stream, projections, archives, registry (docs/tenants.md)'),
+  updatedAt: epochMs('When that step began, epoch ms'),
+  error: z.string().optional().describe('Why its last run stopped; running the deletion again finishes it'),
+});
+
 const TenantSchema = z.object({
   id: tenantIdValue,
   name: createTenantSchema.shape.name.unwrap().describe('Display name (the id unless one was given)').meta({ example: 'Acme Inc.' }),
@@ -90,6 +97,12 @@ const TenantSchema = z.object({
   retentionDays: createTenantSchema.shape.retentionDays
     .describe('Days recordings are kept after the service last stored events or metadata for them; absent: kept until deleted')
     .meta({ example: 30 }),
+  status: z
+    .enum(TENANT_STATUSES)
+    .optional()
+    .describe('Absent: active. suspended: its keys and links are refused (403), its data kept. deleting: refused the same way while its data is deleted'),
+  statusSince: epochMs('When the status was set, epoch ms').optional(),
+  deletion: TenantDeletionSchema.optional().describe('While deleting: how far the deletion got'),
 });
 
 const keyFields = {

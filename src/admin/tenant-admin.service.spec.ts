@@ -28,6 +28,22 @@ describe('TenantAdmin', () => {
     ]);
   });
 
+  it('suspends and resumes idempotently, keeps the other fields, and refuses both (and retention changes) while the tenant is being deleted', async () => {
+    const { admin, registry } = await adminWithTenant();
+    await admin.updateTenant('acme', { retentionDays: 5 });
+    const suspended = await admin.suspend('acme');
+    expect(suspended).toMatchObject({ id: 'acme', retentionDays: 5, status: 'suspended', statusSince: expect.any(Number) });
+    expect(await admin.suspend('acme')).toEqual(suspended);
+    expect(await admin.resume('acme')).toEqual({ id: 'acme', name: 'acme', createdAt: expect.any(Number), retentionDays: 5 });
+    expect(await admin.resume('acme')).toEqual(admin.getTenant('acme'));
+    await expect(admin.suspend('ghost')).rejects.toMatchObject({ code: 'not_found' });
+    await registry.setStatus('acme', { status: 'deleting', statusSince: 1, deletion: { step: 'stream', updatedAt: 1 } });
+    for (const call of [() => admin.suspend('acme'), () => admin.resume('acme'), () => admin.updateTenant('acme', { retentionDays: 1 })]) {
+      await expect(call()).rejects.toMatchObject({ code: 'conflict' });
+    }
+    await expect(admin.createKey('acme', { kind: 'public' })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
   it("changes an existing tenant's retention, removes it with 0 or null, and refuses unknown tenants", async () => {
     const { admin, registry } = await adminWithTenant();
     expect(await admin.updateTenant('acme', { retentionDays: 5 })).toMatchObject({ id: 'acme', name: 'acme', retentionDays: 5 });

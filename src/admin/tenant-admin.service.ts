@@ -24,6 +24,7 @@ export type TenantStore = Pick<
   TenantRegistry,
   | 'createTenantIfAbsent'
   | 'setRetention'
+  | 'setStatus'
   | 'listTenants'
   | 'tenant'
   | 'createKey'
@@ -50,12 +51,33 @@ export class TenantAdmin {
 
   /** Sets or (0, null) removes the retention period; every instance's sweep sees it within moments. */
   async updateTenant(id: string, input: UpdateTenantInput): Promise<Tenant> {
-    this.requireTenant(id);
+    this.requireNotDeleting(this.requireTenant(id));
     return this.store.setRetention(id, input.retentionDays || undefined);
   }
 
   listTenants(): Tenant[] {
     return this.store.listTenants();
+  }
+
+  /** 404 for an unknown tenant. */
+  getTenant(id: string): Tenant {
+    return this.requireTenant(id);
+  }
+
+  findTenant(id: string): Tenant | undefined {
+    return this.store.tenant(id);
+  }
+
+  /** Refuses the tenant's keys and links (403) on every instance within about a second; its data is kept. Again: unchanged. */
+  async suspend(id: string): Promise<Tenant> {
+    const t = this.requireNotDeleting(this.requireTenant(id));
+    return t.status === 'suspended' ? t : this.store.setStatus(id, { status: 'suspended', statusSince: Date.now() });
+  }
+
+  /** Accepts a suspended tenant's keys and links again. An active tenant: unchanged. */
+  async resume(id: string): Promise<Tenant> {
+    const t = this.requireNotDeleting(this.requireTenant(id));
+    return t.status === undefined ? t : this.store.setStatus(id, {});
   }
 
   /** The new key in plaintext (shown once) with its non-secret record. */
@@ -130,6 +152,11 @@ export class TenantAdmin {
       resource: o.resource,
       baseUrl: this.cfg.PUBLIC_BASE_URL,
     });
+  }
+
+  private requireNotDeleting(t: Tenant): Tenant {
+    if (t.status === 'deleting') throw new AppError('conflict', `Tenant ${t.id} is being deleted; run the deletion again to finish it`);
+    return t;
   }
 
   private requireTenant(id: string): Tenant {

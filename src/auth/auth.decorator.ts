@@ -30,7 +30,13 @@ export function Auth(req: AuthRequirement) {
     ...(req.presign ? [ApiSecurity('presigned'), ApiQueryParams(PresignedLinkQuery)] : []),
     ...(req.queryToken ? [ApiSecurity('token')] : []),
     ApiTextError(401, 'Missing, invalid or insufficiently scoped credentials (text/plain)', 'Missing credentials: send Authorization: Bearer <key>'),
-    ...(req.presign ? [ApiTextError(403, 'Presigned link expired or badly signed (text/plain)', 'Presigned link has expired')] : []),
+    req.presign
+      ? ApiTextError(403, 'Presigned link expired or badly signed, or the tenant is suspended (text/plain)', 'Presigned link has expired')
+      : ApiTextError(
+          403,
+          'The tenant is suspended or being deleted (text/plain)',
+          'Tenant acme is suspended: its keys and presigned links are refused until an operator resumes it',
+        ),
     ApiTextError(429, 'Rate limit exceeded; see Retry-After (text/plain)', 'Rate limit exceeded for this key'),
   );
 }

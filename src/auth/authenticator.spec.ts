@@ -14,10 +14,11 @@ const cfg = loadConfig({ PRESIGN_MAX_TTL_SECONDS: '3600' });
 const recording = { keys: ['secret' as const], presign: 'recording' as const };
 
 let auth: Authenticator;
+let registry: TenantRegistry;
 let keys: { pub: string; sec: string };
 
 beforeAll(async () => {
-  const registry = new TenantRegistry(memoryNats(new MemoryKv()));
+  registry = new TenantRegistry(memoryNats(new MemoryKv()));
   await registry.start();
   await registry.createTenant('acme');
   await registry.createTenant('other');
@@ -190,5 +191,25 @@ describe('Authenticator', () => {
         expect((e as Error).message).not.toContain(sig);
       }
     }
+  });
+
+  it('refuses every credential of a suspended or deleting tenant with 403 (a bad one stays 401), and accepts them again once resumed', async () => {
+    const ingest = { keys: ['public' as const, 'secret' as const], queryToken: true };
+    const tries = () => [
+      failure(() => auth.authenticate(ingest, { authorization: `Bearer ${keys.pub}`, query: {}, params: {} }, NOW)),
+      failure(() => auth.authenticate(ingest, presented({ token: keys.pub }), NOW)),
+      failure(() => auth.authenticate(recording, { authorization: `Bearer ${keys.sec}`, query: {}, params: {} }, NOW)),
+      failure(() => auth.authenticate(recording, presented(link()), NOW)),
+      failure(() => auth.authenticate(recording, presented({ ...link(), signature: '0'.repeat(64) }), NOW)),
+      failure(() => auth.authenticate(recording, { authorization: `Bearer ${keys.sec}x`, query: {}, params: {} }, NOW)),
+    ];
+    expect(tries()).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'forbidden', 'unauthorized']);
+    for (const status of ['suspended', 'deleting'] as const) {
+      await registry.setStatus('acme', { status, statusSince: NOW });
+      expect(tries()).toEqual(['forbidden', 'forbidden', 'forbidden', 'forbidden', 'forbidden', 'unauthorized']);
+    }
+    expect(() => auth.authenticate(recording, presented(link()), NOW)).toThrow('Tenant acme is being deleted: its keys and presigned links are refused');
+    await registry.setStatus('acme', {});
+    expect(tries()).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'forbidden', 'unauthorized']);
   });
 });

@@ -1,5 +1,6 @@
 // Decides who a request is. Used by the HTTP guard and by the WebSocket upgrade, so both apply the
-// same rules: Bearer keys by kind, presigned links by scope and expiry, per-key rate limits.
+// same rules: Bearer keys by kind, presigned links by scope and expiry, per-key rate limits; a tenant
+// that is suspended or being deleted is refused (403) whatever it presents.
 // Error messages never repeat a presented secret.
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
@@ -71,6 +72,7 @@ export class Authenticator {
 
   private byKey(req: AuthRequirement, rec: ApiKeyRecord | null, origin?: string): AuthContext {
     if (!rec) throw new AppError('unauthorized', 'Invalid API key');
+    this.registry.assertServing(rec.tenantId); // suspended or being deleted: 403
     if (!req.keys.includes(rec.kind)) {
       throw new AppError(
         'unauthorized',
@@ -91,6 +93,7 @@ export class Authenticator {
     if (!req.presign) throw new AppError('unauthorized', 'Presigned links cannot access this endpoint; use a private key');
     const scope = this.scopeOf(req.presign, p.params);
     const { tenantId, expires } = verifyLink(scope, p.query, this.registry, this.cfg.PRESIGN_MAX_TTL_SECONDS, nowMs);
+    this.registry.assertServing(tenantId);
     return { tenantId, credential: 'presigned', scope, expires };
   }
 

@@ -1,4 +1,5 @@
 import { MemoryKv, memoryNats } from './testing/memory-kv';
+import { hashKey } from './key-material';
 import { DEFAULT_SIGNING_KEY_ID, TenantRegistry } from './tenant-registry';
 
 async function started() {
@@ -90,5 +91,66 @@ describe('TenantRegistry', () => {
     expect(listed).not.toContain(key);
     expect(listed).not.toContain('x'.repeat(20));
     expect(listed).not.toContain('"hash"');
+  });
+
+  it('refuses a tenant that is suspended or being deleted on every instance, and tells listeners once per change', async () => {
+    const { kv, registry } = await started();
+    const other = new TenantRegistry(memoryNats(kv));
+    await other.start();
+    const seen: string[] = [];
+    other.onTenantRefused((id, status) => seen.push(`${id}:${status}`));
+    await registry.createTenant('acme', 'Acme', 7);
+    const settle = async (done: () => boolean) => {
+      for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setImmediate(r));
+    };
+    await settle(() => other.tenant('acme') !== undefined);
+    expect(() => other.assertServing('acme')).not.toThrow();
+
+    await registry.setStatus('acme', { status: 'suspended', statusSince: 1 });
+    expect(() => registry.assertServing('acme')).toThrow(/Tenant acme is suspended/); // at once where it was written
+    await settle(() => seen.length > 0);
+    expect(() => other.assertServing('acme')).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(other.tenant('acme')).toMatchObject({ name: 'Acme', retentionDays: 7, status: 'suspended', statusSince: 1 });
+
+    await registry.setStatus('acme', {}); // resumed: the other fields are kept
+    await settle(() => other.tenant('acme')?.status === undefined);
+    expect(other.tenant('acme')).toEqual({ id: 'acme', name: 'Acme', createdAt: expect.any(Number), retentionDays: 7 });
+    expect(() => other.assertServing('acme')).not.toThrow();
+
+    await registry.setStatus('acme', { status: 'deleting', statusSince: 2, deletion: { step: 'stream', updatedAt: 2 } });
+    await registry.setStatus('acme', { status: 'deleting', statusSince: 2, deletion: { step: 'projections', updatedAt: 3 } });
+    await expect(registry.createKey('acme', 'public')).rejects.toMatchObject({ code: 'conflict' });
+    await expect(registry.createSigningKey('acme', 'k2')).rejects.toMatchObject({ code: 'conflict' });
+    await registry.remove('tenants.acme');
+    await settle(() => seen.length >= 3);
+    expect(seen).toEqual(['acme:suspended', 'acme:deleting', 'acme:deleted']);
+    expect(() => other.assertServing('acme')).toThrow(/Tenant acme does not exist/);
+  });
+
+  it('writes a status by compare-and-set, so a concurrent change of the tenant is not lost', async () => {
+    const { kv, registry } = await started();
+    await registry.createTenant('acme');
+    const update = kv.update.bind(kv);
+    let raced = false;
+    jest.spyOn(kv, 'update').mockImplementation(async (key, value, revision) => {
+      if (!raced) {
+        raced = true;
+        await registry.setRetention('acme', 9); // lands between the read and the write
+      }
+      return update(key, value, revision);
+    });
+    await registry.setStatus('acme', { status: 'suspended', statusSince: 5 });
+    expect(JSON.parse((await kv.get('tenants.acme'))!.string())).toMatchObject({ retentionDays: 9, status: 'suspended' });
+  });
+
+  it("lists every entry of a tenant, its own last, and none of another tenant's", async () => {
+    const { registry } = await started();
+    await registry.createTenant('acme');
+    await registry.createTenant('acme2');
+    const { key } = await registry.createKey('acme', 'public');
+    await registry.createKey('acme2', 'public');
+    await registry.createSigningKey('acme', 'k.1', 's'.repeat(16));
+    const entries = registry.entriesOf('acme');
+    expect(entries).toEqual([`keys.${hashKey(key)}`, 'signing.acme.default', 'signing.acme.k.1', 'tenants.acme']);
   });
 });

@@ -1,23 +1,31 @@
 // Tenants and their keys, kept in a JetStream key-value bucket and mirrored in memory by a watcher,
 // so authentication costs no round trip and every instance sees a new or revoked key within a second.
-//   tenants.<tenantId>            {id, name, createdAt, retentionDays}
+//   tenants.<tenantId>            {id, name, createdAt, retentionDays, status, statusSince, deletion}
 //   keys.<sha256(key)>            {tenantId, kind, handle, createdAt, allowedOrigins}
 //   signing.<tenantId>.<keyId>    {tenantId, keyId, secret, createdAt}
 // Revocation deletes the entry. API keys are stored only as hashes. A write resolves once this
-// instance's cache has seen it (bounded wait), so the next read here reflects it.
+// instance's cache has seen it (bounded wait), so the next read here reflects it. A tenant's status
+// (tenant-status.ts) refuses its keys and links; tenant-erasure.ts removes every entry of a tenant.
 import { Logger } from '@nestjs/common';
 import { KV, KvEntry } from 'nats';
 import { AppError } from '../common/app-error';
-import { isStreamNotFound } from '../infrastructure/nats/jetstream-errors';
+import { isWrongLastSequence } from '../infrastructure/nats/jetstream-errors';
+import { kvBucketExists } from '../infrastructure/nats/kv-bucket';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { TENANTS_BUCKET } from '../infrastructure/nats/subjects';
 import { generateKey, generateSigningSecret, hashKey, keyHandle, KeyKind, kindOfKey, safeEqual, SIGNING_KEY_ID, TENANT_ID } from './key-material';
+import { TenantDeletionState, tenantRefusal, tenantRefused, TenantStatus } from './tenant-status';
 
 export interface Tenant {
   id: string;
   name: string;
   createdAt: number;
   retentionDays?: number;
+  /** Absent: active. */
+  status?: TenantStatus;
+  /** When the current status was set, epoch ms. */
+  statusSince?: number;
+  deletion?: TenantDeletionState;
 }
 export interface ApiKeyRecord {
   tenantId: string;
@@ -45,6 +53,7 @@ export class TenantRegistry {
   private readonly keys = new Map<string, ApiKeyRecord>();
   private readonly signing = new Map<string, SigningKey>();
   private readonly revokedListeners = new Set<(key: Omit<ApiKeyRecord, 'hash'>) => void>();
+  private readonly refusedListeners = new Set<(tenantId: string, status: TenantStatus | 'deleted') => void>();
   private kv!: KV;
   private stopWatch?: () => void;
   /** Highest bucket revision applied to the cache. */
@@ -61,7 +70,12 @@ export class TenantRegistry {
    * NATS, the CLI would otherwise create an empty registry there and write tenants no service reads.
    */
   async start(opts: { mustExist?: boolean } = {}): Promise<void> {
-    if (opts.mustExist) await this.assertBucketExists();
+    if (opts.mustExist && !(await kvBucketExists(this.nats, TENANTS_BUCKET))) {
+      throw new AppError(
+        'not_found',
+        `this NATS has no tenant registry (JetStream bucket ${TENANTS_BUCKET}): is NATS_URL the one the service uses? The service creates the registry when it first starts`,
+      );
+    }
     this.kv = await this.nats.js.views.kv(TENANTS_BUCKET, { history: 1, replicas: this.replicas });
     let initialized!: () => void;
     const ready = new Promise<void>((r) => (initialized = r));
@@ -77,26 +91,17 @@ export class TenantRegistry {
     this.stopWatch?.();
   }
 
-  private async assertBucketExists(): Promise<void> {
-    try {
-      await this.nats.jsm.streams.info(`KV_${TENANTS_BUCKET}`);
-    } catch (e) {
-      if (!isStreamNotFound(e)) throw e;
-      throw new AppError(
-        'not_found',
-        `this NATS has no tenant registry (JetStream bucket ${TENANTS_BUCKET}): is NATS_URL the one the service uses? The service creates the registry when it first starts`,
-      );
-    }
-  }
-
   private apply(e: KvEntry) {
     this.revision = Math.max(this.revision, e.revision);
     const [kind, ...rest] = e.key.split('.');
     const deleted = e.operation === 'DEL' || e.operation === 'PURGE';
     const value = deleted ? null : (JSON.parse(e.string()) as unknown);
     if (kind === 'tenants') {
+      const before = this.tenants.get(rest[0]);
       if (value) this.tenants.set(rest[0], value as Tenant);
       else this.tenants.delete(rest[0]);
+      const now = value ? (value as Tenant).status : before && 'deleted';
+      if (now && now !== before?.status) for (const listener of this.refusedListeners) listener(rest[0], now);
     } else if (kind === 'keys') {
       const revoked = value ? undefined : this.keys.get(rest[0]);
       if (value) this.keys.set(rest[0], value as ApiKeyRecord);
@@ -118,7 +123,19 @@ export class TenantRegistry {
     return () => this.revokedListeners.delete(listener);
   }
 
+  /** Calls `listener` whenever this instance sees a tenant suspended, being deleted, or gone. */
+  onTenantRefused(listener: (tenantId: string, status: TenantStatus | 'deleted') => void): () => void {
+    this.refusedListeners.add(listener);
+    return () => this.refusedListeners.delete(listener);
+  }
+
   // ---- reads (memory only) ----
+
+  /** Throws the 403 for a tenant that is suspended, being deleted or gone. */
+  assertServing(tenantId: string): void {
+    const why = tenantRefusal(tenantId, this.tenants.get(tenantId));
+    if (why) throw tenantRefused(why);
+  }
 
   /** The key record for a presented API key, or null. */
   authenticate(presented: string): ApiKeyRecord | null {
@@ -186,14 +203,40 @@ export class TenantRegistry {
     return next;
   }
 
+  /** Sets (or, with undefined fields, clears) a tenant's lifecycle fields; the rest of it is kept. Compare-and-set. */
+  async setStatus(id: string, fields: Pick<Tenant, 'status' | 'statusSince' | 'deletion'>): Promise<Tenant> {
+    for (;;) {
+      const e = TENANT_ID.test(id) ? await this.kv.get(`tenants.${id}`) : null;
+      if (!e || e.operation !== 'PUT') throw new AppError('not_found', `no tenant ${id}`);
+      const { status: _s, statusSince: _t, deletion: _d, ...rest } = JSON.parse(e.string()) as Tenant;
+      const next: Tenant = { ...rest, ...fields };
+      const revision = await this.kv.update(`tenants.${id}`, enc(next), e.revision).catch((err: unknown) => {
+        if (isWrongLastSequence(err)) return undefined; // changed meanwhile: read it again
+        throw err;
+      });
+      if (revision === undefined) continue;
+      await this.caughtUp(revision);
+      return next;
+    }
+  }
+
+  /** The keys of every entry of the tenant, the tenant's own last (what erasing it deletes, in order). */
+  entriesOf(id: string): string[] {
+    const keys = [...this.keys.values()].filter((k) => k.tenantId === id).map((k) => `keys.${k.hash}`);
+    const signing = [...this.signing.values()].filter((k) => k.tenantId === id).map((k) => `signing.${id}.${k.keyId}`);
+    return [...keys, ...signing, `tenants.${id}`];
+  }
+
   private async put(key: string, value: unknown): Promise<void> {
     await this.caughtUp(await this.kv.put(key, enc(value)));
   }
 
-  private async remove(key: string): Promise<void> {
+  /** Deletes an entry; returns its deletion marker's revision (stream sequence). */
+  async remove(key: string): Promise<number | undefined> {
     await this.kv.delete(key);
     const marker = await this.kv.get(key);
     if (marker) await this.caughtUp(marker.revision);
+    return marker?.revision;
   }
 
   /** Waits (at most 2 s) until the watcher has applied `revision` to this instance's cache. */
@@ -203,10 +246,13 @@ export class TenantRegistry {
     }
   }
 
-  private async requireTenant(id: string): Promise<Tenant> {
+  /** The stored tenant; `forKeys`: refused (409) while it is being deleted, so no key outlives it. */
+  private async requireTenant(id: string, forKeys = false): Promise<Tenant> {
     const e = TENANT_ID.test(id) ? await this.kv.get(`tenants.${id}`) : null;
     if (!e || e.operation !== 'PUT') throw new AppError('not_found', `no tenant ${id}`);
-    return JSON.parse(e.string()) as Tenant;
+    const t = JSON.parse(e.string()) as Tenant;
+    if (forKeys && t.status === 'deleting') throw new AppError('conflict', `Tenant ${id} is being deleted; it takes no new keys`);
+    return t;
   }
 
   /** Stores a key (generated unless given). Returns the plaintext key: it is not stored. */
@@ -216,7 +262,7 @@ export class TenantRegistry {
     key = generateKey(kind),
     allowedOrigins?: string[],
   ): Promise<{ key: string; record: Omit<ApiKeyRecord, 'hash'> }> {
-    await this.requireTenant(tenantId);
+    await this.requireTenant(tenantId, true);
     if (kindOfKey(key) !== kind) throw new AppError('bad_request', `a ${kind} key must start with the ${kind} prefix`);
     const hash = hashKey(key);
     const existing = await this.kv.get(`keys.${hash}`);
@@ -246,7 +292,7 @@ export class TenantRegistry {
   }
 
   async createSigningKey(tenantId: string, keyId: string, secret = generateSigningSecret()): Promise<SigningKey> {
-    await this.requireTenant(tenantId);
+    await this.requireTenant(tenantId, true);
     if (!SIGNING_KEY_ID.test(keyId)) throw new AppError('bad_request', 'keyId must be 1-64 characters of A-Z a-z 0-9 _ - and inner dots');
     if (secret.length < 16) throw new AppError('bad_request', 'signing secret must have at least 16 characters');
     const existing = await this.kv.get(`signing.${tenantId}.${keyId}`);

@@ -2,11 +2,20 @@
 // error-to-exit-code mapping, and plain-text tables. Messages never repeat a key or secret given on
 // the command line.
 import { TenantAdmin } from '../admin/tenant-admin.service';
+import { TenantDeletion, tenantDeletionOver } from '../admin/tenant-deletion';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { AppError } from '../common/app-error';
 import { ValidationError } from '../common/validation';
-import type { CliContext } from './command';
+import type { ArgOptions, ArgValues, CliContext } from './command';
 import { UsageError } from './command';
+
+/** One tenant command: its usage, options, number of positionals, and what it does. */
+export interface TenantCommandSpec {
+  usage: string;
+  options: ArgOptions;
+  positionals?: number;
+  run(v: ArgValues, pos: string[], admin: TenantAdmin, io: CliIo, session: AdminSession): Promise<void>;
+}
 
 export interface CliIo {
   out(line: string): void;
@@ -28,6 +37,8 @@ export function contextIo(ctx: CliContext): CliIo {
 
 export interface AdminSession {
   admin: TenantAdmin;
+  /** The tenant deletion over this session's registry (opens ClickHouse). */
+  deletion(): TenantDeletion;
   close(): Promise<void>;
 }
 
@@ -45,7 +56,12 @@ export async function openTenantAdmin(ctx: CliContext): Promise<AdminSession> {
   } finally {
     clearTimeout(timer);
   }
-  return { admin: new TenantAdmin(registry, ctx.cfg), close: async () => registry.stop() };
+  const nats = await ctx.nats();
+  return {
+    admin: new TenantAdmin(registry, ctx.cfg),
+    deletion: () => tenantDeletionOver(nats, ctx.clickhouse(), registry, ctx.cfg.STREAM_REPLICAS),
+    close: async () => registry.stop(),
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { TenantAdmin } from '../admin/tenant-admin.service';
+import { TenantDeletion } from '../admin/tenant-deletion';
 import { sign } from '../auth/presign';
 import { MemoryKv, memoryNats } from '../auth/testing/memory-kv';
 import { TenantRegistry } from '../auth/tenant-registry';
@@ -17,7 +18,18 @@ async function cli(stdin = '') {
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = { out: (l) => void out.push(l), err: (l) => void err.push(l), readStdin: async () => stdin };
-  const cmds = makeTenantCommands(async () => (opened++, { admin, close: async () => undefined }), io);
+  const erased: string[] = [];
+  const deletion = new TenantDeletion(
+    {
+      registry,
+      stream: { erase: async () => ({ deleted: 3, throughSeq: 10 }) },
+      projections: { awaitPast: async () => undefined, erase: async () => ['recordings'] },
+      archives: [],
+      entries: { erase: async (id) => (erased.push(id), 0) },
+    },
+    0,
+  );
+  const cmds = makeTenantCommands(async () => (opened++, { admin, deletion: () => deletion, close: async () => undefined }), io);
   const run = async (line: string) => {
     out.length = 0;
     err.length = 0;
@@ -27,7 +39,7 @@ async function cli(stdin = '') {
     const code = await cmds[name](argv, {} as CliContext);
     return { code, out: [...out], err: [...err] };
   };
-  return { run, registry, opened: () => opened };
+  return { run, registry, opened: () => opened, erased };
 }
 
 describe('tenant commands', () => {
@@ -36,8 +48,8 @@ describe('tenant commands', () => {
     expect(await run('tenants create acme --name Acme --retention-days 30')).toMatchObject({ code: 0, out: ['created tenant acme'] });
     expect(await run('tenants create acme')).toMatchObject({ code: 0, out: ['tenant acme already exists; unchanged'] });
     const list = await run('tenants list');
-    expect(list.out[0]).toMatch(/^ID\s+NAME\s+RETENTION_DAYS\s+CREATED$/);
-    expect(list.out[1]).toMatch(/^acme\s+Acme\s+30\s+\d{4}-/);
+    expect(list.out[0]).toMatch(/^ID\s+NAME\s+RETENTION_DAYS\s+CREATED\s+STATUS$/);
+    expect(list.out[1]).toMatch(/^acme\s+Acme\s+30\s+\d{4}-\S+\s+active$/);
     expect(JSON.parse((await run('tenants list --json')).out[0])).toEqual([expect.objectContaining({ id: 'acme', retentionDays: 30 })]);
   });
 
@@ -139,6 +151,28 @@ describe('tenant commands', () => {
     expect(r.code).toBe(2);
     expect(r.err.join('\n')).toMatch(/\S/);
     expect(r.out).toEqual([]);
+  });
+
+  it('suspends, resumes, shows the status and deletes (only with --yes) a tenant', async () => {
+    const { run, registry, erased } = await cli();
+    await run('tenants create acme');
+    expect(await run('tenants suspend acme')).toMatchObject({ code: 0, out: [expect.stringMatching(/^tenant acme is suspended/)] });
+    expect(() => registry.assertServing('acme')).toThrow(/suspended/);
+    expect((await run('tenants list')).out[1]).toMatch(/\ssuspended$/);
+    expect(await run('tenants status acme')).toMatchObject({ code: 0, out: [expect.stringMatching(/^tenant acme: suspended since \d{4}-/)] });
+    expect(await run('tenants resume acme')).toMatchObject({ code: 0, out: ['tenant acme is active'] });
+    expect(() => registry.assertServing('acme')).not.toThrow();
+
+    expect(await run('tenants delete acme')).toMatchObject({
+      code: 2,
+      err: [expect.stringMatching(/removes all of its data for good: add --yes/), expect.anything()],
+    });
+    expect(registry.tenant('acme')?.status).toBeUndefined();
+    const deleted = await run('tenants delete acme --yes');
+    expect(deleted).toMatchObject({ code: 0, out: [expect.stringMatching(/^deleted tenant acme: 3 stream messages, rows in 1 tables/)] });
+    expect(deleted.err).toEqual(['stream…', 'projections…', 'archives…', 'registry…']);
+    expect(erased).toEqual(['acme']);
+    expect(await run('tenants delete ghost --yes')).toMatchObject({ code: 1, err: [expect.stringMatching(/No tenant ghost/)] });
   });
 
   it('answers exit code 1 for an unknown tenant, and prints help with exit code 0', async () => {

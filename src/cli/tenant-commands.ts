@@ -6,18 +6,11 @@ import 'reflect-metadata';
 import { hashKey, keyHandle, kindOfKey } from '../auth/key-material';
 import { createKeySchema, createSigningKeySchema, createTenantSchema, signingKeyIdSchema, tenantIdSchema, updateTenantSchema } from '../admin/admin.dto';
 import { LinkResource, recordingScope, replayScope } from '../admin/presigned-link';
-import type { TenantAdmin } from '../admin/tenant-admin.service';
 import { parseWith } from '../common/validation';
-import type { ArgOptions, ArgValues, CliContext, CommandMap } from './command';
+import type { ArgValues, CliContext, CommandMap } from './command';
 import { command, parseCommandArgs, UsageError } from './command';
-import { AdminSession, CliIo, contextIo, openTenantAdmin, runCli, table } from './tenant-cli-support';
-
-interface Spec {
-  usage: string;
-  options: ArgOptions;
-  positionals?: number;
-  run(v: ArgValues, pos: string[], admin: TenantAdmin, io: CliIo): Promise<void>;
-}
+import { AdminSession, CliIo, contextIo, openTenantAdmin, runCli, TenantCommandSpec as Spec, table } from './tenant-cli-support';
+import { lifecycleSpecs, statusOf } from './tenant-lifecycle-commands';
 
 const tenant = { tenant: { type: 'string' } } as const;
 const json = { json: { type: 'boolean' } } as const;
@@ -74,8 +67,8 @@ const specs: Record<string, Spec> = {
       if (v.json) return io.out(JSON.stringify(ts));
       table(
         io,
-        ['ID', 'NAME', 'RETENTION_DAYS', 'CREATED'],
-        ts.map((t) => [t.id, t.name, String(t.retentionDays ?? '-'), date(t.createdAt)]),
+        ['ID', 'NAME', 'RETENTION_DAYS', 'CREATED', 'STATUS'],
+        ts.map((t) => [t.id, t.name, String(t.retentionDays ?? '-'), date(t.createdAt), statusOf(t)]),
       );
     },
   },
@@ -184,7 +177,7 @@ const specs: Record<string, Spec> = {
 /** The tenant commands for the CLI's command map; `open` and `io` are replaceable for tests. */
 export function makeTenantCommands(open: (ctx: CliContext) => Promise<AdminSession> = openTenantAdmin, io?: CliIo): CommandMap {
   return Object.fromEntries(
-    Object.entries(specs).map(([name, spec]) => [
+    Object.entries({ ...specs, ...lifecycleSpecs }).map(([name, spec]) => [
       name,
       command(spec.usage, (argv, ctx) =>
         runCli(name, spec.usage, io ?? contextIo(ctx), () => {
@@ -194,7 +187,7 @@ export function makeTenantCommands(open: (ctx: CliContext) => Promise<AdminSessi
           return async (cliIo: CliIo) => {
             const session = await open(ctx);
             try {
-              await spec.run(values, positionals, session.admin, cliIo);
+              await spec.run(values, positionals, session.admin, cliIo, session);
             } finally {
               await session.close();
             }

@@ -4,6 +4,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../common/app-error';
+import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ClientInfo, MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue, summarizeBatch } from '../domain/batch-summary';
 import { EVENT_STORE, EventStore } from '../domain/event-store';
@@ -19,6 +20,7 @@ export class IngestionService {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly metrics: IngestMetrics,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+    private readonly registry: TenantRegistry,
   ) {}
 
   batchId(tenantId: string, recordingId: string, idempotencyKey: string | undefined, payload: string): string {
@@ -45,6 +47,8 @@ export class IngestionService {
     const batchId = this.batchId(tenantId, recordingId, idempotencyKey, payload);
     const bytes = Buffer.from(payload, 'utf8');
     const summary = summarizeBatch(events, bytes.length, client);
+    // Authorised before the tenant was suspended or set for deletion (a slow body, an open WebSocket): refused now.
+    this.registry.assertServing(tenantId);
     const r = await this.store.appendBatch(tenantId, recordingId, batchId, bytes, summary);
     if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'ev', r.seqs, events);
     this.metrics.observe(events.length, bytes.length, Number(process.hrtime.bigint() - started) / 1e9, r.duplicate);
@@ -98,6 +102,7 @@ export class IngestionService {
   async attachMetadata(tenantId: string, recordingId: string, metadata: Record<string, string>, idempotencyKey?: string): Promise<MetadataResult> {
     // Without a key every write is new: the same values written again later must win again.
     const writeId = 'm' + this.batchId(tenantId, recordingId, idempotencyKey ?? randomUUID(), '');
+    this.registry.assertServing(tenantId);
     const r = await this.store.appendMetadata(tenantId, recordingId, writeId, metadata);
     if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'meta', r.seqs, metadata);
     return { recordingId, keys: Object.keys(metadata).length, duplicate: r.duplicate };

@@ -231,10 +231,16 @@ export class IngestConnection {
     this.send({ type: 'error', status, message, ...(batch ? { batch } : {}) });
   }
 
-  /** The key of this connection was revoked: frames from now on are dropped, and the socket closes with 1008. */
-  revoke() {
+  /**
+   * The key of this connection was revoked, or (with `refusal`, sent first as an error frame of
+   * status 403) its tenant suspended or set for deletion: frames from now on are dropped, and the
+   * socket closes with 1008.
+   */
+  revoke(refusal?: AppError) {
+    if (this.revoked) return;
     this.revoked = true;
-    this.ws.close(1008, 'API key revoked');
+    if (refusal) this.sendError(refusal);
+    this.ws.close(1008, refusal ? 'tenant refused' : 'API key revoked');
   }
 
   /**

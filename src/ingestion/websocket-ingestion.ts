@@ -16,6 +16,7 @@ import { rawTextResponse } from '../common/security-headers';
 import type { AuthContext } from '../auth/auth-context';
 import { Authenticator } from '../auth/authenticator';
 import { TenantRegistry } from '../auth/tenant-registry';
+import { refusalFor } from '../auth/tenant-status';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { IngestionService } from './ingestion.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -63,9 +64,14 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
       this.refused({ kind: 'upgrade', status });
       refuse(socket, status, 'text/plain; charset=utf-8', err.message, headers);
     });
-    this.stopRevocations = registry.onKeyRevoked(({ tenantId, handle }) => {
+    const stopKeys = registry.onKeyRevoked(({ tenantId, handle }) => {
       for (const [conn, auth] of this.connections) if (auth.keyHandle === handle && auth.tenantId === tenantId) conn.revoke();
     });
+    const stopTenants = registry.onTenantRefused((tenantId, status) => {
+      const refusal = refusalFor(tenantId, status);
+      for (const [conn, auth] of this.connections) if (auth.tenantId === tenantId) conn.revoke(refusal);
+    });
+    this.stopRevocations = () => (stopKeys(), stopTenants());
   }
 
   get size(): number {

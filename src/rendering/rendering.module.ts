@@ -4,6 +4,7 @@
 // pages, then the browser. Parts by folder: browser-pool/, screenshot/, player/, in-page/ (scripts
 // that run in the replaying browser) and shared/ (what screenshot and player both use).
 import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { HealthService } from '../health/health.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -16,7 +17,7 @@ import { PlayerAssets } from './player/player-assets';
 import { ScreenshotController } from './screenshot/screenshot.controller';
 import { ScreenshotRenderer } from './screenshot/screenshot-renderer';
 import { ScreenshotService } from './screenshot/screenshot.service';
-import { RecordingRenderSource } from './shared/recording-render-source';
+import { RecordingRenderSource, tenantContentPrefix } from './shared/recording-render-source';
 
 @Module({
   imports: [RecordingsModule],
@@ -59,10 +60,15 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
     private readonly metrics: MetricsService,
     private readonly health: HealthService,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+    private readonly registry: TenantRegistry,
   ) {}
 
   onModuleInit(): void {
     const { pool, renderer, metrics } = this;
+    // A tenant being deleted leaves no image or page of its recordings in memory (its reads are refused already).
+    this.registry.onTenantRefused((tenantId, status) => {
+      if (status !== 'suspended') renderer.forget(tenantContentPrefix(tenantId));
+    });
     metrics.counter('tapedeck_render_total', 'Browser renders completed', () => pool.renders);
     metrics.counter('tapedeck_render_failures_total', 'Browser renders that failed (timeouts and crashes included)', () => pool.failures);
     metrics.counter('tapedeck_render_rejected_total', 'Render requests refused with 503: queue full or queue wait too long', () => pool.rejected);

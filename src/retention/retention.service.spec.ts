@@ -5,7 +5,7 @@ import { FIRST_SWEEP_DELAY_MS, RetentionService } from './retention.service';
 describe('RetentionService.sweep', () => {
   const DAY = 86_400_000;
   function make(
-    tenants: { id: string; retentionDays?: number }[],
+    tenants: { id: string; retentionDays?: number; status?: 'suspended' | 'deleting' }[],
     expired: Record<string, string[] | Error>,
     counts: Record<string, number>,
     failing = new Set<string>(),
@@ -13,7 +13,7 @@ describe('RetentionService.sweep', () => {
     const deleted: string[] = [];
     const queries: string[] = [];
     const svc = new RetentionService(
-      { listTenants: () => tenants } as never,
+      { listTenants: () => tenants, tenant: (id: string) => tenants.find((t) => t.id === id) } as never,
       {
         // As ClickHouse would: ids after the given one, in order, at most LIMIT.
         rows: async (q: { text: string }) => {
@@ -73,6 +73,25 @@ describe('RetentionService.sweep', () => {
     expect(deleted).toEqual(['a/r1']);
     expect(await svc.sweep(10 * DAY)).toBe(0);
   });
+  it('writes no deletion marker for a tenant being deleted (its deletion removes everything), and still sweeps a suspended one', async () => {
+    const tenants: { id: string; retentionDays: number; status?: 'suspended' | 'deleting' }[] = [
+      { id: 'a', retentionDays: 1, status: 'deleting' },
+      { id: 'b', retentionDays: 1, status: 'suspended' },
+    ];
+    const failing = new Set(['r1']);
+    const { svc, deleted } = make(tenants, { a: ['r1', 'r2'], b: ['r3'] }, { r1: 1, r2: 1, r3: 1 }, failing);
+    expect(await svc.sweep(10 * DAY)).toBe(1);
+    expect(deleted).toEqual(['b/r3']);
+    // A deletion left unfinished before the tenant deletion began is not retried either.
+    tenants[0].status = undefined;
+    expect(await svc.sweep(10 * DAY)).toBe(2); // r1 fails, r2 and r3 go
+    tenants[0].status = 'deleting';
+    failing.clear();
+    deleted.length = 0;
+    expect(await svc.sweep(10 * DAY)).toBe(1);
+    expect(deleted).toEqual(['b/r3']);
+  });
+
   it('goes on past a recording it could not delete, and past a tenant it could not list', async () => {
     const { svc, deleted } = make(
       [

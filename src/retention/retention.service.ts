@@ -96,7 +96,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     const tally = (ok: boolean) => (ok ? count++ : failed++);
     for (const { tenantId, recordingId } of [...this.unfinished.values()]) tally((await this.delete(tenantId, recordingId, { ifStored: false })) === 'deleted');
     for (const t of this.registry.listTenants()) {
-      if (!t.retentionDays || t.retentionDays <= 0) continue;
+      if (!t.retentionDays || t.retentionDays <= 0 || t.status === 'deleting') continue;
       tenants++;
       // Every expired recording, a page at a time: one page per sweep capped retention at BATCH
       // recordings per tenant per sweep.
@@ -126,6 +126,12 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   /** Deletes one recording (see RecordingDeletion.expire); 'failed' is logged and retried at the next sweep. */
   private async delete(tenantId: string, recordingId: string, opts: { ifStored: boolean }): Promise<'deleted' | 'absent' | 'failed'> {
     const key = `${tenantId}/${recordingId}`;
+    // A tenant being deleted (or gone) gets no new deletion markers: the tenant deletion removes everything.
+    const tenant = this.registry.tenant(tenantId);
+    if (!tenant || tenant.status === 'deleting') {
+      this.unfinished.delete(key);
+      return 'absent';
+    }
     try {
       if (!(await this.deletion.expire(tenantId, recordingId, opts))) return 'absent';
       this.unfinished.delete(key);

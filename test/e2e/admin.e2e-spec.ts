@@ -168,8 +168,10 @@ describe('admin API', () => {
       '/admin/tenants/{tenantId}',
       '/admin/tenants/{tenantId}/keys',
       '/admin/tenants/{tenantId}/keys/{handle}',
+      '/admin/tenants/{tenantId}/resume',
       '/admin/tenants/{tenantId}/signing-keys',
       '/admin/tenants/{tenantId}/signing-keys/{keyId}',
+      '/admin/tenants/{tenantId}/suspend',
     ]);
     for (const [, ops] of admins) for (const op of Object.values(ops)) expect(op.tags).toEqual(['admin']);
   });

@@ -36,13 +36,13 @@ async function expectStatus(r: Promise<Res>, ...ok: number[]): Promise<Res> {
   return res;
 }
 
-/** A new tenant with a public key, a secret key and a signing key, all made through the admin API. */
-export async function createTenant(prefix = 'b'): Promise<TenantCreds> {
+/** A new tenant with a public key, a secret key and a signing key, all made through the admin API (of another instance: `on`). */
+export async function createTenant(prefix = 'b', on: { token?: string; base?: string } = {}): Promise<TenantCreds> {
   const tenantId = `${prefix}_${randomBytes(4).toString('hex')}`;
-  await expectStatus(admin('POST', '/tenants', { id: tenantId, name: `Tenant ${tenantId}` }), 201);
-  const pub = (await expectStatus(admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' }), 201)).json();
-  const sec = (await expectStatus(admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' }), 201)).json();
-  const sk = (await expectStatus(admin('POST', `/tenants/${tenantId}/signing-keys`, { keyId: 'links-1' }), 201)).json();
+  await expectStatus(admin('POST', '/tenants', { id: tenantId, name: `Tenant ${tenantId}` }, on), 201);
+  const pub = (await expectStatus(admin('POST', `/tenants/${tenantId}/keys`, { kind: 'public' }, on), 201)).json();
+  const sec = (await expectStatus(admin('POST', `/tenants/${tenantId}/keys`, { kind: 'secret' }, on), 201)).json();
+  const sk = (await expectStatus(admin('POST', `/tenants/${tenantId}/signing-keys`, { keyId: 'links-1' }, on), 201)).json();
   return { tenantId, publicKey: pub.key, secretKey: sec.key, signingKeyId: 'links-1', signingSecret: sk.secret };
 }
 

@@ -243,13 +243,16 @@ const MORE: Call[] = [
   { method: 'delete', path: '/recordings/{recordingId}', url: `/recordings/${id}`, key: secret },
 ];
 
-/** In order: each builds on the tenant the first creates; the revocations come last. */
+/** In order: each builds on the tenant the first creates; the revocations and the tenant's deletion come last. */
 const ADMIN: [number, Call][] = [
   [201, { method: 'post', path: '/admin/tenants', url: '/admin/tenants', body: { id: tenant, name: 'OpenAPI', retentionDays: 30 } }],
   [200, { method: 'post', path: '/admin/tenants', url: '/admin/tenants', body: { id: tenant } }],
   [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: 7 } }],
   [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: null } }],
   [200, { method: 'get', path: '/admin/tenants', url: '/admin/tenants' }],
+  [200, { method: 'get', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}` }],
+  [200, { method: 'post', path: '/admin/tenants/{tenantId}/suspend', url: `/admin/tenants/${tenant}/suspend` }],
+  [200, { method: 'post', path: '/admin/tenants/{tenantId}/resume', url: `/admin/tenants/${tenant}/resume` }],
   [
     201,
     {
@@ -292,6 +295,7 @@ const ADMIN: [number, Call][] = [
   [200, { method: 'get', path: '/admin/tenants/{tenantId}/signing-keys', url: `/admin/tenants/${tenant}/signing-keys` }],
   [204, { method: 'delete', path: '/admin/tenants/{tenantId}/keys/{handle}', url: () => `/admin/tenants/${tenant}/keys/${kept.handle}` }],
   [204, { method: 'delete', path: '/admin/tenants/{tenantId}/signing-keys/{keyId}', url: `/admin/tenants/${tenant}/signing-keys/generated` }],
+  [202, { method: 'delete', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}` }],
 ].map(([status, c]) => [status as number, { ...(c as Call), key: adminToken }]);
 
 /** The answer breaks what its operation declares (status, content type, JSON body), or the request what it documents. */

@@ -27,6 +27,12 @@ export class MemoryKv {
     return this.write(key, 'PUT', value).revision;
   }
 
+  /** Compare-and-set: refused ("wrong last sequence", as NATS says) unless `revision` is the key's last. */
+  async update(key: string, value: Uint8Array, revision: number): Promise<number> {
+    if ((this.entries.get(key)?.revision ?? 0) !== revision) throw new Error(`wrong last sequence: ${this.entries.get(key)?.revision ?? 0}`);
+    return this.write(key, 'PUT', value).revision;
+  }
+
   async delete(key: string): Promise<void> {
     this.write(key, 'DEL', new Uint8Array());
   }

@@ -6,13 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders } from 'nats';
 import { AppError, StoreUnavailable } from '../../common/app-error';
 import type { MessageCounts } from '../../domain/event-store';
-import { isAlreadyDeleted } from './jetstream-errors';
 import type { MessageScanner } from './message-scan';
 import type { RecordingMessages } from './recording-messages';
 import { H, recordingSubject, recordingWildcard } from './subjects';
-
-/** Message deletions in flight while a recording is deleted. */
-const DELETES_IN_FLIGHT = 32;
 
 export class EventDeleter {
   private readonly logger = new Logger('event-store');
@@ -91,20 +87,6 @@ export class EventDeleter {
       if (m.seq >= belowSeq) break;
       seqs.push(m.seq);
     }
-    let deleted = 0;
-    let next = 0;
-    const worker = async () => {
-      while (next < seqs.length) {
-        const seq = seqs[next++];
-        try {
-          if (await this.messages.delete(seq)) deleted++;
-        } catch (e) {
-          // Already gone (a concurrent deletion or retention sweep) is what was wanted.
-          if (!isAlreadyDeleted(e)) throw e;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, seqs.length) }, worker));
-    return deleted;
+    return this.messages.deleteEach(seqs);
   }
 }

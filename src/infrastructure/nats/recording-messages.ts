@@ -6,9 +6,12 @@ import type { MsgHdrs, PubAck, StoredMsg } from 'nats';
 import { StoreFull, StoreUnavailable } from '../../common/app-error';
 import type { MessageCounts } from '../../domain/event-store';
 import { directGet } from './direct-get';
-import { isLimitRefusal, isNoMessage, refusalOf } from './jetstream-errors';
+import { isAlreadyDeleted, isLimitRefusal, isNoMessage, refusalOf } from './jetstream-errors';
 import type { NatsClient } from './nats-connection';
 import { EVENTS_STREAM, recordingSubject, recordingWildcard } from './subjects';
+
+/** Message deletions in flight while a recording (or a tenant) is deleted. */
+const DELETES_IN_FLIGHT = 32;
 
 export class RecordingMessages {
   private readonly logger = new Logger('event-store');
@@ -83,6 +86,28 @@ export class RecordingMessages {
   /** Deletes one message (not erased: overwriting it is not needed); false when JetStream did not. Errors are the caller's. */
   delete(seq: number): Promise<boolean> {
     return this.nats.jsm.streams.deleteMessage(EVENTS_STREAM, seq, /* erase: */ false);
+  }
+
+  /**
+   * Deletes the messages at `seqs`, DELETES_IN_FLIGHT at a time; a message already gone counts as
+   * deleted by someone else (a concurrent deletion or retention sweep). Returns how many this call
+   * deleted. Errors are the caller's.
+   */
+  async deleteEach(seqs: readonly number[]): Promise<number> {
+    let deleted = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < seqs.length) {
+        const seq = seqs[next++];
+        try {
+          if (await this.delete(seq)) deleted++;
+        } catch (e) {
+          if (!isAlreadyDeleted(e)) throw e;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, seqs.length) }, worker));
+    return deleted;
   }
 
   /** One message lookup: undefined when the stream holds no such message, 503 when JetStream does not answer. */

@@ -12,6 +12,8 @@ export type SubjectKind = 'ev' | 'meta' | 'del';
 
 export const recordingSubject = (tenantId: string, recordingId: string, kind: SubjectKind) => `${SUBJECT_ROOT}.${tenantId}.${recordingId}.${kind}`;
 export const recordingWildcard = (tenantId: string, recordingId: string) => `${SUBJECT_ROOT}.${tenantId}.${recordingId}.>`;
+/** Every message of a tenant. */
+export const tenantWildcard = (tenantId: string) => `${SUBJECT_ROOT}.${tenantId}.>`;
 
 export function parseSubject(subject: string): { tenantId: string; recordingId: string; kind: SubjectKind } | null {
   const parts = subject.split('.');

@@ -115,6 +115,17 @@ export class ScreenshotRenderer {
     return job;
   }
 
+  /** Drops every cached image, summary and warm page whose content key starts with `prefix` (a deleted tenant's). */
+  forget(prefix: string): void {
+    for (const k of [...this.images.keys()]) if (k.startsWith(prefix)) this.images.delete(k);
+    for (const k of [...this.summaries.keys()]) if (k.startsWith(prefix)) this.summaries.delete(k);
+    for (const [k, page] of [...this.warm.entries()]) {
+      if (!k.startsWith(prefix)) continue;
+      this.warm.delete(k);
+      if (!page.busy) void page.close(); // a busy one is closed by its render, now that it is not warm
+    }
+  }
+
   async close(): Promise<void> {
     const pages = [...this.warm.values()];
     this.warm.clear();

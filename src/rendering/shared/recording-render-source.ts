@@ -9,6 +9,9 @@ import { EVENT_STORE, EventStore } from '../../domain/event-store';
 import { EventType, RrwebEvent } from '../../domain/rrweb-event';
 import { RecordingEventsService } from '../../recordings/recording-events.service';
 
+/** The start of every content key of a tenant's recordings (the renderer forgets them when the tenant is deleted). */
+export const tenantContentPrefix = (tenantId: string) => `${tenantId}/`;
+
 export interface RenderSource {
   contentKey: string;
   events: () => Promise<readonly RrwebEvent[]>;
@@ -29,7 +32,7 @@ export class RecordingRenderSource {
       throw new AppError('unprocessable', 'The recording has no events to render yet');
     }
     return {
-      contentKey: `${tenantId}/${recordingId}/${lastSeq}`,
+      contentKey: `${tenantContentPrefix(tenantId)}${recordingId}/${lastSeq}`,
       events: async () => assertRenderable(await this.recordings.loadEvents(tenantId, recordingId)),
     };
   }
