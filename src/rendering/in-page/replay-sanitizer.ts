@@ -47,7 +47,9 @@ function attributeUse(info: NodeInfo | undefined, name: string, rel: string | un
   const tag = info ? info.tag : '';
   if (name === 'ping' || name === 'xml:base' || name === 'srcdoc' || name === 'manifest') return 'drop';
   if (name === 'style') return 'css';
-  if (tag === 'link' && (name === 'imagesrcset' || name === 'imagesizes')) return 'drop'; // image preloads
+  // A link that hints, preloads or names an icon is kept inert: no rel (a preload without its href
+  // is a console warning), no href, no image preload.
+  if (tag === 'link' && (name === 'imagesrcset' || name === 'imagesizes' || (name === 'rel' && !plainStylesheet(rel)))) return 'drop';
   if (name === 'srcset' || name === 'imagesrcset') return 'srcset';
   if (name === 'poster' || name === 'background') return 'image';
   if (EMBEDS.test(tag) && EMBED_SOURCES.test(name)) return 'drop';
@@ -83,7 +85,7 @@ export function sanitizeReplay(events: readonly unknown[]): number {
     if (typeof attrs.rel === 'string' && info && info.tag === 'link') {
       rel = info.rel = attrs.rel.toLowerCase();
       // A link turned into a hint must not keep the href it had.
-      if (change && !plainStylesheet(rel)) for (const k of ['href', 'imagesrcset']) if (!(k in attrs)) attrs[k] = null;
+      if (change && !plainStylesheet(rel)) for (const k of ['href', 'imagesrcset']) attrs[k] = null;
     }
     for (const name of Object.keys(attrs)) {
       const value = attrs[name];
