@@ -35,6 +35,8 @@ export interface BrowserPoolOptions {
 export interface RunOptions {
   /** What the task renders (a recording's content key): if it crashes Chromium alone, it is refused from then on. */
   key?: string;
+  /** Whom it renders for (a tenant): waiting tasks take turns by owner (AdmissionQueue). */
+  owner?: string;
 }
 
 export interface BrowserLease {
@@ -109,12 +111,12 @@ export class BrowserPool {
     if (this.closed) throw unavailable('Renderer is shutting down');
     const { key } = options;
     if (key !== undefined && this.crashing.has(key)) throw crashes();
-    await this.admission.acquire();
+    await this.admission.acquire(options.owner);
     let slotHeld = true;
     // The caller is answered at a timeout; the slot stays taken until the timed-out task lets go.
     const orphaned = (orphan: Promise<unknown>) => {
       slotHeld = false;
-      void orphan.finally(() => this.admission.release());
+      void orphan.finally(() => this.admission.release(options.owner));
     };
     try {
       let result: T;
@@ -138,7 +140,7 @@ export class BrowserPool {
       this.logger.warn(`a recording crashed Chromium alone; refusing it from now on: ${JSON.stringify(key)}`);
       throw crashes();
     } finally {
-      if (slotHeld) this.admission.release();
+      if (slotHeld) this.admission.release(options.owner);
     }
   }
 

@@ -109,7 +109,7 @@ export class ScreenshotRenderer {
     }
     let job = this.pending.get(key);
     if (!job) {
-      job = this.produce(scope, events, summary, seekMs, { format: req.format, ...size, quality });
+      job = this.produce(req.tenantId, scope, events, summary, seekMs, { format: req.format, ...size, quality });
       this.pending.set(key, job);
       job
         .then(
@@ -128,6 +128,7 @@ export class ScreenshotRenderer {
   }
 
   private async produce(
+    tenantId: string,
     scope: string,
     events: () => Promise<readonly RrwebEvent[]>,
     summary: RecordingSummary,
@@ -137,7 +138,7 @@ export class ScreenshotRenderer {
     if (!this.warm.peek(scope)) await events(); // load before taking a browser slot
     const viewport = summary.viewport ?? { width: out.width, height: out.height };
     const started = performance.now();
-    const png = await this.pool.run((lease) => this.shoot(lease, scope, events, viewport, offsetMs, out), { key: scope });
+    const png = await this.pool.run((lease) => this.shoot(lease, scope, events, viewport, offsetMs, out), { key: scope, owner: tenantId });
     const bytes = await encodeImage(png, out);
     this.options.onRendered?.((performance.now() - started) / 1000);
     return { bytes, contentType: CONTENT_TYPES[out.format], etag: strongEtag(bytes), width: out.width, height: out.height };
