@@ -207,6 +207,14 @@ describe('sanitizeReplay', () => {
     expect(events[2].data.attributes[0].attributes).toEqual({ src: 'https://cdn.example.com/a.png' });
   });
 
+  it('keeps node ids apart from object properties ("__proto__" is an id like any other)', () => {
+    const frame = { type: 2, id: '__proto__', tagName: 'iframe', attributes: { src: LOOP }, childNodes: [] };
+    const events: any[] = [snapshot([frame as unknown as Node]), mutation({ attributes: [{ id: 'tag', attributes: { src: LOOP } }] })];
+    sanitizeReplay(events);
+    expect(frame.attributes).toEqual({});
+    expect(events[1].data.attributes[0].attributes).toEqual({ src: null });
+  });
+
   it('ignores events of any odd shape', () => {
     expect(() =>
       sanitizeReplay([

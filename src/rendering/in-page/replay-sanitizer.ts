@@ -71,7 +71,8 @@ function attributeUse(info: NodeInfo | undefined, name: string, rel: string | un
 }
 
 export function sanitizeReplay(events: readonly unknown[]): number {
-  let known: Record<string, NodeInfo> = {};
+  // By rrweb id (a Map: ids come from the recording, "__proto__" included).
+  let known = new Map<string, NodeInfo>();
   let changes = 0;
   const css = (text: string): string => {
     const clean = sanitizeCss(text);
@@ -152,7 +153,7 @@ export function sanitizeReplay(events: readonly unknown[]): number {
         info = { tag: styled ? '#css' : '#text', svg: false };
         if (styled && typeof node.textContent === 'string') node.textContent = css(node.textContent);
       }
-      known[id] = info || { tag: '#other', svg: false };
+      known.set(id, info || { tag: '#other', svg: false });
       const children = arr(node.childNodes);
       for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], parent: info });
     }
@@ -162,7 +163,7 @@ export function sanitizeReplay(events: readonly unknown[]): number {
     if (!isObject(e) || !isObject(e.data)) continue;
     const d = e.data;
     if (e.type === 2) {
-      known = {}; // a new page: rrweb rebuilds its node map from this snapshot
+      known = new Map(); // a new page: rrweb rebuilds its node map from this snapshot
       visit(d.node, null);
     } else if (e.type === 3) incremental(d);
   }
@@ -170,12 +171,12 @@ export function sanitizeReplay(events: readonly unknown[]): number {
   function incremental(d: Json): void {
     switch (d.source) {
       case 0: // mutation: adds, then texts, then attributes, as rrweb applies them
-        for (const add of arr(d.adds)) if (isObject(add)) visit(add.node, add.parentId == null ? undefined : known[String(add.parentId)]);
+        for (const add of arr(d.adds)) if (isObject(add)) visit(add.node, add.parentId == null ? undefined : known.get(String(add.parentId)));
         for (const t of arr(d.texts)) {
-          const info = isObject(t) ? known[String(t.id)] : undefined;
+          const info = isObject(t) ? known.get(String(t.id)) : undefined;
           if (isObject(t) && typeof t.value === 'string' && (!info || info.tag === '#css')) t.value = css(t.value);
         }
-        for (const a of arr(d.attributes)) if (isObject(a) && isObject(a.attributes)) attributes(known[String(a.id)], a.attributes, true);
+        for (const a of arr(d.attributes)) if (isObject(a) && isObject(a.attributes)) attributes(known.get(String(a.id)), a.attributes, true);
         break;
       case 8: // style sheet rules
         for (const add of arr(d.adds)) if (isObject(add) && typeof add.rule === 'string') add.rule = css(add.rule);
