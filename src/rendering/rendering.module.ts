@@ -73,6 +73,7 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
     metrics.counter('tapedeck_render_failures_total', 'Browser renders that failed (timeouts and crashes included)', () => pool.failures);
     metrics.counter('tapedeck_render_rejected_total', 'Render requests refused with 503: queue full or queue wait too long', () => pool.rejected);
     metrics.counter('tapedeck_render_timeouts_total', 'Render attempts that ran out of RENDER_TIMEOUT_MS', () => pool.timeouts);
+    metrics.counter('tapedeck_render_crashes_total', 'Render attempts that a Chromium (browser or page) crash ended', () => pool.crashes);
     metrics.counter('tapedeck_render_browser_launches_total', 'Chromium launches (first use, recycling, crashes)', () => pool.launches);
     metrics.counter('tapedeck_render_image_cache_hits_total', 'Screenshots answered from the encoded-image cache', () => renderer.imageCacheHits);
     metrics.counter('tapedeck_render_warm_page_hits_total', 'Renders that reused a warm replay page', () => renderer.warmHits);
@@ -90,6 +91,7 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
         renders: pool.renders,
         failures: pool.failures,
         rejected: pool.rejected,
+        crashes: pool.crashes,
         launches: pool.launches,
       }),
     });

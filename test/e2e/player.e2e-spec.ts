@@ -3,7 +3,7 @@
 // for with the private key holds no key and works without one; CSP frame-ancestors follows
 // PLAYER_FRAME_ANCESTORS (checked on a second instance configured with another value); bad
 // options answer 400, an Accept without HTML 406. The recorded page holds a third-party image: the
-// player's CSP (img-src 'self' data: blob:) refuses it, like the screenshot renderer never fetches
+// player's CSP (img-src data: blob:) refuses it, like the screenshot renderer never fetches
 // it; that one refusal is expected, any other console error or failed load fails the test. The second
 // instance names the image's origin in PLAYER_ASSET_SOURCES, and there the viewer's browser loads it.
 import { randomUUID } from 'node:crypto';
@@ -52,7 +52,7 @@ interface Opened {
   page: Page;
   /** Console errors and warnings, page errors and CSP violations, except the expected one below. */
   problems: string[];
-  /** The recorded page's third-party image, refused by the player's CSP (img-src 'self' data: blob:). */
+  /** The recorded page's third-party image, refused by the player's CSP (img-src data: blob:). */
   blockedTracker: boolean;
   headers: Record<string, string>;
   status: number;

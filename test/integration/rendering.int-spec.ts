@@ -167,6 +167,7 @@ describe('rendering with Chromium', () => {
     it('renders the moment T like a live screenshot taken at T, without touching the network', async () => {
       const hitsBefore = trackerHits;
       const image = await renderer.render({
+        tenantId: 't',
         contentKey: 'fixture',
         events: fixture.events,
         time: { kind: 'epoch', value: fixture.at },
@@ -176,6 +177,7 @@ describe('rendering with Chromium', () => {
       });
       const same = await similarity(fixture.live, image.bytes);
       const earlier = await renderer.render({
+        tenantId: 't',
         contentKey: 'fixture',
         events: fixture.events,
         time: { kind: 'epoch', value: fixture.before },
@@ -197,11 +199,12 @@ describe('rendering with Chromium', () => {
 
     it('gives a warm page the same bytes as a cold one, whatever it showed before', async () => {
       const render = (contentKey: string, value: number) =>
-        renderer.render({ contentKey, events: fixture.events, time: { kind: 'epoch', value }, format: 'png', ...VIEWPORT });
+        renderer.render({ tenantId: 't', contentKey, events: fixture.events, time: { kind: 'epoch', value }, format: 'png', ...VIEWPORT });
       const coldAtT = await render('fixture', fixture.at); // cached from the first test
       const coldBefore = await render('fixture-2', fixture.before);
       const warmAtT = await render('fixture-2', fixture.at); // seeks forwards
       const warmStart = await renderer.render({
+        tenantId: 't',
         contentKey: 'fixture-2',
         events: fixture.events,
         time: { kind: 'offset', value: 0 },
@@ -216,7 +219,7 @@ describe('rendering with Chromium', () => {
     });
 
     it('negotiates formats and sizes, with a strong ETag and a cache', async () => {
-      const base = { contentKey: 'fixture', events: fixture.events, time: { kind: 'percent', value: 50 } } as const;
+      const base = { tenantId: 't', contentKey: 'fixture', events: fixture.events, time: { kind: 'percent', value: 50 } } as const;
       const png = await renderer.render({ ...base, format: 'png' });
       expect(png.contentType).toBe('image/png');
       expect(await sharp(png.bytes).metadata()).toMatchObject({ format: 'png', width: 1280, height: 960 }); // 800x600 ratio
@@ -231,7 +234,7 @@ describe('rendering with Chromium', () => {
     });
 
     it('follows a window resized before T: the size of that moment, and its ratio for a derived side', async () => {
-      const base = { contentKey: 'resized', events: resized.events, time: { kind: 'epoch', value: resized.at } } as const;
+      const base = { tenantId: 't', contentKey: 'resized', events: resized.events, time: { kind: 'epoch', value: resized.at } } as const;
       const exact = await renderer.render({ ...base, format: 'png', ...RESIZED });
       const same = await similarity(resized.live, exact.bytes);
       expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
@@ -248,6 +251,7 @@ describe('rendering with Chromium', () => {
 
     it('renders a recording without a Meta event in a window of the requested size', async () => {
       const image = await renderer.render({
+        tenantId: 't',
         contentKey: 'no-meta',
         events: fixture.events.filter((e) => e.type !== 4),
         time: { kind: 'epoch', value: fixture.at },
@@ -262,14 +266,21 @@ describe('rendering with Chromium', () => {
       // The service stores any event with an integer type and timestamp and an object data; a
       // malformed one made rrweb throw inside the seek, and the screenshot was a 500.
       const events = withMalformed(fixture.events, fixture.before + 1);
-      const image = await renderer.render({ contentKey: 'malformed', events, time: { kind: 'epoch', value: fixture.at }, format: 'png', ...VIEWPORT });
+      const image = await renderer.render({
+        tenantId: 't',
+        contentKey: 'malformed',
+        events,
+        time: { kind: 'epoch', value: fixture.at },
+        format: 'png',
+        ...VIEWPORT,
+      });
       const same = await similarity(fixture.live, image.bytes);
       expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
     });
 
     it('shows transitions and entrance animations finished at T, as the live page had them', async () => {
       const { events, at, live } = animated;
-      const image = await renderer.render({ contentKey: 'animated', events, time: { kind: 'epoch', value: at }, format: 'png', ...VIEWPORT });
+      const image = await renderer.render({ tenantId: 't', contentKey: 'animated', events, time: { kind: 'epoch', value: at }, format: 'png', ...VIEWPORT });
       const same = await similarity(live, image.bytes);
       expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
     });
@@ -277,7 +288,7 @@ describe('rendering with Chromium', () => {
     it('refuses a position outside the recording with 422', async () => {
       const last = Math.max(...fixture.events.map((e) => e.timestamp));
       await expect(
-        renderer.render({ contentKey: 'fixture', events: fixture.events, time: { kind: 'epoch', value: last + 1 }, format: 'png' }),
+        renderer.render({ tenantId: 't', contentKey: 'fixture', events: fixture.events, time: { kind: 'epoch', value: last + 1 }, format: 'png' }),
       ).rejects.toMatchObject({ code: 'unprocessable' });
     });
 
@@ -289,7 +300,7 @@ describe('rendering with Chromium', () => {
       const at = (p: number) => ({ kind: 'percent', value: p }) as const;
       const timed = async (r: Partial<ScreenshotRequest>) => {
         const t = performance.now();
-        await fresh.render({ contentKey: 'busy', events, time: at(50), format: 'png', width: 1280, height: 720, ...r });
+        await fresh.render({ tenantId: 't', contentKey: 'busy', events, time: at(50), format: 'png', width: 1280, height: 720, ...r });
         return performance.now() - t;
       };
       try {
@@ -320,7 +331,7 @@ describe('rendering with Chromium', () => {
       try {
         await tight.run(async () => undefined); // launch outside the measured render
         const err = await hurried
-          .render({ contentKey: 'fixture', events: fixture.events, time: { kind: 'offset', value: 0 }, format: 'png' })
+          .render({ tenantId: 't', contentKey: 'fixture', events: fixture.events, time: { kind: 'offset', value: 0 }, format: 'png' })
           .catch((e: AppError) => e);
         expect(err).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/timed out/) });
         await pollUntil(
@@ -362,7 +373,7 @@ describe('rendering with Chromium', () => {
       expect(pool.launches).toBe(launchesBefore + 1);
       expect(pool.crashes).toBe(1);
       // Warm pages of the dead browser are dropped, not reused.
-      const image = await renderer.render({ contentKey: 'fixture', events: fixture.events, time: { kind: 'offset', value: 10 }, format: 'png' });
+      const image = await renderer.render({ tenantId: 't', contentKey: 'fixture', events: fixture.events, time: { kind: 'offset', value: 10 }, format: 'png' });
       expect(image.bytes.length).toBeGreaterThan(1000);
     });
   });
@@ -382,7 +393,10 @@ describe('rendering with Chromium', () => {
       const page = await context.newPage();
       const problems: string[] = [];
       page.on('console', (m: ConsoleMessage) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+        // The recorded page's image comes from this very server, i.e. the player's own origin: the
+        // CSP refuses it all the same (images only from data:, blob: and PLAYER_ASSET_SOURCES).
+        const refusedTracker = m.text().includes(`${origin}/tracker.png`) && /Content Security Policy|CSP violation/.test(m.text());
+        if ((m.type() === 'error' || m.type() === 'warning') && !refusedTracker) problems.push(`${m.type()}: ${m.text()}`);
       });
       page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
       await context.addInitScript(() =>
@@ -400,7 +414,9 @@ describe('rendering with Chromium', () => {
     const state = playerState;
 
     it('loads with the defaults: standard page, controls, paused at the start', async () => {
+      const hitsBefore = trackerHits;
       const { page, problems, headers } = await open('');
+      expect(trackerHits).toBe(hitsBefore); // not even from the player's own origin
       const s = await state(page);
       expect(s).toMatchObject({ ready: true, error: undefined, playing: false, speed: 1, header: true, controller: true, status: null });
       expect(s.time).toBeLessThan(50);

@@ -136,25 +136,74 @@ describe('BrowserPool', () => {
     await pool.close();
   });
 
-  it('retries once on a new browser after a crash', async () => {
+  it('retries a task that hit a crash once, alone in a fresh browser closed after it', async () => {
     const { pool, browsers } = setup();
-    const generations: number[] = [];
+    const leases: BrowserLease[] = [];
     const result = await pool.run(async (l) => {
-      generations.push(l.generation);
-      if (generations.length === 1) {
+      leases.push(l);
+      if (leases.length === 1) {
         browsers[0].crash();
         throw new Error('page.screenshot: Target page, context or browser has been closed');
       }
       return 'second try';
     });
     expect(result).toBe('second try');
-    expect(generations).toEqual([1, 2]);
+    expect(leases.map((l) => [l.generation, l.isolated])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(browsers[1].connected).toBe(false); // the retry's own browser is gone with it
     expect(pool.crashes).toBe(1);
-    expect(pool.launches).toBe(2);
+    expect(pool.failures).toBe(0);
+    // The next task gets a new shared browser, not the retry's.
+    await expect(pool.run(async (l) => [l.generation, l.isolated])).resolves.toEqual([3, false]);
     await pool.close();
   });
 
-  it('answers 503 when the retry crashes too', async () => {
+  it('retries every task the crash took down, each alone; the one that crashes alone gets 422', async () => {
+    const { pool, browsers } = setup({ concurrency: 3, queueLimit: 1 });
+    const bothRunning = deferred();
+    let running = 0;
+    const innocent = (name: string) => async (l: BrowserLease) => {
+      if (!l.isolated && ++running === 2) bothRunning.resolve();
+      if (!l.isolated) await new Promise((_, reject) => l.browser.on('disconnected', () => reject(new Error('Target closed'))));
+      return name;
+    };
+    const poison = async (l: BrowserLease) => {
+      await bothRunning.promise;
+      (l.browser as unknown as FakeBrowser).crash();
+      throw new Error('Browser has been closed');
+    };
+    const results = await Promise.allSettled([
+      pool.run(innocent('a'), { key: 'tenant-a/rec-a/1' }),
+      pool.run(innocent('b'), { key: 'tenant-b/rec-b/1' }),
+      pool.run(poison, { key: 'tenant-c/evil/1' }),
+    ]);
+    expect(results.slice(0, 2)).toEqual([
+      { status: 'fulfilled', value: 'a' },
+      { status: 'fulfilled', value: 'b' },
+    ]);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'unprocessable', message: expect.stringMatching(/crashes the renderer/) });
+    expect(browsers.filter((b) => b.connected)).toHaveLength(0); // the three retries' browsers are closed
+    // Remembered: refused at once, without a slot or a browser; another recording still renders.
+    const launches = pool.launches;
+    let ran = false;
+    const again = await errorOf(
+      pool.run(
+        async () => {
+          ran = true;
+        },
+        { key: 'tenant-c/evil/1' },
+      ),
+    );
+    expect(again.code).toBe('unprocessable');
+    expect(ran).toBe(false);
+    expect(pool.launches).toBe(launches);
+    await expect(pool.run(async () => 'fine', { key: 'tenant-c/evil/2' })).resolves.toBe('fine');
+    await pool.close();
+  });
+
+  it('answers 503 when the retry of a task without a key crashes too', async () => {
     const { pool, browsers } = setup();
     const err = await errorOf(
       pool.run(async () => {

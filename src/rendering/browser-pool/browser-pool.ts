@@ -2,12 +2,18 @@
 // `concurrency` slots for the whole task (see AdmissionQueue for the queue and 503 rules).
 // Each attempt gets timeoutMs; on expiry the caller gets 503, the lease's signal is aborted so the
 // task closes what it opened, and a task that still has not settled after a grace period takes the
-// browser down with it. A task that fails because the browser or its page crashed is retried once
-// on a fresh browser, then answered 503. The browser is replaced after `recycleAfter` renders.
+// browser down with it. The browser is replaced after `recycleAfter` renders.
+// Crashes are contained: a browser (or page) crash fails every task running in it, and which one
+// caused it is not known, so each of them is retried once alone, in a fresh browser of its own
+// (closed after it), without its caller seeing the crash. A task that crashes that browser too is
+// the cause: answered 422, and its `key` (the recording's content) is remembered (CrashMemory) and
+// refused at once from then on, without a browser. Tasks queued meanwhile get the relaunched browser.
 import { Logger } from '@nestjs/common';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { AppError, StoreUnavailable } from '../../common/app-error';
 import { AdmissionQueue } from './admission-queue';
+import { launchBrowser, withTimeout } from './chromium-launch';
+import { CrashMemory } from './crash-memory';
 
 export interface BrowserPoolOptions {
   chromiumPath: string;
@@ -20,8 +26,17 @@ export interface BrowserPoolOptions {
   /** Chromium start-up, slower than a render on a loaded host. Default max(timeoutMs, 30 s). */
   launchTimeoutMs?: number;
   recycleAfter?: number;
+  /** How many crashing recordings are remembered (for an hour each). Default 10 000. */
+  crashMemory?: number;
   /** Replaces the Chromium launch (tests). */
   launch?: () => Promise<Browser>;
+}
+
+export interface RunOptions {
+  /** What the task renders (a recording's content key): if it crashes Chromium alone, it is refused from then on. */
+  key?: string;
+  /** Whom it renders for (a tenant): waiting tasks take turns by owner (AdmissionQueue). */
+  owner?: string;
 }
 
 export interface BrowserLease {
@@ -30,25 +45,9 @@ export interface BrowserLease {
   readonly generation: number;
   /** Aborted when the attempt runs out of time: close whatever the task opened. */
   readonly signal: AbortSignal;
+  /** A retry after a crash, alone in a browser that is closed after it: keep nothing open for later. */
+  readonly isolated: boolean;
 }
-
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  // No network at all. Replayed documents are untrusted, and the request interception of
-  // replay-page.ts does not see what Chromium fetches on its own: <link rel=prefetch> requests and
-  // rel=preconnect connections reached any address the service can reach (ClickHouse's HTTP port
-  // answers queries on GET). Every host name and IP literal resolves to nothing, and every
-  // connection, loopback included, goes to a proxy that is not there.
-  '--host-resolver-rules=MAP * ~NOTFOUND',
-  '--proxy-server=http://127.0.0.1:1',
-  '--proxy-bypass-list=<-loopback>',
-];
 
 interface Instance {
   browser: Browser;
@@ -56,6 +55,8 @@ interface Instance {
   renders: number;
   active: number;
   retired: boolean;
+  /** Launched for one retry after a crash. */
+  isolated: boolean;
 }
 
 const CRASHED = /crash|has been closed|has disconnected|Target closed|Browser closed|Connection closed/i;
@@ -73,9 +74,11 @@ export class BrowserPool {
   private generation = 0;
   private closed = false;
   private readonly counts = { renders: 0, failures: 0, timeouts: 0, crashes: 0, launches: 0 };
+  private readonly crashing: CrashMemory;
 
   constructor(private readonly options: BrowserPoolOptions) {
     this.recycleAfter = options.recycleAfter ?? 500;
+    this.crashing = new CrashMemory(options.crashMemory ?? 10_000);
     this.admission = new AdmissionQueue({ concurrency: options.concurrency, queueLimit: options.queueLimit, waitMs: options.timeoutMs });
   }
 
@@ -104,36 +107,40 @@ export class BrowserPool {
     return this.admission.inFlight;
   }
 
-  async run<T>(task: (lease: BrowserLease) => Promise<T>): Promise<T> {
+  async run<T>(task: (lease: BrowserLease) => Promise<T>, options: RunOptions = {}): Promise<T> {
     if (this.closed) throw unavailable('Renderer is shutting down');
-    await this.admission.acquire();
+    const { key } = options;
+    if (key !== undefined && this.crashing.has(key)) throw crashes();
+    await this.admission.acquire(options.owner);
     let slotHeld = true;
+    // The caller is answered at a timeout; the slot stays taken until the timed-out task lets go.
+    const orphaned = (orphan: Promise<unknown>) => {
+      slotHeld = false;
+      void orphan.finally(() => this.admission.release(options.owner));
+    };
     try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const result = await this.attempt(task, (orphan) => {
-            // The caller is answered now; the slot stays taken until the timed-out task lets go.
-            slotHeld = false;
-            void orphan.finally(() => this.admission.release());
-          });
-          this.counts.renders++;
-          return result;
-        } catch (err) {
-          if (err instanceof RetryableCrash && attempt === 0 && !this.closed) {
-            this.counts.crashes++;
-            this.logger.warn(`render hit a browser crash, retrying once: ${err.message}`);
-            continue;
-          }
-          this.counts.failures++;
-          if (err instanceof RetryableCrash) {
-            this.counts.crashes++;
-            throw unavailable(this.closed ? 'Renderer is shutting down' : 'Renderer crashed, try again');
-          }
-          throw err;
-        }
+      let result: T;
+      try {
+        result = await this.attempt(task, () => this.instance(), orphaned);
+      } catch (err) {
+        if (!(err instanceof RetryableCrash) || this.closed) throw err;
+        this.counts.crashes++;
+        this.logger.warn(`a render hit a Chromium crash; retrying it alone in a fresh browser: ${err.message}`);
+        result = await this.attempt(task, () => this.isolatedInstance(), orphaned);
       }
+      this.counts.renders++;
+      return result;
+    } catch (err) {
+      this.counts.failures++;
+      if (!(err instanceof RetryableCrash)) throw err;
+      if (this.closed) throw unavailable('Renderer is shutting down');
+      this.counts.crashes++;
+      if (key === undefined) throw unavailable('Renderer crashed, try again');
+      this.crashing.remember(key);
+      this.logger.warn(`a recording crashed Chromium alone; refusing it from now on: ${JSON.stringify(key)}`);
+      throw crashes();
     } finally {
-      if (slotHeld) this.admission.release();
+      if (slotHeld) this.admission.release(options.owner);
     }
   }
 
@@ -144,13 +151,14 @@ export class BrowserPool {
     await Promise.all([...this.instances].map((i) => this.shutdown(i)));
   }
 
-  private async attempt<T>(task: (lease: BrowserLease) => Promise<T>, orphaned: (p: Promise<unknown>) => void): Promise<T> {
-    const inst = await this.instance();
+  private async attempt<T>(task: (lease: BrowserLease) => Promise<T>, instance: () => Promise<Instance>, orphaned: (p: Promise<unknown>) => void): Promise<T> {
+    const inst = await instance();
     inst.active++;
     inst.renders++;
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
-    const running = Promise.resolve().then(() => task({ browser: inst.browser, generation: inst.generation, signal: abort.signal }));
+    const lease: BrowserLease = { browser: inst.browser, generation: inst.generation, signal: abort.signal, isolated: inst.isolated };
+    const running = Promise.resolve().then(() => task(lease));
     const settled = running.then(
       () => undefined,
       () => undefined,
@@ -205,35 +213,24 @@ export class BrowserPool {
     return this.launching;
   }
 
-  private async launch(): Promise<Instance> {
+  /** A browser for one retry after a crash: never the current one, shut down when its lease ends. */
+  private async isolatedInstance(): Promise<Instance> {
+    const inst = await this.launch(true);
+    inst.retired = true;
+    return inst;
+  }
+
+  private async launch(isolated = false): Promise<Instance> {
     let browser: Browser;
     const timeout = this.options.launchTimeoutMs ?? Math.max(this.options.timeoutMs, 30_000);
-    // Playwright's own signal handlers stay off: on SIGINT it closes the browsers and exits the process
-    // with 130 at once, cutting the service's graceful stop short (npm start then left nats-server and
-    // clickhouse-server running). The service closes the browsers in its shutdown (RenderingModule);
-    // playwright still kills them if the process exits without that.
-    const launching =
-      this.options.launch?.() ??
-      chromium.launch({
-        executablePath: this.options.chromiumPath,
-        args: CHROMIUM_ARGS,
-        timeout,
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-      });
     try {
-      browser = await withTimeout(launching, timeout);
+      browser = await launchBrowser(this.options.chromiumPath, timeout, this.options.launch);
     } catch (err) {
-      launching.then(
-        (b) => b.close(),
-        () => undefined,
-      ); // a launch that finishes late must not leak
       this.logger.error(`could not launch Chromium at ${this.options.chromiumPath}: ${String((err as Error)?.message ?? err)}`);
       throw unavailable('Renderer is not available');
     }
     this.counts.launches++;
-    const inst: Instance = { browser, generation: ++this.generation, renders: 0, active: 0, retired: false };
+    const inst: Instance = { browser, generation: ++this.generation, renders: 0, active: 0, retired: false, isolated };
     this.instances.add(inst);
     browser.on('disconnected', () => {
       this.forget(inst);
@@ -243,7 +240,7 @@ export class BrowserPool {
       await this.shutdown(inst);
       throw unavailable('Renderer is shutting down');
     }
-    this.current = inst;
+    if (!isolated) this.current = inst;
     return inst;
   }
 
@@ -274,9 +271,6 @@ function unavailable(message: string): AppError {
   return new StoreUnavailable(message);
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  );
+function crashes(): AppError {
+  return new AppError('unprocessable', 'The recording cannot be rendered: replaying it crashes the renderer (Chromium), twice so far');
 }

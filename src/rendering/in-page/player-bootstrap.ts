@@ -4,12 +4,14 @@
 import { finishAnimations } from './finish-animations';
 import { accessibleControls } from './player-a11y';
 import type { PlayerPageConfig } from './player-config';
-import { replayFixes } from './replay-fixes';
+import { prepareReplay } from './prepare-replay';
 import type { RrwebPlayer } from './rrweb-shapes';
 import { skipBadEvents } from './skip-bad-events';
 
 interface PlayerState {
   ready: boolean;
+  /** Values the replay sanitiser removed or rewrote in the recording (prepare-replay.ts). */
+  sanitized: number;
   error: string | undefined;
   player: RrwebPlayer | undefined;
 }
@@ -46,7 +48,7 @@ function startOffset(sel: PlayerPageConfig['time'], first: number, last: number)
 }
 
 function main(): void {
-  const state: PlayerState = { ready: false, error: undefined, player: undefined };
+  const state: PlayerState = { ready: false, sanitized: 0, error: undefined, player: undefined };
   window.__tapedeck = state;
   const cfg = JSON.parse((document.getElementById('tapedeck-config') as HTMLElement).textContent as string) as PlayerPageConfig;
   const mount = document.getElementById('player') as HTMLElement;
@@ -94,6 +96,8 @@ function main(): void {
       // The control bar offers only speeds the player's speed parameter accepts (0.25 to 4).
       let speeds = [1, 2, 4];
       if (speeds.indexOf(cfg.speed) < 0) speeds = speeds.concat([cfg.speed]).sort((a, b) => a - b);
+      const prepared = prepareReplay(events);
+      state.sanitized = prepared.sanitized;
       const size = frameSize();
       const capture = cfg.mode === 'capture';
       const player = new Player({
@@ -109,7 +113,7 @@ function main(): void {
           speedOption: speeds,
           mouseTail: !capture,
           UNSAFE_replayCanvas: false,
-          insertStyleRules: replayFixes(events),
+          insertStyleRules: prepared.insertStyleRules,
         },
       });
       state.player = player;

@@ -68,34 +68,6 @@ describe('replayFixes', () => {
     expect(events.map((e) => e.timestamp)).toEqual([100, 130, 1050, 1010, 1050, 2000, 2001]);
   });
 
-  it('drops srcdoc from iframes, in snapshots, added nodes and attribute changes, and nowhere else', () => {
-    const frame = el(4, 'iframe', { srcdoc: '<p>x</p>', width: '200' });
-    const snapshot = { type: 2, timestamp: 1, data: { node: { type: 0, id: 1, childNodes: [el(2, 'html', {}, [el(3, 'body', {}, [frame])])] } } };
-    const added = el(6, 'IFRAME', { srcdoc: '<p>y</p>', title: 't' });
-    const adds = { type: 3, timestamp: 2, data: { source: 0, adds: [{ parentId: 3, node: added }], removes: [], texts: [], attributes: [] } };
-    const changes = {
-      type: 3,
-      timestamp: 3,
-      data: {
-        source: 0,
-        adds: [],
-        removes: [],
-        texts: [],
-        attributes: [
-          { id: 4, attributes: { srcdoc: '<p>z</p>', class: 'c' } },
-          { id: 3, attributes: { srcdoc: 'kept' } },
-        ],
-      },
-    };
-    replayFixes([snapshot, adds, changes]);
-    expect(frame.attributes).toEqual({ width: '200' });
-    expect(added.attributes).toEqual({ title: 't' });
-    expect(changes.data.attributes).toEqual([
-      { id: 4, attributes: { class: 'c' } },
-      { id: 3, attributes: { srcdoc: 'kept' } },
-    ]);
-  });
-
   it('ignores values that are not plain sizes, and events of any odd shape', () => {
     const odd = el(2, 'canvas', { width: '100%', height: '1" onload="x' });
     const rules = replayFixes([

@@ -1,6 +1,8 @@
 // Run in the browser by the screenshot page and the hosted player:
 // `replayFixes(events)` prepares a recording for rrweb's Replayer and returns the style rules to give
-// it (insertStyleRules, put before the page's own styles). Two things rrweb's rebuild gets wrong:
+// it (insertStyleRules, put before the page's own styles). Two things rrweb's rebuild gets wrong
+// (what it must not load is replay-sanitizer.ts's; an iframe's srcdoc, which raced with the
+// recorded document rrweb puts in the frame, upstream rrweb #1905, is dropped there):
 //
 // - Canvas. The replay frame runs no scripts (its sandbox lacks allow-scripts), and a <canvas> with
 //   scripting disabled is not a canvas but its fallback content: an inline box that ignores its width
@@ -8,11 +10,6 @@
 //   The rules give each canvas the box its attributes gave it on the live page, blank, with its
 //   fallback content hidden. They have zero specificity (:where), so any size or display the page's
 //   own CSS or style attribute sets wins, as it did live (a chart library's inline size included).
-// - srcdoc. Rebuilding an <iframe srcdoc> starts a load of that document, which races with rrweb
-//   putting the recorded document (recorded separately) into the frame: whichever lands last is
-//   shown, so a screenshot of the same moment was sometimes blank (upstream rrweb #1905). The
-//   attribute is dropped (from snapshots, added nodes and attribute changes of iframes): the frame
-//   shows the recorded document, as rrweb does for src.
 // - Page views. rrweb writes a page view's Meta event, serialises the page, then writes its
 //   FullSnapshot (milliseconds to a second later). Seeking between the two, rrweb's Replayer drops
 //   everything before the Meta and has no snapshot to show yet: a wrong page (the previous one as it
@@ -30,7 +27,6 @@ export function replayFixes(events: readonly unknown[]): string[] {
   const widths: Record<string, boolean> = {};
   const heights: Record<string, boolean> = {};
   const canvases: Record<string, boolean> = {};
-  const iframes: Record<string, boolean> = {};
   let seenMeta = false;
   let meta: Json | null = null;
   for (let m = 0; m < events.length; m++) {
@@ -57,15 +53,9 @@ export function replayFixes(events: readonly unknown[]): string[] {
   }
   function visit(node: unknown, depth: number): void {
     if (!isObject(node) || depth > 500) return;
-    if (node.type === 2 && typeof node.tagName === 'string') {
-      const tag = node.tagName.toLowerCase();
-      if (tag === 'canvas') {
-        canvases[String(node.id)] = true;
-        noteCanvas(node.attributes);
-      } else if (tag === 'iframe') {
-        iframes[String(node.id)] = true;
-        if (isObject(node.attributes)) delete node.attributes.srcdoc;
-      }
+    if (node.type === 2 && typeof node.tagName === 'string' && node.tagName.toLowerCase() === 'canvas') {
+      canvases[String(node.id)] = true;
+      noteCanvas(node.attributes);
     }
     const kids = node.childNodes as ArrayLike<unknown> | null | undefined;
     if (kids && kids.length) for (let i = 0; i < kids.length; i++) visit(kids[i], depth + 1);
@@ -84,7 +74,6 @@ export function replayFixes(events: readonly unknown[]): string[] {
         const a = attrs[j];
         if (!isObject(a) || !isObject(a.attributes)) continue;
         if (canvases[String(a.id)]) noteCanvas(a.attributes);
-        if (iframes[String(a.id)]) delete a.attributes.srcdoc;
       }
     }
   }

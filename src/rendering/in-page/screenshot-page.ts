@@ -3,7 +3,7 @@
 // rrweb's UMD bundle: `setup(json)` loads a recording into rrweb's Replayer, `seek(offset, settleMs)`
 // shows one moment of it and answers the size of the replayed window.
 import { finishAnimations } from './finish-animations';
-import { replayFixes } from './replay-fixes';
+import { prepareReplay } from './prepare-replay';
 import type { ReplayerInternals } from './rrweb-shapes';
 import { skipBadEvents } from './skip-bad-events';
 
@@ -21,6 +21,7 @@ declare global {
 async function setup(json: string): Promise<void> {
   const silent = { log() {}, warn() {}, error() {} };
   const events = JSON.parse(json) as unknown[];
+  const { insertStyleRules } = prepareReplay(events);
   window.__replayer = new window.rrweb.Replayer(events, {
     root: document.getElementById('root'),
     speed: 1,
@@ -31,7 +32,7 @@ async function setup(json: string): Promise<void> {
     showDebug: false,
     UNSAFE_replayCanvas: false,
     logger: silent,
-    insertStyleRules: replayFixes(events),
+    insertStyleRules,
   });
   skipBadEvents(window.__replayer);
   await new Promise((res) => setTimeout(res, 1));

@@ -75,18 +75,22 @@ ${input.mode === 'standard' ? `<header><h1>${escapeHtml(title)}</h1></header>\n`
 </body>
 </html>
 `;
-  // The replayed page is an about:blank frame of this page, so these also govern what it loads.
+  // The replayed page is an about:blank frame of this page, so these also govern what it loads: its
+  // images, fonts and media come from PLAYER_ASSET_SOURCES or are inline, never from this service
+  // ('self' is for the player's own script and stylesheet), and its frames are blank (the recording
+  // is sanitised in the page too, in-page/replay-sanitizer.ts: a frame's URL made the viewer's
+  // browser connect to its host even though this policy then refused the frame).
   const remote = (input.assetSources ?? '').trim().split(/\s+/).filter(Boolean).join(' ');
   const withRemote = (sources: string) => (remote ? `${sources} ${remote}` : sources);
   const csp = [
     "default-src 'none'",
     `script-src 'self' 'nonce-${nonce}'`,
     withRemote("style-src 'self' 'unsafe-inline'"),
-    withRemote("img-src 'self' data: blob:"),
-    withRemote("font-src 'self' data:"),
+    withRemote('img-src data: blob:'),
+    withRemote('font-src data:'),
     ...(remote ? [`media-src ${remote}`] : []),
     "connect-src 'self'",
-    "frame-src 'self' blob: data: about:",
+    'frame-src about:',
     "child-src 'self' blob:",
     `frame-ancestors ${input.frameAncestors}`,
     "base-uri 'none'",

@@ -59,7 +59,7 @@ describe('PlayerService', () => {
     const cfg = loadConfig({ PLAYER_ASSET_SOURCES: 'https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000' });
     const svc = new PlayerService(renderSource(true), {} as LinkSigner, { version: 'v1' } as unknown as PlayerAssets, cfg);
     const page = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: LINK });
-    expect(page.headers['Content-Security-Policy']).toContain("img-src 'self' data: blob: https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000");
+    expect(page.headers['Content-Security-Policy']).toContain('img-src data: blob: https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000');
     for (const bad of [
       "'unsafe-inline'",
       "https: 'unsafe-eval'",

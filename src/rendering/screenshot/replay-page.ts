@@ -1,8 +1,10 @@
-// A Chromium page (in its own context) holding rrweb's Replayer loaded with one recording, ready to
-// seek and shoot. rrweb is injected from the installed package, never fetched, and every request
-// the page or the replayed document makes is aborted except data: URLs; what Chromium fetches
-// outside that interception (prefetch, preconnect) finds no network (CHROMIUM_ARGS), so a replay
-// cannot reach the network. The caller owns the page: close() it in finally, or keep it warm.
+// A Chromium page, in a browser context of its own (never shared with another recording), holding
+// rrweb's Replayer loaded with one recording, ready to seek and shoot. rrweb is injected from the
+// installed package, never fetched; the recording is sanitised in the page before rrweb builds it
+// (in-page/replay-sanitizer.ts), every request the page or the replayed document still makes is
+// aborted except data: URLs, and what Chromium fetches outside that interception (prefetch,
+// preconnect) finds no network (CHROMIUM_ARGS), so a replay cannot reach the network. The caller
+// owns the page: close() it in finally, or keep it warm.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -73,7 +75,11 @@ export class ReplayPage {
     }
     const build = async () => {
       context.setDefaultTimeout(options.timeoutMs);
-      await context.route('**/*', (route) => (route.request().url().startsWith('data:') ? route.continue() : route.abort('blockedbyclient')));
+      // Aborted as ERR_ABORTED (a frame whose load is stopped so stays an empty document). Chromium 156
+      // answers a frame load failed with ERR_BLOCKED_BY_CLIENT, which this used to answer, in a page
+      // that also holds a data: frame by killing the whole browser (SIGTRAP; gone with
+      // --disable-features=SiteInstanceGroupsForDataUrls): every render in flight failed with 503.
+      await context.route('**/*', (route) => (route.request().url().startsWith('data:') ? route.continue() : route.abort('aborted')));
       const page = await context.newPage();
       await page.setContent(SHELL);
       const { js, css } = bundle();

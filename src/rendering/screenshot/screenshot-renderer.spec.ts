@@ -50,10 +50,13 @@ const events: RrwebEvent[] = [
 function setup(warmPages?: number) {
   let generation = 1;
   let runs = 0;
+  let isolated = false;
+  const keys: (string | undefined)[] = [];
   const pool = {
-    run: async <T>(task: (l: BrowserLease) => Promise<T>) => {
+    run: async <T>(task: (l: BrowserLease) => Promise<T>, options: { key?: string } = {}) => {
       runs++;
-      return task({ browser: {} as BrowserLease['browser'], generation, signal: new AbortController().signal });
+      keys.push(options.key);
+      return task({ browser: {} as BrowserLease['browser'], generation, signal: new AbortController().signal, isolated });
     },
   } as unknown as BrowserPool;
   const rendered: number[] = [];
@@ -62,11 +65,15 @@ function setup(warmPages?: number) {
     renderer,
     rendered,
     runs: () => runs,
+    keys,
     newBrowser: () => generation++,
+    /** The next leases are retries after a crash, alone in a browser of their own. */
+    isolate: (on: boolean) => (isolated = on),
   };
 }
 
 const req = (over: Partial<ScreenshotRequest> = {}): ScreenshotRequest => ({
+  tenantId: 't1',
   contentKey: 'rec-1@4',
   events,
   time: { kind: 'offset', value: 0 },
@@ -195,5 +202,31 @@ describe('ScreenshotRenderer', () => {
     expect(img).toMatchObject({ width: 640, height: 720 });
     const { ReplayPage } = jest.requireMock('./replay-page');
     expect(ReplayPage.open).toHaveBeenLastCalledWith(expect.anything(), 1, expect.any(String), { width: 640, height: 720 }, expect.anything());
+  });
+
+  it('never lets a render of one tenant use a page or an image of another, whatever the content key', async () => {
+    const { renderer, keys } = setup();
+    const a = await renderer.render(req({ tenantId: 'tenant-a' }));
+    const b = await renderer.render(req({ tenantId: 'tenant-b' }));
+    expect(mockOpened).toHaveLength(2); // a page (and so a browser context) each
+    expect(b).not.toBe(a);
+    await renderer.render(req({ tenantId: 'tenant-b', time: { kind: 'offset', value: 9 } }));
+    expect(mockOpened[1].shots).toEqual([2, 10]);
+    expect(mockOpened[0].shots).toEqual([2]);
+    // The pool remembers crashing recordings by tenant and content key.
+    expect(new Set(keys).size).toBe(2);
+    expect(keys[0]).toContain('tenant-a');
+  });
+
+  it('renders a retry after a crash on a page of its own, closed after it, leaving the warm page alone', async () => {
+    const { renderer, isolate } = setup();
+    await renderer.render(req());
+    isolate(true);
+    await renderer.render(req({ time: { kind: 'offset', value: 3 } }));
+    expect(mockOpened).toHaveLength(2);
+    expect(mockOpened.map((p) => p.closed)).toEqual([false, true]);
+    isolate(false);
+    await renderer.render(req({ time: { kind: 'offset', value: 4 } }));
+    expect(mockOpened[0].shots).toEqual([2, 5]);
   });
 });

@@ -1,7 +1,10 @@
 // Renders a recording at a moment to an image. Caches, in order of cost saved: encoded images by
-// (contentKey, position, format, size, quality); recording summaries by contentKey; and a few warm
-// replay pages by contentKey, so a repeat screenshot of a recording only seeks and shoots.
-// contentKey must change whenever the recording's events change (e.g. id + last sequence).
+// (tenant, contentKey, position, format, size, quality); recording summaries by tenant and
+// contentKey; and a few warm replay pages by tenant and contentKey, so a repeat screenshot of a
+// recording only seeks and shoots. contentKey must change whenever the recording's events change
+// (e.g. id + last sequence). Every replay page has a browser context of its own (ReplayPage), used
+// for one recording of one tenant only: renders of different tenants never share a context, a page
+// or a cache entry, whatever their content keys.
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../common/app-error';
 import { strongEtag } from '../../common/static-asset';
@@ -28,6 +31,8 @@ export interface ScreenshotRendererOptions {
 }
 
 export interface ScreenshotRequest {
+  /** Whose recording: part of every cache key, so nothing rendered for one tenant serves another. */
+  tenantId: string;
   contentKey: string;
   /** The events, or a loader called only when no cache can answer. */
   events: readonly RrwebEvent[] | (() => Promise<readonly RrwebEvent[]>);
@@ -77,10 +82,11 @@ export class ScreenshotRenderer {
   async render(req: ScreenshotRequest): Promise<RenderedImage> {
     let loaded: Promise<readonly RrwebEvent[]> | undefined;
     const events = () => (loaded ??= typeof req.events === 'function' ? req.events() : Promise.resolve(req.events));
-    let summary = this.summaries.get(req.contentKey);
+    const scope = `${req.tenantId}\u0000${req.contentKey}`;
+    let summary = this.summaries.get(scope);
     if (!summary) {
       summary = summarizeRecording(await events());
-      this.summaries.set(req.contentKey, summary);
+      this.summaries.set(scope, summary);
     }
     if (summary.firstSnapshotTs === undefined) throw new AppError('unprocessable', 'The recording has no full snapshot to render yet');
     // rrweb's Replayer refuses fewer than two events (a real recording starts with Meta and FullSnapshot).
@@ -94,7 +100,7 @@ export class ScreenshotRenderer {
     const seekMs = shown - summary.firstTs + 1;
     const size = resolveScreenshotSize(req, viewportAt(summary, shown));
     const quality = req.format === 'png' ? 0 : (req.quality ?? 80);
-    const key = [req.contentKey, at, req.format, size.width, size.height, quality].join('\u0000');
+    const key = [scope, at, req.format, size.width, size.height, quality].join('\u0000');
 
     const cached = this.images.get(key);
     if (cached) {
@@ -103,7 +109,7 @@ export class ScreenshotRenderer {
     }
     let job = this.pending.get(key);
     if (!job) {
-      job = this.produce(req.contentKey, events, summary, seekMs, { format: req.format, ...size, quality });
+      job = this.produce(req.tenantId, scope, events, summary, seekMs, { format: req.format, ...size, quality });
       this.pending.set(key, job);
       job
         .then(
@@ -133,16 +139,17 @@ export class ScreenshotRenderer {
   }
 
   private async produce(
-    contentKey: string,
+    tenantId: string,
+    scope: string,
     events: () => Promise<readonly RrwebEvent[]>,
     summary: RecordingSummary,
     offsetMs: number,
     out: { format: ImageFormat; width: number; height: number; quality: number },
   ): Promise<RenderedImage> {
-    if (!this.warm.peek(contentKey)) await events(); // load before taking a browser slot
+    if (!this.warm.peek(scope)) await events(); // load before taking a browser slot
     const viewport = summary.viewport ?? { width: out.width, height: out.height };
     const started = performance.now();
-    const png = await this.pool.run((lease) => this.shoot(lease, contentKey, events, viewport, offsetMs, out));
+    const png = await this.pool.run((lease) => this.shoot(lease, scope, events, viewport, offsetMs, out), { key: scope, owner: tenantId });
     const bytes = await encodeImage(png, out);
     this.options.onRendered?.((performance.now() - started) / 1000);
     return { bytes, contentType: CONTENT_TYPES[out.format], etag: strongEtag(bytes), width: out.width, height: out.height };
@@ -150,15 +157,16 @@ export class ScreenshotRenderer {
 
   private async shoot(
     lease: BrowserLease,
-    contentKey: string,
+    scope: string,
     events: () => Promise<readonly RrwebEvent[]>,
     viewport: Viewport,
     offsetMs: number,
     box: Viewport,
   ): Promise<Buffer> {
-    let page = this.warm.get(contentKey);
+    // A retry after a crash runs alone in a browser of its own: it neither uses nor keeps warm pages.
+    let page = lease.isolated ? undefined : this.warm.get(scope);
     if (page && (page.generation !== lease.generation || page.closed)) {
-      this.drop(contentKey, page);
+      this.drop(scope, page);
       page = undefined;
     }
     let temporary = false;
@@ -173,28 +181,28 @@ export class ScreenshotRenderer {
       });
       // A busy warm page, another request that warmed this key meanwhile, or warming disabled:
       // this page serves one render and is closed after it.
-      temporary = !!page || !!this.warm.peek(contentKey) || (this.options.warmPages ?? 4) <= 0 || lease.signal.aborted;
-      if (!temporary) this.warm.set(contentKey, opened);
+      temporary = lease.isolated || !!page || !!this.warm.peek(scope) || (this.options.warmPages ?? 4) <= 0 || lease.signal.aborted;
+      if (!temporary) this.warm.set(scope, opened);
       page = opened;
     }
     const used = page;
     used.busy = true;
-    const onAbort = () => this.drop(contentKey, used);
+    const onAbort = () => this.drop(scope, used);
     lease.signal.addEventListener('abort', onAbort);
     try {
       return await untilAborted(used.shoot(offsetMs, { width: box.width, height: box.height }), lease.signal);
     } catch (err) {
-      this.drop(contentKey, used);
+      this.drop(scope, used);
       throw err;
     } finally {
       lease.signal.removeEventListener('abort', onAbort);
       used.busy = false;
-      if (temporary || this.warm.peek(contentKey) !== used) await used.close();
+      if (temporary || this.warm.peek(scope) !== used) await used.close();
     }
   }
 
-  private drop(contentKey: string, page: ReplayPage): void {
-    if (this.warm.peek(contentKey) === page) this.warm.delete(contentKey);
+  private drop(scope: string, page: ReplayPage): void {
+    if (this.warm.peek(scope) === page) this.warm.delete(scope);
     void page.close();
   }
 }

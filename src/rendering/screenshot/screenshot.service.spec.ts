@@ -41,6 +41,7 @@ describe('ScreenshotService', () => {
       query: { height: '300', quality: '50', time: 'percent:10', foo: 'x' },
     });
     expect(requests[0]).toMatchObject({
+      tenantId: 't',
       contentKey: 't/r/7',
       format: 'webp',
       height: 300,
