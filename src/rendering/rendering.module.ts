@@ -17,7 +17,7 @@ import { PlayerAssets } from './player/player-assets';
 import { ScreenshotController } from './screenshot/screenshot.controller';
 import { ScreenshotRenderer } from './screenshot/screenshot-renderer';
 import { ScreenshotService } from './screenshot/screenshot.service';
-import { RecordingRenderSource, tenantContentPrefix } from './shared/recording-render-source';
+import { RecordingRenderSource } from './shared/recording-render-source';
 
 @Module({
   imports: [RecordingsModule],
@@ -67,7 +67,7 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
     const { pool, renderer, metrics } = this;
     // A tenant being deleted leaves no image or page of its recordings in memory (its reads are refused already).
     this.registry.onTenantRefused((tenantId, status) => {
-      if (status !== 'suspended') renderer.forget(tenantContentPrefix(tenantId));
+      if (status !== 'suspended') renderer.forgetTenant(tenantId);
     });
     metrics.counter('tapedeck_render_total', 'Browser renders completed', () => pool.renders);
     metrics.counter('tapedeck_render_failures_total', 'Browser renders that failed (timeouts and crashes included)', () => pool.failures);

@@ -127,6 +127,21 @@ describe('ScreenshotRenderer', () => {
     expect(p2).toBe(p1);
   });
 
+  it('forgets every cached image and warm page of a deleted tenant, and only of that tenant', async () => {
+    const { renderer, runs } = setup();
+    await renderer.render(req({ tenantId: 't1' }));
+    await renderer.render(req({ tenantId: 't2' }));
+    expect(runs()).toBe(2);
+    renderer.forgetTenant('t1');
+    expect(mockOpened[0].closed).toBe(true);
+    expect(mockOpened[1].closed).toBe(false);
+    await renderer.render(req({ tenantId: 't2' }));
+    expect(runs()).toBe(2); // t2's image is still cached
+    await renderer.render(req({ tenantId: 't1' }));
+    expect(runs()).toBe(3); // t1's was dropped: rendered again, on a new page
+    expect(mockOpened).toHaveLength(3);
+  });
+
   it('shares one render between identical concurrent requests', async () => {
     const { renderer, runs } = setup();
     const [a, b] = await Promise.all([renderer.render(req()), renderer.render(req())]);

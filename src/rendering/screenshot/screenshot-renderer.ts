@@ -54,6 +54,9 @@ export interface RenderedImage {
 
 const CONTENT_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
+/** What every cache key of a tenant's recording starts with: tenants never share an entry. */
+const scopeOf = (tenantId: string, contentKey: string) => `${tenantId}\u0000${contentKey}`;
+
 export class ScreenshotRenderer {
   private readonly images: LRUCache<string, RenderedImage>;
   private readonly summaries = new LRUCache<string, RecordingSummary>({ max: 1024 });
@@ -82,7 +85,7 @@ export class ScreenshotRenderer {
   async render(req: ScreenshotRequest): Promise<RenderedImage> {
     let loaded: Promise<readonly RrwebEvent[]> | undefined;
     const events = () => (loaded ??= typeof req.events === 'function' ? req.events() : Promise.resolve(req.events));
-    const scope = `${req.tenantId}\u0000${req.contentKey}`;
+    const scope = scopeOf(req.tenantId, req.contentKey);
     let summary = this.summaries.get(scope);
     if (!summary) {
       summary = summarizeRecording(await events());
@@ -121,8 +124,9 @@ export class ScreenshotRenderer {
     return job;
   }
 
-  /** Drops every cached image, summary and warm page whose content key starts with `prefix` (a deleted tenant's). */
-  forget(prefix: string): void {
+  /** Drops every cached image, summary and warm page of a tenant (one being deleted). */
+  forgetTenant(tenantId: string): void {
+    const prefix = scopeOf(tenantId, '');
     for (const k of [...this.images.keys()]) if (k.startsWith(prefix)) this.images.delete(k);
     for (const k of [...this.summaries.keys()]) if (k.startsWith(prefix)) this.summaries.delete(k);
     for (const [k, page] of [...this.warm.entries()]) {

@@ -9,9 +9,6 @@ import { EVENT_STORE, EventStore } from '../../domain/event-store';
 import { EventType, RrwebEvent } from '../../domain/rrweb-event';
 import { RecordingEventsService } from '../../recordings/recording-events.service';
 
-/** The start of every content key of a tenant's recordings (the renderer forgets them when the tenant is deleted). */
-export const tenantContentPrefix = (tenantId: string) => `${tenantId}/`;
-
 export interface RenderSource {
   contentKey: string;
   events: () => Promise<readonly RrwebEvent[]>;
@@ -32,7 +29,7 @@ export class RecordingRenderSource {
       throw new AppError('unprocessable', 'The recording has no events to render yet');
     }
     return {
-      contentKey: `${tenantContentPrefix(tenantId)}${recordingId}/${lastSeq}`,
+      contentKey: `${tenantId}/${recordingId}/${lastSeq}`,
       events: async () => assertRenderable(await this.recordings.loadEvents(tenantId, recordingId)),
     };
   }
