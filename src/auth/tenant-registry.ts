@@ -1,6 +1,6 @@
 // Tenants and their keys, kept in a JetStream key-value bucket and mirrored in memory by a watcher,
 // so authentication costs no round trip and every instance sees a new or revoked key within a second.
-//   tenants.<tenantId>            {id, name, createdAt, retentionDays}
+//   tenants.<tenantId>            {id, name, createdAt, retentionDays, limits}
 //   keys.<sha256(key)>            {tenantId, kind, handle, createdAt, allowedOrigins}
 //   signing.<tenantId>.<keyId>    {tenantId, keyId, secret, createdAt}
 // Revocation deletes the entry. API keys are stored only as hashes. A write resolves once this
@@ -8,6 +8,7 @@
 import { Logger } from '@nestjs/common';
 import { KV, KvEntry } from 'nats';
 import { AppError } from '../common/app-error';
+import { applyLimitChanges, LimitName, LimitOverrides } from '../domain/tenant-limits';
 import { isStreamNotFound } from '../infrastructure/nats/jetstream-errors';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { TENANTS_BUCKET } from '../infrastructure/nats/subjects';
@@ -18,6 +19,8 @@ export interface Tenant {
   name: string;
   createdAt: number;
   retentionDays?: number;
+  /** The tenant's own limits (the others are the configured defaults; domain/tenant-limits.ts). */
+  limits?: LimitOverrides;
 }
 export interface ApiKeyRecord {
   tenantId: string;
@@ -182,6 +185,15 @@ export class TenantRegistry {
   async setRetention(id: string, retentionDays: number | undefined): Promise<Tenant> {
     const t = await this.requireTenant(id);
     const next: Tenant = { ...t, retentionDays };
+    await this.put(`tenants.${id}`, next);
+    return next;
+  }
+
+  /** Sets (a number) or returns to the default (null) the tenant's own limits; absent ones are kept. */
+  async setLimits(id: string, changes: Partial<Record<LimitName, number | null>>): Promise<Tenant> {
+    const { limits: current, ...t } = await this.requireTenant(id);
+    const limits = applyLimitChanges(current, changes);
+    const next: Tenant = { ...t, ...(limits ? { limits } : {}) };
     await this.put(`tenants.${id}`, next);
     return next;
   }
