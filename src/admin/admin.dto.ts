@@ -7,6 +7,7 @@ import { KEY_PREFIX, SIGNING_KEY_ID, TENANT_ID } from '../auth/key-material';
 import type { ApiKeyRecord, Tenant as StoredTenant } from '../auth/tenant-registry';
 import type { Assert, SameShape } from '../common/openapi/same-shape';
 import { epochMs } from '../common/openapi/openapi-schema';
+import { limitOverridesSchema } from './limits.dto';
 
 export const tenantIdSchema = z.string().regex(TENANT_ID, { message: 'must be 1-64 characters of A-Z a-z 0-9 _ -' });
 export const signingKeyIdSchema = z.string().regex(SIGNING_KEY_ID, { message: 'must be 1-64 characters of A-Z a-z 0-9 _ - and inner dots' });
@@ -90,6 +91,10 @@ const TenantSchema = z.object({
   retentionDays: createTenantSchema.shape.retentionDays
     .describe('Days recordings are kept after the service last stored events or metadata for them; absent: kept until deleted')
     .meta({ example: 30 }),
+  limits: limitOverridesSchema
+    .optional()
+    .describe("The tenant's own limits (GET /admin/tenants/{tenantId}/limits shows all in force); absent: the defaults")
+    .meta({ example: { ingestEventsPerSecond: 20000 } }),
 });
 
 const keyFields = {

@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
 import { AdminKeysController } from './admin-keys.controller';
+import { AdminLimitsController } from './admin-limits.controller';
 import { AdminSigningKeysController } from './admin-signing-keys.controller';
 import { AdminTenantsController } from './admin-tenants.controller';
 import { AdminTokenGuard } from './admin-token.guard';
 import { TenantAdmin } from './tenant-admin.service';
+import { TenantLimitsAdmin } from './tenant-limits-admin.service';
 
-/** Admin HTTP API under /admin (tenants, API keys, signing keys); off (404) without TAPEDECK_ADMIN_TOKEN. */
+/** Admin HTTP API under /admin (tenants, their limits, API keys, signing keys); off (404) without TAPEDECK_ADMIN_TOKEN. */
 @Module({
-  controllers: [AdminTenantsController, AdminKeysController, AdminSigningKeysController],
-  providers: [TenantAdmin, AdminTokenGuard],
+  controllers: [AdminTenantsController, AdminLimitsController, AdminKeysController, AdminSigningKeysController],
+  providers: [TenantAdmin, TenantLimitsAdmin, AdminTokenGuard],
 })
 export class AdminModule {}

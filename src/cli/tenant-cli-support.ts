@@ -35,6 +35,12 @@ const LOAD_TIMEOUT_MS = 10_000;
 
 /** Loads the tenant registry over the context's NATS connection (closed by the CLI's main). */
 export async function openTenantAdmin(ctx: CliContext): Promise<AdminSession> {
+  const registry = await openTenantRegistry(ctx);
+  return { admin: new TenantAdmin(registry, ctx.cfg), close: async () => registry.stop() };
+}
+
+/** The tenant registry, loaded (stop() it when done); refuses a NATS without one. */
+export async function openTenantRegistry(ctx: CliContext): Promise<TenantRegistry> {
   const registry = new TenantRegistry(await ctx.nats(), ctx.cfg.STREAM_REPLICAS);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -45,7 +51,7 @@ export async function openTenantAdmin(ctx: CliContext): Promise<AdminSession> {
   } finally {
     clearTimeout(timer);
   }
-  return { admin: new TenantAdmin(registry, ctx.cfg), close: async () => registry.stop() };
+  return registry;
 }
 
 /**
