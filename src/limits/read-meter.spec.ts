@@ -37,6 +37,14 @@ describe('ReadMeter', () => {
     expect(meter.isWaiting('t')).toBe(false);
   });
 
+  it('pays only for what passes beyond the prepaid bytes', async () => {
+    const meter = new ReadMeter();
+    const paid: number[] = [];
+    const out = meter.meter('t', chunks(3, 1000), async (b) => (paid.push(b), 0), 1500);
+    for await (const _ of out);
+    expect(paid).toEqual([500, 1000]);
+  });
+
   it("passes the source's error on, as the reply needs it (404 before the first byte)", async () => {
     const meter = new ReadMeter();
     const failing = new Readable({

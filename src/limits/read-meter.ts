@@ -19,9 +19,13 @@ export class ReadMeter {
     return (this.waiting.get(tenantId) ?? 0) > 0;
   }
 
-  /** `source`, paid for chunk by chunk. */
-  meter(tenantId: string, source: Readable, pay: PayBytes): Readable {
-    const waitFor = async (bytes: number, stream: Transform) => {
+  /** `source`, paid for chunk by chunk once its first `prepaid` bytes are used up. */
+  meter(tenantId: string, source: Readable, pay: PayBytes, prepaid = 0): Readable {
+    let credit = prepaid;
+    const waitFor = async (chunk: number, stream: Transform) => {
+      const bytes = chunk - Math.min(credit, chunk);
+      credit -= chunk - bytes;
+      if (bytes === 0) return;
       let counted = false;
       try {
         for (let wait = await pay(bytes); wait > 0 && !stream.destroyed; wait = await pay(bytes)) {

@@ -18,6 +18,8 @@ import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, TenantRates } from './tenant-rates';
 import { WebSocketSlots } from './websocket-slots';
 
+/** What every event or replay read pays at least, whatever its size (docs/limits.md). */
+export const READ_MIN_BYTES = 256 * 1024;
 /** Shared-state failures are logged at most this often. */
 const LOG_EVERY_MS = 10_000;
 
@@ -25,12 +27,13 @@ const LOG_EVERY_MS = 10_000;
 export class TenantLimiter implements OnModuleDestroy {
   private readonly logger = new Logger('limits');
   readonly defaults: TenantLimits;
+  private readonly burstSeconds: number;
   private readonly rates: TenantRates;
   private readonly slots: WebSocketSlots;
   private readonly quota: StorageQuota;
   private readonly reads = new ReadMeter();
   private readonly refused: (labels: { limit: LimitName }) => void;
-  private lastLogged = new Map<string, number>();
+  private readonly lastLogged = new Map<string, number>();
 
   constructor(
     private readonly registry: TenantRegistry,
@@ -40,6 +43,7 @@ export class TenantLimiter implements OnModuleDestroy {
     metrics: MetricsService,
   ) {
     this.defaults = defaultLimits(cfg);
+    this.burstSeconds = cfg.TENANT_BURST_SECONDS;
     this.rates = new TenantRates(docs, cfg.TENANT_BURST_SECONDS, (e) => this.storeFailed('the limits bucket', e));
     this.slots = new WebSocketSlots(docs, (e) => this.storeFailed('the limits bucket', e));
     this.quota = new StorageQuota(usage, cfg.TENANT_USAGE_REFRESH_SECONDS * 1000, (e) => this.storeFailed('stored bytes (ClickHouse)', e));
@@ -82,27 +86,23 @@ export class TenantLimiter implements OnModuleDestroy {
     this.quota.added(tenantId, bytes);
   }
 
-  /** Before an event or replay read: refused while the tenant's reads already wait for bandwidth. */
-  async admitRead(tenantId: string): Promise<void> {
+  /**
+   * A read's body from `open`, once admitted, slowed to the tenant's read bandwidth (its reads
+   * together). Each read pays at least READ_MIN_BYTES up front, for what a read costs whatever its
+   * size: small reads are bounded in number too. Refused (429) while the tenant's reads already wait
+   * for bandwidth here, or when the shared bucket lacks that much.
+   */
+  async metered(tenantId: string, open: () => Readable | Promise<Readable>): Promise<Readable> {
     const limit = this.limitsOf(tenantId).readBytesPerSecond;
-    if (limit <= 0) return;
+    if (limit <= 0) return open();
+    const prepaid = Math.min(READ_MIN_BYTES, limit * this.burstSeconds);
     await this.countedAsync(async () => {
       if (this.reads.isWaiting(tenantId)) throw rateLimited('readBytesPerSecond', limit, LEASE_SECONDS);
-      const wait = await this.rates.take(tenantId, 'readBytesPerSecond', limit, 1);
+      const wait = await this.rates.take(tenantId, 'readBytesPerSecond', limit, prepaid);
       if (wait > 0) throw rateLimited('readBytesPerSecond', limit, wait);
     });
-  }
-
-  /** The read's body, slowed to the tenant's read bandwidth (its own reads together). */
-  meterRead(tenantId: string, body: Readable): Readable {
-    if (this.limitsOf(tenantId).readBytesPerSecond <= 0) return body;
-    return this.reads.meter(tenantId, body, (bytes) => this.rates.take(tenantId, 'readBytesPerSecond', this.limitsOf(tenantId).readBytesPerSecond, bytes));
-  }
-
-  /** A read's body from `open`, once admitted (429 otherwise), slowed to the tenant's read bandwidth. */
-  async metered(tenantId: string, open: () => Readable | Promise<Readable>): Promise<Readable> {
-    await this.admitRead(tenantId);
-    return this.meterRead(tenantId, await open());
+    const pay = (bytes: number) => this.rates.take(tenantId, 'readBytesPerSecond', this.limitsOf(tenantId).readBytesPerSecond, bytes);
+    return this.reads.meter(tenantId, await open(), pay, prepaid);
   }
 
   /** Reserves a WebSocket slot of the tenant; resolves the function that frees it (on close). */

@@ -249,6 +249,8 @@ const ADMIN: [number, Call][] = [
   [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: 7 } }],
   [200, { method: 'patch', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}`, body: { retentionDays: null } }],
   [200, { method: 'get', path: '/admin/tenants', url: '/admin/tenants' }],
+  [200, { method: 'patch', path: '/admin/tenants/{tenantId}/limits', url: `/admin/tenants/${tenant}/limits`, body: { storedBytes: 0, webSockets: null } }],
+  [200, { method: 'get', path: '/admin/tenants/{tenantId}/limits', url: `/admin/tenants/${tenant}/limits` }],
   [
     201,
     {
