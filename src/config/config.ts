@@ -78,7 +78,7 @@ export const configSchema = z.object({
   TENANT_INGEST_EVENTS_PER_SECOND: count().default(5000),
   TENANT_INGEST_BYTES_PER_SECOND: count().default(2 * 1024 * 1024),
   TENANT_WEBSOCKETS: count().default(1000),
-  TENANT_READ_BYTES_PER_SECOND: count().default(8 * 1024 * 1024),
+  TENANT_READ_BYTES_PER_SECOND: count().default(2 * 1024 * 1024),
   TENANT_STORED_BYTES: count().default(20 * 1024 * 1024 * 1024),
   /** How many seconds of a rate a tenant may use at once after being idle (token bucket depth). */
   TENANT_BURST_SECONDS: number((n) => n.min(0.1).max(3600)).default(2),
