@@ -29,8 +29,8 @@ import type { FloodKind, FloodOrder, FloodResult } from './noisy-flood';
 
 /** Per kind of flood: this many turns of B alone then B under the flood, each PHASE_MS. */
 const TURNS = sized(3, 1);
-const PHASE_MS = sized(5000, 600);
-const WARMUP_MS = sized(3000, 300);
+const PHASE_MS = sized(5000, 300);
+const WARMUP_MS = sized(3000, 200);
 /** B's browsers, one 50-event batch a second each; B's viewer reads and screenshots at a steady pace. */
 const B_BROWSERS = sized(20, 2);
 const B_READ_EVERY_MS = 150;
