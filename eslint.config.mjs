@@ -9,6 +9,7 @@ const FEATURES = [
   'cli',
   'health',
   'ingestion',
+  'limits',
   'local',
   'metrics',
   'projections',

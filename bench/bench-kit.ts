@@ -161,6 +161,42 @@ export function get(
   });
 }
 
+export interface CallResult {
+  status: number;
+  bytes: number;
+  /** The body as text (empty for images, and unless kept). */
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * Requests over node:http with keep-alive (at most `maxSockets` at once), the key as a Bearer header
+ * and a JSON body when given; the response is read whole, counted, and kept as text unless `keep` is false.
+ */
+export function httpClient(baseUrl: string, maxSockets: number) {
+  const url = new URL(baseUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets });
+  const call = (method: string, path: string, key: string, body?: string, keep = true): Promise<CallResult> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = { authorization: `Bearer ${key}` };
+      if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      const req = request({ host: url.hostname, port: url.port, path, method, agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        const text = keep && !res.headers['content-type']?.startsWith('image/');
+        res.on('data', (c: Buffer) => {
+          bytes += c.length;
+          if (text) chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, text: text ? Buffer.concat(chunks).toString('utf8') : '', headers: res.headers }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { call, close: () => agent.destroy() };
+}
+
 /** Resident set size of a process in MiB (Linux /proc). */
 export function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

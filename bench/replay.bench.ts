@@ -6,8 +6,7 @@
 // same recordings read one by one from GET /recordings/{id}/events (composition reads each twice).
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { BenchContext, BenchSection, latencySummary, makeBatch, now, sized } from './bench-kit';
+import { BenchContext, BenchSection, httpClient, latencySummary, makeBatch, now, sized } from './bench-kit';
 
 const RECORDINGS = sized(20, 2);
 const PAGE_VIEWS = sized(4, 1);
@@ -54,29 +53,6 @@ function recordingEvents(r: number, base: number): Ev[] {
   return out;
 }
 
-function client(baseUrl: string) {
-  const url = new URL(baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-  /** Reads the whole response, counting bytes without keeping them (unless `keep`). */
-  const call = (method: string, path: string, key: string, body?: string, keep = true): Promise<{ status: number; bytes: number; text: string }> =>
-    new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { authorization: `Bearer ${key}` };
-      if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      const req = request({ host: url.hostname, port: url.port, path, method, agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        res.on('data', (c: Buffer) => {
-          bytes += c.length;
-          if (keep) chunks.push(c);
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, text: keep ? Buffer.concat(chunks).toString('utf8') : '' }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { call, close: () => agent.destroy() };
-}
-
 const rssMiB = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -84,7 +60,7 @@ export const replayBench: BenchSection = {
   name: 'replay',
   async run(ctx: BenchContext) {
     const { env } = ctx;
-    const http = client(env.baseUrl);
+    const http = httpClient(env.baseUrl, 8);
     const value = `bench-${randomUUID()}`;
     const base = Date.now() - 3_600_000;
     const ids = Array.from({ length: RECORDINGS }, () => randomUUID());

@@ -10,13 +10,14 @@ import { startStack } from '../test/harness/stack';
 import { BenchSection, SMOKE } from './bench-kit';
 import { ingestionBench } from './ingestion.bench';
 import { listingBench } from './listing.bench';
+import { noisyNeighbourBench } from './noisy-neighbour.bench';
 import { projectionLagBench } from './projection-lag.bench';
 import { replayBench } from './replay.bench';
 import { retrievalBench } from './retrieval.bench';
 import { screenshotBench } from './screenshot.bench';
 
 // The listing section last: it seeds 100 000 recordings into the shared stack.
-const SECTIONS: BenchSection[] = [ingestionBench, projectionLagBench, retrievalBench, screenshotBench, replayBench, listingBench];
+const SECTIONS: BenchSection[] = [ingestionBench, projectionLagBench, retrievalBench, screenshotBench, replayBench, noisyNeighbourBench, listingBench];
 
 async function main() {
   const only = process.argv.slice(2);

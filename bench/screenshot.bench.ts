@@ -4,12 +4,11 @@
 // cache never answers; only the warm replay page is reused. 503s are counted, never retried.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../test/harness/browser';
 import { descendants } from '../test/harness/proc';
 import { fixtureHtml, playBusyFixture, recordedEvents, startRecording, startServer } from '../test/integration/rendering-fixtures';
-import { BenchContext, BenchSection, latencySummary, now, sized, sleep } from './bench-kit';
+import { BenchContext, BenchSection, httpClient, latencySummary, now, sized, sleep } from './bench-kit';
 
 const SIZE = 'width=1280&height=720';
 const WARM_REQUESTS = sized(30, 2);
@@ -65,32 +64,11 @@ function treePssMiB(root: number): number {
   return kb / 1024;
 }
 
-function client(baseUrl: string, maxSockets: number) {
-  const url = new URL(baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets });
-  const call = (method: string, path: string, key: string, body?: string): Promise<{ status: number; bytes: number; text: string }> =>
-    new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { authorization: `Bearer ${key}` };
-      if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      const req = request({ host: url.hostname, port: url.port, path, method, agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const all = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, bytes: all.length, text: res.headers['content-type']?.startsWith('image/') ? '' : all.toString('utf8') });
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { call, close: () => agent.destroy() };
-}
-
 export const screenshotBench: BenchSection = {
   name: 'screenshot',
   async run(ctx: BenchContext) {
     const { env } = ctx;
-    const http = client(env.baseUrl, 64);
+    const http = httpClient(env.baseUrl, 64);
     const events = await recordBusyPage(env.chromiumPath);
     const duration = events[events.length - 1].timestamp - events[0].timestamp;
     ctx.log(`screenshot: recorded ${events.length} events over ${duration} ms`);

@@ -8,6 +8,7 @@ import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { IngestionModule } from './ingestion/ingestion.module';
+import { LimitsModule } from './limits/limits.module';
 import { RecordingsModule } from './recordings/recordings.module';
 import { ProjectionsModule } from './projections/projections.module';
 import { ReplaysModule } from './replays/replays.module';
@@ -17,7 +18,17 @@ import { StatisticsModule } from './statistics/statistics.module';
 import { RenderingModule } from './rendering/rendering.module';
 
 /** Feature modules registered by role; features add themselves here. */
-export const API_MODULES: Type[] = [AuthModule, IngestionModule, RecordingsModule, ReplaysModule, SdkModule, AdminModule, StatisticsModule, RenderingModule];
+export const API_MODULES: Type[] = [
+  AuthModule,
+  LimitsModule,
+  IngestionModule,
+  RecordingsModule,
+  ReplaysModule,
+  SdkModule,
+  AdminModule,
+  StatisticsModule,
+  RenderingModule,
+];
 export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule];
 
 @Module({})

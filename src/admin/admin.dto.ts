@@ -4,10 +4,11 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { KEY_PREFIX, SIGNING_KEY_ID, TENANT_ID } from '../auth/key-material';
-import type { ApiKeyRecord, Tenant as StoredTenant } from '../auth/tenant-registry';
+import type { ApiKeyRecord, Tenant as StoredTenant } from '../auth/tenant-records';
 import { DELETION_STEPS, TENANT_STATUSES } from '../auth/tenant-status';
 import type { Assert, SameShape } from '../common/openapi/same-shape';
 import { epochMs } from '../common/openapi/openapi-schema';
+import { limitOverridesSchema } from './limits.dto';
 
 export const tenantIdSchema = z.string().regex(TENANT_ID, { message: 'must be 1-64 characters of A-Z a-z 0-9 _ -' });
 export const signingKeyIdSchema = z.string().regex(SIGNING_KEY_ID, { message: 'must be 1-64 characters of A-Z a-z 0-9 _ - and inner dots' });
@@ -103,6 +104,10 @@ const TenantSchema = z.object({
     .describe('Absent: active. suspended: its keys and links are refused (403), its data kept. deleting: refused the same way while its data is deleted'),
   statusSince: epochMs('When the status was set, epoch ms').optional(),
   deletion: TenantDeletionSchema.optional().describe('While deleting: how far the deletion got'),
+  limits: limitOverridesSchema
+    .optional()
+    .describe("The tenant's own limits (GET /admin/tenants/{tenantId}/limits shows all in force); absent: the defaults")
+    .meta({ example: { ingestEventsPerSecond: 20000 } }),
 });
 
 const keyFields = {

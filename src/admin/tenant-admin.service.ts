@@ -6,7 +6,8 @@ import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { safeEqual } from '../auth/key-material';
 import type { PresignScope } from '../auth/presign';
-import { Tenant, TenantRegistry } from '../auth/tenant-registry';
+import { TenantRegistry } from '../auth/tenant-registry';
+import { Tenant } from '../auth/tenant-records';
 import type {
   CreatedApiKey,
   CreatedSigningKey,

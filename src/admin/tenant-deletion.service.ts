@@ -4,7 +4,7 @@
 // The tenant record leaves the registry a moment before the run ends (its deletion marker stays for
 // the other instances' watchers): until then this instance still shows it, so a 404 means done.
 import { Inject, Injectable } from '@nestjs/common';
-import type { Tenant } from '../auth/tenant-registry';
+import type { Tenant } from '../auth/tenant-records';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';

@@ -15,11 +15,14 @@
 // each finding less to do, and finishes it.
 import { Logger } from '@nestjs/common';
 import { eraseTenantEntries } from '../auth/tenant-erasure';
-import type { Tenant, TenantRegistry } from '../auth/tenant-registry';
+import type { TenantRegistry } from '../auth/tenant-registry';
+import type { Tenant } from '../auth/tenant-records';
 import type { DeletionStep } from '../auth/tenant-status';
 import { AppError } from '../common/app-error';
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { deleteKvKeys } from '../infrastructure/nats/kv-bucket';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
+import { LIMITS_BUCKET } from '../infrastructure/nats/subjects';
 import { TenantMessages } from '../infrastructure/nats/tenant-messages';
 import { awaitProjectorsPast, eraseTenantRows } from '../projections/tenant-rows';
 
@@ -120,6 +123,12 @@ export function tenantDeletionOver(nats: NatsClient, ch: ClickHouse, registry: T
     stream: new TenantMessages(nats),
     projections: { awaitPast: (seq) => awaitProjectorsPast(nats, seq), erase: (id) => eraseTenantRows(ch, nats, replicas, id) },
     archives: [],
-    entries: { erase: (id) => eraseTenantEntries(registry, nats, id) },
+    entries: {
+      erase: async (id) => {
+        // The shared limit counters name the tenant in their keys (limits/): gone with it.
+        for (const filter of [`rate.${id}.>`, `ws.${id}`]) await deleteKvKeys(nats, LIMITS_BUCKET, filter);
+        return eraseTenantEntries(registry, nats, id);
+      },
+    },
   });
 }

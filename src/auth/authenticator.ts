@@ -12,7 +12,8 @@ import type { AuthRequirement } from './auth.decorator';
 import { carriesLink, verifyLink } from './link-verifier';
 import type { PresignScope } from './presign';
 import { RateLimiter } from './rate-limiter';
-import { ApiKeyRecord, TenantRegistry } from './tenant-registry';
+import { TenantRegistry } from './tenant-registry';
+import { ApiKeyRecord } from './tenant-records';
 
 export interface Presented {
   authorization?: string;

@@ -2,7 +2,8 @@ import { AppError } from '../common/app-error';
 import type { AppConfig } from '../config/config';
 import { LinkSigner } from './link-signer';
 import { sign } from './presign';
-import type { SigningKey, TenantRegistry } from './tenant-registry';
+import type { TenantRegistry } from './tenant-registry';
+import type { SigningKey } from './tenant-records';
 
 const key: SigningKey = { tenantId: 't1', keyId: 'key-2', secret: 's'.repeat(32), createdAt: 2 };
 const registry = (k?: SigningKey) => ({ currentSigningKey: (t: string) => (k && k.tenantId === t ? k : undefined) }) as unknown as TenantRegistry;

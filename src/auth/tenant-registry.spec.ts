@@ -1,6 +1,7 @@
 import { MemoryKv, memoryNats } from './testing/memory-kv';
 import { hashKey } from './key-material';
-import { DEFAULT_SIGNING_KEY_ID, TenantRegistry } from './tenant-registry';
+import { TenantRegistry } from './tenant-registry';
+import { DEFAULT_SIGNING_KEY_ID } from './tenant-records';
 
 async function started() {
   const kv = new MemoryKv();

@@ -1,6 +1,6 @@
 // Tenants and their keys, kept in a JetStream key-value bucket and mirrored in memory by a watcher,
 // so authentication costs no round trip and every instance sees a new or revoked key within a second.
-//   tenants.<tenantId>            {id, name, createdAt, retentionDays, status, statusSince, deletion}
+//   tenants.<tenantId>            {id, name, createdAt, retentionDays, limits, status, statusSince, deletion}
 //   keys.<sha256(key)>            {tenantId, kind, handle, createdAt, allowedOrigins}
 //   signing.<tenantId>.<keyId>    {tenantId, keyId, secret, createdAt}
 // Revocation deletes the entry. API keys are stored only as hashes. A write resolves once this
@@ -9,41 +9,14 @@
 import { Logger } from '@nestjs/common';
 import { KV, KvEntry } from 'nats';
 import { AppError } from '../common/app-error';
+import { applyLimitChanges, LimitName } from '../domain/tenant-limits';
 import { isWrongLastSequence } from '../infrastructure/nats/jetstream-errors';
 import { kvBucketExists } from '../infrastructure/nats/kv-bucket';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { TENANTS_BUCKET } from '../infrastructure/nats/subjects';
 import { generateKey, generateSigningSecret, hashKey, keyHandle, KeyKind, kindOfKey, safeEqual, SIGNING_KEY_ID, TENANT_ID } from './key-material';
-import { TenantDeletionState, tenantRefusal, tenantRefused, TenantStatus } from './tenant-status';
-
-export interface Tenant {
-  id: string;
-  name: string;
-  createdAt: number;
-  retentionDays?: number;
-  /** Absent: active. */
-  status?: TenantStatus;
-  /** When the current status was set, epoch ms. */
-  statusSince?: number;
-  deletion?: TenantDeletionState;
-}
-export interface ApiKeyRecord {
-  tenantId: string;
-  kind: KeyKind;
-  handle: string;
-  hash: string;
-  createdAt: number;
-  allowedOrigins?: string[];
-}
-export interface SigningKey {
-  tenantId: string;
-  keyId: string;
-  secret: string;
-  createdAt: number;
-}
-
-/** The signing key every new tenant is given. */
-export const DEFAULT_SIGNING_KEY_ID = 'default';
+import { DEFAULT_SIGNING_KEY_ID, type ApiKeyRecord, type SigningKey, type Tenant } from './tenant-records';
+import { tenantRefusal, tenantRefused, TenantStatus } from './tenant-status';
 
 const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 
@@ -196,20 +169,33 @@ export class TenantRegistry {
     return { tenant: t, created: true };
   }
 
-  async setRetention(id: string, retentionDays: number | undefined): Promise<Tenant> {
-    const t = await this.requireTenant(id);
-    const next: Tenant = { ...t, retentionDays };
-    await this.put(`tenants.${id}`, next);
-    return next;
+  setRetention(id: string, retentionDays: number | undefined): Promise<Tenant> {
+    return this.update(id, (t) => ({ ...t, retentionDays }));
   }
 
-  /** Sets (or, with undefined fields, clears) a tenant's lifecycle fields; the rest of it is kept. Compare-and-set. */
-  async setStatus(id: string, fields: Pick<Tenant, 'status' | 'statusSince' | 'deletion'>): Promise<Tenant> {
+  /** Sets (or, with undefined fields, clears) a tenant's lifecycle fields; the rest of it is kept. */
+  setStatus(id: string, fields: Pick<Tenant, 'status' | 'statusSince' | 'deletion'>): Promise<Tenant> {
+    return this.update(id, ({ status: _s, statusSince: _t, deletion: _d, ...rest }) => ({ ...rest, ...fields }));
+  }
+
+  /** Sets (a number) or returns to the default (null) the tenant's own limits; absent ones are kept. */
+  setLimits(id: string, changes: Partial<Record<LimitName, number | null>>): Promise<Tenant> {
+    return this.update(id, ({ limits: current, ...t }) => {
+      if (t.status === 'deleting') throw new AppError('conflict', `Tenant ${id} is being deleted; its limits cannot change`);
+      const limits = applyLimitChanges(current, changes);
+      return { ...t, ...(limits ? { limits } : {}) };
+    });
+  }
+
+  /**
+   * Changes a stored tenant by compare-and-set: a change made meanwhile (a suspension, a deletion
+   * starting, another instance's edit) is read again and kept, never overwritten.
+   */
+  private async update(id: string, change: (t: Tenant) => Tenant): Promise<Tenant> {
     for (;;) {
       const e = TENANT_ID.test(id) ? await this.kv.get(`tenants.${id}`) : null;
       if (!e || e.operation !== 'PUT') throw new AppError('not_found', `no tenant ${id}`);
-      const { status: _s, statusSince: _t, deletion: _d, ...rest } = JSON.parse(e.string()) as Tenant;
-      const next: Tenant = { ...rest, ...fields };
+      const next = change(JSON.parse(e.string()) as Tenant);
       const revision = await this.kv.update(`tenants.${id}`, enc(next), e.revision).catch((err: unknown) => {
         if (isWrongLastSequence(err)) return undefined; // changed meanwhile: read it again
         throw err;

@@ -7,10 +7,12 @@ import { createCliContext } from './cli-context';
 import { CommandMap, UsageError } from './command';
 import { projectionCommands } from './projection-commands';
 import { tenantCommands } from './tenant-commands';
+import { tenantLimitsCommand } from './tenant-limits-command';
 
 export const COMMANDS: CommandMap = {
   ...projectionCommands,
   ...tenantCommands,
+  ...tenantLimitsCommand,
 };
 
 /** The longest command name matching the leading words, and the remaining words. */

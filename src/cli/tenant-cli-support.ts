@@ -46,6 +46,17 @@ const LOAD_TIMEOUT_MS = 10_000;
 
 /** Loads the tenant registry over the context's NATS connection (closed by the CLI's main). */
 export async function openTenantAdmin(ctx: CliContext): Promise<AdminSession> {
+  const registry = await openTenantRegistry(ctx);
+  const nats = await ctx.nats();
+  return {
+    admin: new TenantAdmin(registry, ctx.cfg),
+    deletion: () => tenantDeletionOver(nats, ctx.clickhouse(), registry, ctx.cfg.STREAM_REPLICAS),
+    close: async () => registry.stop(),
+  };
+}
+
+/** The tenant registry, loaded (stop() it when done); refuses a NATS without one. */
+export async function openTenantRegistry(ctx: CliContext): Promise<TenantRegistry> {
   const registry = new TenantRegistry(await ctx.nats(), ctx.cfg.STREAM_REPLICAS);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -56,12 +67,7 @@ export async function openTenantAdmin(ctx: CliContext): Promise<AdminSession> {
   } finally {
     clearTimeout(timer);
   }
-  const nats = await ctx.nats();
-  return {
-    admin: new TenantAdmin(registry, ctx.cfg),
-    deletion: () => tenantDeletionOver(nats, ctx.clickhouse(), registry, ctx.cfg.STREAM_REPLICAS),
-    close: async () => registry.stop(),
-  };
+  return registry;
 }
 
 /**

@@ -1,7 +1,7 @@
 // A tenant's lifecycle from the command line: suspend, resume, status, and delete (which runs the
 // whole deletion in this process, step by step on stderr, and finishes one cut short when run again).
 import { tenantIdSchema } from '../admin/admin.dto';
-import type { Tenant } from '../auth/tenant-registry';
+import type { Tenant } from '../auth/tenant-records';
 import { parseWith } from '../common/validation';
 import { UsageError } from './command';
 import type { TenantCommandSpec } from './tenant-cli-support';

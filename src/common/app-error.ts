@@ -12,6 +12,7 @@ export type AppErrorCode =
   | 'unsupported_media_type'
   | 'unprocessable'
   | 'rate_limited'
+  | 'quota_exceeded'
   | 'upstream_failed'
   | 'unavailable';
 
@@ -54,6 +55,16 @@ export class RateLimited extends AppError {
   }
 }
 
+/**
+ * A tenant's storage quota is used up: nothing of the write was stored. Waiting alone does not help
+ * (deleting recordings, retention or a higher quota do); the hint says when usage is next re-read.
+ */
+export class QuotaExceeded extends AppError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('quota_exceeded', message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
+  }
+}
+
 export function statusOf(code: AppErrorCode): number {
   switch (code) {
     case 'bad_request':
@@ -76,6 +87,8 @@ export function statusOf(code: AppErrorCode): number {
       return 422;
     case 'rate_limited':
       return 429;
+    case 'quota_exceeded':
+      return 507;
     case 'upstream_failed':
       return 502;
     case 'unavailable':

@@ -9,6 +9,8 @@ const decimal = (v: unknown) => (typeof v === 'string' ? (/^-?\d+(?:\.\d+)?$/.te
 /** A decimal number, with its own bounds: `number((n) => n.int().min(-1))`. */
 const number = (bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) => z.preprocess(decimal, bounds(z.number({ error: 'must be a decimal number' })));
 const int = (min: number, max: number) => number((n) => n.int().min(min).max(max));
+/** A whole number from 0 up to 2^53 - 1 (byte counts and rates). */
+const count = () => int(0, Number.MAX_SAFE_INTEGER);
 /** An http(s) URL: ClickHouse's client and the links the service prints need the scheme. */
 const httpUrl = (what: string) => z.string().regex(/^https?:\/\/[^\s/?#]+/i, { message: `must be an http:// or https:// URL (${what})` });
 const optional = <T extends z.ZodTypeAny>(s: T) => z.preprocess((v) => (v === '' ? undefined : v), s.optional());
@@ -68,6 +70,20 @@ export const configSchema = z.object({
   /** Requests per second per API key (token bucket; 0 disables). */
   RATE_LIMIT_PER_SECOND: number((n) => n.min(0)).default(0),
   RATE_LIMIT_BURST: int(1, 1_000_000).default(1000),
+  /**
+   * Per-tenant limits' defaults (docs/limits.md; a tenant's own values, set with the admin API or the
+   * CLI, win; 0: unlimited). Chosen from measurements on the 2-core reference machine so that one
+   * tenant at every limit leaves the others their normal latency (bench `noisy-neighbour`).
+   */
+  TENANT_INGEST_EVENTS_PER_SECOND: count().default(5000),
+  TENANT_INGEST_BYTES_PER_SECOND: count().default(2 * 1024 * 1024),
+  TENANT_WEBSOCKETS: count().default(1000),
+  TENANT_READ_BYTES_PER_SECOND: count().default(2 * 1024 * 1024),
+  TENANT_STORED_BYTES: count().default(20 * 1024 * 1024 * 1024),
+  /** How many seconds of a rate a tenant may use at once after being idle (token bucket depth). */
+  TENANT_BURST_SECONDS: number((n) => n.min(0.1).max(3600)).default(2),
+  /** How often an instance re-reads an ingesting tenant's stored bytes from the projections. */
+  TENANT_USAGE_REFRESH_SECONDS: int(1, 3600).default(10),
 
   /** Longest lifetime a presigned link may have, seconds. */
   PRESIGN_MAX_TTL_SECONDS: int(1, 365 * 24 * 3600).default(7 * 24 * 3600),

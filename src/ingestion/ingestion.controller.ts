@@ -3,7 +3,7 @@ import { ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiResponse, ApiTags } f
 import type { FastifyRequest } from 'fastify';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
-import { ApiBadRequest, ApiJsonBodyLimits } from '../common/openapi/api-responses';
+import { ApiBadRequest, ApiJsonBodyLimits, ApiTextError } from '../common/openapi/api-responses';
 import { ApiQueryParams, openApiSchema } from '../common/openapi/openapi-schema';
 import { bodyBuffer, jsonBody, utf8 } from '../common/request-body';
 import { RecordingIdParams } from '../domain/recording.dto';
@@ -50,11 +50,22 @@ const IngestEndpoint = (summary: string, more: string) =>
     ),
     ApiResponse({ status: 413, description: 'Body (or decompressed body, or one event) larger than the limit' }),
     ApiResponse({ status: 422, description: 'The Idempotency-Key was used before in this recording for other events; nothing was stored' }),
+    ApiTextError(
+      429,
+      "Over one of the tenant's ingestion rates (or the key's request rate): nothing was stored; retry after Retry-After (text/plain, names the limit)",
+      'Ingestion rate limit reached: this tenant may use 5000 events per second (limit ingestEventsPerSecond); retry later',
+    ),
+    ApiTextError(
+      507,
+      "The tenant's stored-bytes quota is used up: nothing was stored (text/plain, names the limit)",
+      'Storage quota exceeded: this tenant stores 21474836480 of its 21474836480 bytes (limit storedBytes); nothing of this batch was stored. …',
+    ),
     ApiResponse({ status: 415, description: 'Unsupported Content-Type or Content-Encoding' }),
     ApiResponse({ status: 503, description: 'JetStream unreachable or did not confirm in time; nothing was acknowledged, retry' }),
   );
 
 function ingestBatch(ingestion: IngestionService, recordingId: string, req: FastifyRequest, auth: AuthContext): Promise<IngestResult> {
+  ingestion.precheck(auth.tenantId);
   const format = formatOf(header(req, 'content-type'));
   const text = utf8(bodyBuffer(req, ingestion.maxBodyBytes));
   const batch = parseEventBatch(text, format, ingestion.maxEventBytes);

@@ -9,6 +9,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { ClientInfo, MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue, summarizeBatch } from '../domain/batch-summary';
 import { EVENT_STORE, EventStore } from '../domain/event-store';
 import type { RrwebEvent } from '../domain/rrweb-event';
+import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { IngestMetrics } from './ingest-metrics';
 import type { IngestResult, MetadataResult } from './ingestion.dto';
 
@@ -21,7 +22,13 @@ export class IngestionService {
     private readonly metrics: IngestMetrics,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     private readonly registry: TenantRegistry,
+    private readonly limits: TenantLimiter,
   ) {}
+
+  /** Refuses a batch before it is parsed when the tenant is known to be over a limit (429/507). */
+  precheck(tenantId: string): void {
+    this.limits.precheckIngest(tenantId);
+  }
 
   batchId(tenantId: string, recordingId: string, idempotencyKey: string | undefined, payload: string): string {
     const h = createHash('sha256').update(`${tenantId}\n${recordingId}\n`);
@@ -49,7 +56,10 @@ export class IngestionService {
     const summary = summarizeBatch(events, bytes.length, client);
     // Authorised before the tenant was suspended or set for deletion (a slow body, an open WebSocket): refused now.
     this.registry.assertServing(tenantId);
+    // Before the write: a batch over a limit is refused whole, never stored unacknowledged.
+    await this.limits.admitIngest(tenantId, events.length, bytes.length);
     const r = await this.store.appendBatch(tenantId, recordingId, batchId, bytes, summary);
+    if (!r.duplicate) this.limits.stored(tenantId, bytes.length);
     if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'ev', r.seqs, events);
     this.metrics.observe(events.length, bytes.length, Number(process.hrtime.bigint() - started) / 1e9, r.duplicate);
     return { recordingId, batchId, events: events.length, duplicate: r.duplicate };

@@ -131,6 +131,9 @@ export class IngestConnection {
       const text = utf8(raw).trim();
       if (text === '') return;
       if (text.startsWith('{') && /^\{\s*"type"\s*:\s*"/.test(text)) {
+        const early = BATCH_PREFIX.exec(text)?.[1];
+        // A tenant already over a limit: refused before the frame is parsed (our recorder's frames).
+        if (early !== undefined && !this.admits(early)) return;
         const canonical = canonicalBatch(text);
         if (canonical) return this.onControl(canonical.frame, text, canonical.payload);
         return this.onControl(parseJson(text, 'Frame') as Record<string, unknown>, text);
@@ -138,6 +141,17 @@ export class IngestConnection {
       this.onEvents(text);
     } catch (e) {
       this.sendError(e);
+    }
+  }
+
+  /** False (and the error frame sent) when the tenant is known to be over a limit. */
+  private admits(batch: string): boolean {
+    try {
+      this.ingestion.precheck(this.tenantId);
+      return true;
+    } catch (e) {
+      this.sendError(e, batch);
+      return false;
     }
   }
 
@@ -200,8 +214,11 @@ export class IngestConnection {
             this.send({ type: 'upstream-result', ok: true, status: 204, statusText: 'No Content', headers: {}, final: false, events: r.events });
             return;
           } catch (e) {
-            if (!(e instanceof AppError && e.code === 'unavailable') || Date.now() + delay > deadline) throw e;
-            await new Promise((r) => setTimeout(r, delay));
+            // Frames without ids cannot be resent by the client: wait out an outage or a rate limit
+            // (reading pauses once too much waits), within the deadline.
+            const wait = e instanceof AppError && e.code === 'rate_limited' ? Math.max(delay, (e.retryAfterSeconds ?? 1) * 1000) : delay;
+            if (!(e instanceof AppError && (e.code === 'unavailable' || e.code === 'rate_limited')) || Date.now() + wait > deadline) throw e;
+            await new Promise((r) => setTimeout(r, wait));
           }
         }
       },
@@ -228,7 +245,8 @@ export class IngestConnection {
     const message = e instanceof AppError ? e.message : 'Could not store the data; retry';
     if (!(e instanceof AppError)) this.logger.error({ msg: 'ws ingest failed', err: String(e) });
     this.opts.onErrorFrame?.(status);
-    this.send({ type: 'error', status, message, ...(batch ? { batch } : {}) });
+    const retryAfter = e instanceof AppError ? e.retryAfterSeconds : undefined;
+    this.send({ type: 'error', status, message, ...(batch ? { batch } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) });
   }
 
   /**

@@ -18,6 +18,7 @@ import { Authenticator } from '../auth/authenticator';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { refusalFor } from '../auth/tenant-status';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { IngestionService } from './ingestion.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { clientInfo } from './client-info';
@@ -48,6 +49,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     private readonly ingestion: IngestionService,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     metrics: MetricsService,
+    private readonly limits: TenantLimiter,
   ) {
     metrics.gauge('tapedeck_ws_connections', 'Open ingestion WebSockets', () => this.connections.size);
     this.refused = metrics.labelledCounter(
@@ -84,19 +86,17 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
       // Node removes its own error listener from upgrade sockets: without one, a reset by the client
       // (or any write error) would be an unhandled 'error' event and end the process.
       socket.on('error', () => undefined);
-      try {
-        this.upgrade(req, socket, head);
-      } catch (e) {
+      this.upgrade(req, socket, head).catch((e) => {
         // The same answers as HTTP (error filter): 400 JSON for a bad recordingId, 429 with Retry-After…
         const d = describeError(e);
         if (d.errorId) this.logger.error({ msg: 'upgrade failed', errorId: d.errorId, err: String((e as Error)?.stack ?? e) });
         this.refused({ kind: 'upgrade', status: d.status });
         refuse(socket, d.status, d.contentType, d.body, d.headers);
-      }
+      });
     });
   }
 
-  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
     const url = parseUrl(req.url);
     const m = PATH.exec(url.pathname);
     const bad = malformedQueryEncoding(req.url ?? '/');
@@ -114,13 +114,21 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
       client: clientInfo(req.headers, clientAddress(req, this.trustProxy)),
       onErrorFrame: (status: number) => this.refused({ kind: 'frame', status }),
     };
-    if (this.closing) throw new AppError('unavailable', 'The server is shutting down; reconnect');
-    if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
+    this.assertRoom();
+    // The tenant's slot (shared by every instance) is freed when this socket closes, however it ends.
+    socket.once('close', await this.limits.openWebSocket(auth.tenantId));
+    if (socket.destroyed) return;
+    this.assertRoom();
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const conn = new IngestConnection(ws, auth.tenantId, recordingId, options, this.ingestion, this.cfg, this.logger, socket);
       this.connections.set(conn, auth);
       ws.once('close', () => this.connections.delete(conn));
     });
+  }
+
+  private assertRoom() {
+    if (this.closing) throw new AppError('unavailable', 'The server is shutting down; reconnect');
+    if (this.connections.size >= this.cfg.WS_MAX_CONNECTIONS) throw new AppError('unavailable', 'Too many WebSocket connections');
   }
 
   /**

@@ -6,8 +6,9 @@ import { ListingPlanner } from './listing.planner';
 import { RecordingsRepository } from './recordings.repository';
 import { ReplayGroupsRepository } from './replay-groups.repository';
 import { StatisticsRepository } from './statistics.repository';
+import { StorageUsageRepository } from './storage-usage.repository';
 
-const READ_MODEL = [ListingPlanner, RecordingsRepository, StatisticsRepository, ReplayGroupsRepository];
+const READ_MODEL = [ListingPlanner, RecordingsRepository, StatisticsRepository, ReplayGroupsRepository, StorageUsageRepository];
 
 @Module({ providers: READ_MODEL, exports: READ_MODEL })
 export class ReadModelModule {}

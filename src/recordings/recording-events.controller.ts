@@ -6,12 +6,17 @@ import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { ApiInvalidRecordingId, ApiStoreUnavailable, ApiTextError } from '../common/openapi/api-responses';
 import { EventList, RecordingIdParams } from '../domain/recording.dto';
+import { ApiReadBandwidth } from '../limits/limits.openapi';
+import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { RecordingEventsService } from './recording-events.service';
 
 @ApiTags('recordings')
 @Controller('recordings/:recordingId')
 export class RecordingEventsController {
-  constructor(private readonly events: RecordingEventsService) {}
+  constructor(
+    private readonly events: RecordingEventsService,
+    private readonly limits: TenantLimiter,
+  ) {}
 
   @Get('events')
   @Auth({ keys: ['secret'], presign: 'recording' })
@@ -26,7 +31,9 @@ export class RecordingEventsController {
   @ApiInvalidRecordingId()
   @ApiTextError(404, 'No such recording for this tenant', 'Recording not found')
   @ApiStoreUnavailable('events')
+  @ApiReadBandwidth()
   async get(@Param() { recordingId }: RecordingIdParams, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
-    return sendJsonStream(reply, this.events.streamEvents(auth.tenantId, recordingId, abortWhenClientGone(reply)));
+    const body = await this.limits.metered(auth.tenantId, () => this.events.streamEvents(auth.tenantId, recordingId, abortWhenClientGone(reply)));
+    return sendJsonStream(reply, body);
   }
 }

@@ -11,18 +11,23 @@ import { EventList } from '../domain/recording.dto';
 import { parseMetadataFilters } from '../read-model/metadata-filter';
 import { ApiMetadataFilters } from '../read-model/metadata-filter.dto';
 import { GroupingPropParams, ListReplaysQuery, Replay, ReplayGroupParams, ReplayList } from './replays.dto';
+import { ApiReadBandwidth } from '../limits/limits.openapi';
+import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { ReplaysService } from './replays.service';
 
 const NO_MEMBER = 'No recording with events in the group (metadata alone makes no member)';
 
-async function stream(reply: FastifyReply, make: (signal: AbortSignal) => Promise<Readable>) {
-  return sendJsonStream(reply, await make(abortWhenClientGone(reply)));
+async function stream(reply: FastifyReply, limits: TenantLimiter, tenantId: string, make: (signal: AbortSignal) => Promise<Readable>) {
+  return sendJsonStream(reply, await limits.metered(tenantId, () => make(abortWhenClientGone(reply))));
 }
 
 @ApiTags('replays')
 @Controller()
 export class ReplaysController {
-  constructor(private readonly replays: ReplaysService) {}
+  constructor(
+    private readonly replays: ReplaysService,
+    private readonly limits: TenantLimiter,
+  ) {}
 
   @Get('replays/:groupingProp/:replayValue')
   @Auth({ keys: ['secret'], presign: 'replay' })
@@ -36,8 +41,11 @@ export class ReplaysController {
   @ApiValidationError('groupingProp or replayValue length out of range')
   @ApiTextError(404, NO_MEMBER, 'No recording matches this replay')
   @ApiStoreUnavailable('both')
+  @ApiReadBandwidth()
   get(@Param() group: ReplayGroupParams, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
-    return stream(reply, (signal) => this.replays.replay(auth.tenantId, [{ key: group.groupingProp, value: group.replayValue }], signal));
+    return stream(reply, this.limits, auth.tenantId, (signal) =>
+      this.replays.replay(auth.tenantId, [{ key: group.groupingProp, value: group.replayValue }], signal),
+    );
   }
 
   @Get('replays/:groupingProp/:replayValue/events')
@@ -47,8 +55,11 @@ export class ReplaysController {
   @ApiValidationError('groupingProp or replayValue length out of range')
   @ApiTextError(404, NO_MEMBER, 'No recording matches this replay')
   @ApiStoreUnavailable('both')
+  @ApiReadBandwidth()
   events(@Param() group: ReplayGroupParams, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
-    return stream(reply, (signal) => this.replays.events(auth.tenantId, [{ key: group.groupingProp, value: group.replayValue }], signal));
+    return stream(reply, this.limits, auth.tenantId, (signal) =>
+      this.replays.events(auth.tenantId, [{ key: group.groupingProp, value: group.replayValue }], signal),
+    );
   }
 
   @Get('replays/:groupingProp')
@@ -84,9 +95,10 @@ export class ReplaysController {
   @ApiBadRequest('No filter (text/plain), or a bad filter (JSON)', 'Compose needs at least one metadata[<key>]=<value> filter')
   @ApiTextError(404, 'No recording matches', 'No recording matches this replay')
   @ApiStoreUnavailable('both')
+  @ApiReadBandwidth()
   compose(@Query() q: Record<string, unknown>, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
     const filters = parseMetadataFilters(q);
     if (filters.length === 0) throw new AppError('bad_request', 'Compose needs at least one metadata[<key>]=<value> filter');
-    return stream(reply, (signal) => this.replays.events(auth.tenantId, filters, signal));
+    return stream(reply, this.limits, auth.tenantId, (signal) => this.replays.events(auth.tenantId, filters, signal));
   }
 }

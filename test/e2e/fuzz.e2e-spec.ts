@@ -356,6 +356,8 @@ const ROUTES: [method: string, path: string][] = [
   ['GET', '/admin/tenants'],
   ['POST', '/admin/tenants'],
   ['PATCH', '/admin/tenants/:x'],
+  ['GET', '/admin/tenants/:x/limits'],
+  ['PATCH', '/admin/tenants/:x/limits'],
   ['GET', '/admin/tenants/:x/keys'],
   ['POST', '/admin/tenants/:x/keys'],
   ['DELETE', '/admin/tenants/:x/keys/:x'],

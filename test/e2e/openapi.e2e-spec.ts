@@ -253,6 +253,8 @@ const ADMIN: [number, Call][] = [
   [200, { method: 'get', path: '/admin/tenants/{tenantId}', url: `/admin/tenants/${tenant}` }],
   [200, { method: 'post', path: '/admin/tenants/{tenantId}/suspend', url: `/admin/tenants/${tenant}/suspend` }],
   [200, { method: 'post', path: '/admin/tenants/{tenantId}/resume', url: `/admin/tenants/${tenant}/resume` }],
+  [200, { method: 'patch', path: '/admin/tenants/{tenantId}/limits', url: `/admin/tenants/${tenant}/limits`, body: { storedBytes: 0, webSockets: null } }],
+  [200, { method: 'get', path: '/admin/tenants/{tenantId}/limits', url: `/admin/tenants/${tenant}/limits` }],
   [
     201,
     {

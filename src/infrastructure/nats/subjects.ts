@@ -7,6 +7,8 @@ export const EVENTS_STREAM = 'TAPEDECK_EVENTS';
 export const SUBJECT_ROOT = 'td.rec';
 export const ALL_RECORDINGS = `${SUBJECT_ROOT}.>`;
 export const TENANTS_BUCKET = 'tapedeck_tenants';
+/** Shared state of the per-tenant limits (token buckets, open WebSockets), in memory. */
+export const LIMITS_BUCKET = 'tapedeck_limits';
 
 export type SubjectKind = 'ev' | 'meta' | 'del';
 

@@ -1,7 +1,8 @@
 import type { AuthContext } from '../../auth/auth-context';
 import { LinkSigner } from '../../auth/link-signer';
 import { presignQuery, PresignScope, sign } from '../../auth/presign';
-import type { SigningKey, TenantRegistry } from '../../auth/tenant-registry';
+import type { TenantRegistry } from '../../auth/tenant-registry';
+import type { SigningKey } from '../../auth/tenant-records';
 import { ValidationError } from '../../common/validation';
 import { loadConfig } from '../../config/config';
 import { parsePlayerQuery } from './player-params';

@@ -1,0 +1,82 @@
+// Tenant A's flood for the noisy-neighbour section, run as a child process so that A's clients do
+// not share an event loop (and so a timing) with tenant B's: each `flood` message runs the named
+// kinds of flood for `ms` and answers with what A got. A's clients ignore Retry-After but pause
+// after a refusal (an impatient client, not a request flood).
+import { randomUUID } from 'node:crypto';
+import { httpClient, makeBatch, now, sleep } from './bench-kit';
+
+export type FloodKind = 'ingest' | 'reads' | 'screenshots';
+
+export interface FloodOrder {
+  baseUrl: string;
+  publicKey: string;
+  secretKey: string;
+  /** A's recording read by the read flood, and the one rendered by the screenshot flood. */
+  readRecording: string;
+  shotRecording: string;
+  /** Paths of screenshots after the recording id (distinct positions: the image cache never answers). */
+  shotPaths: string[];
+  kinds: FloodKind[];
+  ms: number;
+  clients: Record<FloodKind, number>;
+}
+
+export interface FloodResult {
+  seconds: number;
+  ingestedEvents: number;
+  readBytes: number;
+  screenshots: number;
+  refusals: Record<string, number>;
+}
+
+const REFUSED_PAUSE_MS = 50;
+
+/** Runs `task` back to back until `until`, pausing after a refusal. */
+async function flat(until: number, task: () => Promise<boolean>) {
+  while (now() < until) if (!(await task())) await sleep(REFUSED_PAUSE_MS);
+}
+
+let seed = 2_000_000;
+let shot = 0;
+
+export async function flood(o: FloodOrder): Promise<FloodResult> {
+  const http = httpClient(o.baseUrl, 64);
+  const r: FloodResult = { seconds: 0, ingestedEvents: 0, readBytes: 0, screenshots: 0, refusals: {} };
+  const refused = (what: string, status: number) => ((r.refusals[`${what} ${status}`] = (r.refusals[`${what} ${status}`] ?? 0) + 1), false);
+  const clients = (kind: FloodKind) => Array.from({ length: o.kinds.includes(kind) ? o.clients[kind] : 0 });
+  const started = now();
+  const until = started + o.ms;
+  await Promise.all([
+    ...clients('ingest').map(() =>
+      flat(until, async () => {
+        const res = await http.call('POST', `/recordings/${randomUUID()}/events`, o.publicKey, JSON.stringify(makeBatch(seed++)));
+        return res.status === 200 ? ((r.ingestedEvents += 50), true) : refused('ingest', res.status);
+      }),
+    ),
+    ...clients('reads').map(() =>
+      flat(until, async () => {
+        const res = await http.call('GET', `/recordings/${o.readRecording}/events`, o.secretKey, undefined, false);
+        return res.status === 200 ? ((r.readBytes += res.bytes), true) : refused('read', res.status);
+      }),
+    ),
+    ...clients('screenshots').map(() =>
+      flat(until, async () => {
+        const res = await http.call('GET', `/recordings/${o.shotRecording}/${o.shotPaths[shot++ % o.shotPaths.length]}`, o.secretKey);
+        return res.status === 200 ? (r.screenshots++, true) : refused('screenshot', res.status);
+      }),
+    ),
+  ]);
+  http.close();
+  r.seconds = (now() - started) / 1000;
+  return r;
+}
+
+if (require.main === module) {
+  process.on('message', (o: FloodOrder | 'exit') => {
+    if (o === 'exit') return process.exit(0);
+    flood(o).then(
+      (r) => process.send!(r),
+      (e: Error) => process.send!({ error: String(e?.stack ?? e) }),
+    );
+  });
+}

@@ -1,0 +1,237 @@
+// Noisy neighbour: tenant A floods ingestion, event reads and screenshots at and beyond its limits
+// (the service's default per-tenant limits, or TENANT_* variables given to the bench) while tenant B
+// works normally: browsers sending a batch a second, a viewer reading events, screenshots. For each
+// kind of flood, and all at once, B works alone and under the flood in turns (short phases, so the
+// machine's other load falls on both alike), in the same run; reported: B's latencies both ways and
+// the ratio of their p95 (target: at most 1.5). A's clients run in a child process (noisy-flood.ts).
+import { fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config/config';
+import type { RrwebEvent } from '../src/domain/rrweb-event';
+import { defaultLimits, TenantLimits } from '../src/domain/tenant-limits';
+import {
+  appendEvents,
+  BenchContext,
+  benchEventStore,
+  BenchSection,
+  CallResult,
+  cpuMeter,
+  httpClient,
+  latencySummary,
+  makeBatch,
+  now,
+  sized,
+  sleep,
+  waitForProjector,
+} from './bench-kit';
+import type { FloodKind, FloodOrder, FloodResult } from './noisy-flood';
+
+/** Per kind of flood: this many turns of B alone then B under the flood, each PHASE_MS. */
+const TURNS = sized(3, 1);
+const PHASE_MS = sized(5000, 300);
+const WARMUP_MS = sized(3000, 200);
+/** B's browsers, one 50-event batch a second each; B's viewer reads and screenshots at a steady pace. */
+const B_BROWSERS = sized(20, 2);
+const B_READ_EVERY_MS = 150;
+const B_SHOT_EVERY_MS = 300;
+/** A's clients running flat out. */
+const A_CLIENTS: Record<FloodKind, number> = { ingest: sized(8, 2), reads: sized(4, 1), screenshots: sized(4, 1) };
+/** A's recording for reads: about 4 MB of events JSON. */
+const A_READ_BATCHES = sized(250, 10);
+const TARGET_RATIO = 1.5;
+const SHOT = 'width=1280&height=720';
+const FLOODS: [string, FloodKind[]][] = [
+  ['ingestion', ['ingest']],
+  ['event reads', ['reads']],
+  ['screenshots', ['screenshots']],
+  ['all', ['ingest', 'reads', 'screenshots']],
+];
+
+type Http = ReturnType<typeof httpClient>;
+type Ev = RrwebEvent;
+type Samples = Record<'ingest' | 'reads' | 'screenshots', number[]> & { errors: Record<string, number> };
+
+/** A page of 200 rows, then rows highlighted and the mouse moving, 60 ms apart: renderable at any time. */
+function pageEvents(count: number, start: number): Ev[] {
+  const rows = Array.from({ length: 200 }, (_, i) => ({
+    type: 2,
+    tagName: 'li',
+    id: 10 + 2 * i,
+    attributes: { class: 'row' },
+    childNodes: [{ type: 3, id: 11 + 2 * i, textContent: `Row ${i}: a product name and a short description` }],
+  }));
+  const body = { type: 2, tagName: 'body', id: 4, attributes: {}, childNodes: [{ type: 2, tagName: 'ul', id: 5, attributes: {}, childNodes: rows }] };
+  const html = { type: 2, tagName: 'html', id: 2, attributes: {}, childNodes: [{ type: 2, tagName: 'head', id: 3, attributes: {}, childNodes: [] }, body] };
+  const out: Ev[] = [
+    { type: 4, timestamp: start, data: { href: 'https://shop.example/list', width: 1280, height: 720 } },
+    { type: 2, timestamp: start + 1, data: { node: { type: 0, id: 1, childNodes: [html] }, initialOffset: { top: 0, left: 0 } } },
+  ];
+  for (let i = 0; out.length < count; i++) {
+    const ts = start + 2 + i * 60;
+    out.push(
+      i % 2
+        ? { type: 3, timestamp: ts, data: { source: 1, positions: [{ x: (i * 37) % 1280, y: (i * 11) % 720, id: 5, timeOffset: 0 }] } }
+        : {
+            type: 3,
+            timestamp: ts,
+            data: { source: 0, texts: [], attributes: [{ id: 10 + 2 * (i % 200), attributes: { class: `row on-${i}` } }], removes: [], adds: [] },
+          },
+    );
+  }
+  return out;
+}
+
+async function makeTenant(http: Http, adminToken: string, limits: TenantLimits) {
+  const id = `nn_${randomBytes(4).toString('hex')}`;
+  const ok = async (r: Promise<CallResult>) => {
+    const res = await r;
+    if (res.status >= 300) throw new Error(`admin API answered ${res.status}: ${res.text}`);
+    return JSON.parse(res.text) as Record<string, unknown>;
+  };
+  await ok(http.call('POST', '/admin/tenants', adminToken, JSON.stringify({ id })));
+  const key = async (kind: string) => (await ok(http.call('POST', `/admin/tenants/${id}/keys`, adminToken, JSON.stringify({ kind })))).key as string;
+  const [publicKey, secretKey] = [await key('public'), await key('secret')];
+  await ok(http.call('PATCH', `/admin/tenants/${id}/limits`, adminToken, JSON.stringify(limits)));
+  return { id, publicKey, secretKey };
+}
+
+/** Runs `task` every `everyMs` (the next right after a slow one) until `until`, from `offsetMs` on. */
+async function steady(until: number, everyMs: number, offsetMs: number, task: () => Promise<void>) {
+  await sleep(offsetMs);
+  for (let next = now(); now() < until; next += everyMs) {
+    await task();
+    await sleep(Math.max(0, next + everyMs - now()));
+  }
+}
+
+/** A child process running A's floods on order. */
+function floodProcess() {
+  const child = fork(join(__dirname, 'noisy-flood.js'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    run: (o: FloodOrder) =>
+      new Promise<FloodResult>((resolve, reject) => {
+        child.once('message', (m: FloodResult | { error: string }) => ('error' in m ? reject(new Error(m.error)) : resolve(m)));
+        child.send(o);
+      }),
+    stop: () => child.send('exit'),
+  };
+}
+
+export const noisyNeighbourBench: BenchSection = {
+  name: 'noisy-neighbour',
+  async run(ctx: BenchContext) {
+    const { env } = ctx;
+    const http = httpClient(env.baseUrl, 256);
+    // The service's defaults, or candidates given as TENANT_* variables to the bench.
+    const limits = defaultLimits(loadConfig(Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('TENANT_')))));
+    const [a, b] = [await makeTenant(http, env.adminToken, limits), await makeTenant(http, env.adminToken, limits)];
+
+    // B's recording, ingested by B as a recorder would; A's, written to the store directly (not through A's limits).
+    const base = Date.now() - 3_600_000;
+    const bRec = randomUUID();
+    const bEvents = pageEvents(1000, base);
+    for (let i = 0; i < bEvents.length; i += 100) {
+      const r = await http.call('POST', `/recordings/${bRec}/events`, b.publicKey, JSON.stringify(bEvents.slice(i, i + 100)));
+      if (r.status !== 200) throw new Error(`B's ingestion answered ${r.status}: ${r.text}`);
+    }
+    const [shotRecording, readRecording] = [randomUUID(), randomUUID()];
+    const store = await benchEventStore(env);
+    try {
+      await appendEvents(store.store, a.id, shotRecording, pageEvents(1000, base));
+      for (let i = 0; i < A_READ_BATCHES; i++) await appendEvents(store.store, a.id, readRecording, makeBatch(i) as Ev[]);
+    } finally {
+      await store.close();
+    }
+    await waitForProjector(env, 60_000);
+    // Screenshot positions never asked before (B's and A's apart): the image cache never answers.
+    const span = bEvents[bEvents.length - 1].timestamp - base;
+    const shotPath = (i: number) => `screenshot.png?${SHOT}&time=offset:${(i * 7919) % span}`;
+    let bShot = 0;
+    const aShots = Array.from({ length: 5000 }, (_, i) => shotPath(i + 1_000_000));
+
+    const timed = async (samples: number[], errors: Record<string, number>, call: () => Promise<CallResult>) => {
+      const t = now();
+      const r = await call();
+      if (r.status === 200) samples.push(now() - t);
+      else errors[r.status] = (errors[r.status] ?? 0) + 1;
+    };
+    let seed = 1_000_000;
+    const bWorks = async (ms: number, s: Samples) => {
+      const until = now() + ms;
+      const browsers = Array.from({ length: B_BROWSERS }, (_, i) => ({ rec: randomUUID(), offset: (i * 1000) / B_BROWSERS }));
+      await Promise.all([
+        ...browsers.map((br) =>
+          steady(until, 1000, br.offset, () =>
+            timed(s.ingest, s.errors, () => http.call('POST', `/recordings/${br.rec}/events`, b.publicKey, JSON.stringify(makeBatch(seed++)))),
+          ),
+        ),
+        steady(until, B_READ_EVERY_MS, 0, () => timed(s.reads, s.errors, () => http.call('GET', `/recordings/${bRec}/events`, b.secretKey, undefined, false))),
+        steady(until, B_SHOT_EVERY_MS, 0, () =>
+          timed(s.screenshots, s.errors, () => http.call('GET', `/recordings/${bRec}/${shotPath(bShot++)}`, b.secretKey)),
+        ),
+      ]);
+    };
+    const samples = (): Samples => ({ ingest: [], reads: [], screenshots: [], errors: {} });
+
+    const flooder = floodProcess();
+    const results: Record<string, unknown> = {};
+    const meets: Record<string, boolean> = {};
+    try {
+      ctx.log(
+        `noisy-neighbour: A floods at its limits ${JSON.stringify(limits)}; per kind ${TURNS} turns of ${PHASE_MS / 1000} s alone, ${PHASE_MS / 1000} s flooded`,
+      );
+      await bWorks(WARMUP_MS, samples());
+      for (const [name, kinds] of FLOODS) {
+        const [alone, flooded] = [samples(), samples()];
+        const cpu = { alone: {} as Record<string, number>, underFlood: {} as Record<string, number> };
+        const got: FloodResult = { seconds: 0, ingestedEvents: 0, readBytes: 0, screenshots: 0, refusals: {} };
+        const add = (into: Record<string, number>, from: Record<string, number>) => Object.entries(from).forEach(([k, v]) => (into[k] = (into[k] ?? 0) + v));
+        for (let turn = 0; turn < TURNS; turn++) {
+          let meter = cpuMeter(ctx.pids);
+          await bWorks(PHASE_MS, alone);
+          add(cpu.alone, meter.used());
+          meter = cpuMeter(ctx.pids);
+          const order: FloodOrder = { baseUrl: env.baseUrl, ...a, readRecording, shotRecording, shotPaths: aShots, kinds, ms: PHASE_MS, clients: A_CLIENTS };
+          const [r] = await Promise.all([flooder.run(order), bWorks(PHASE_MS, flooded)]);
+          add(cpu.underFlood, meter.used());
+          got.seconds += r.seconds;
+          got.ingestedEvents += r.ingestedEvents;
+          got.readBytes += r.readBytes;
+          got.screenshots += r.screenshots;
+          add(got.refusals, r.refusals);
+        }
+        const bLat = Object.fromEntries(
+          (['ingest', 'reads', 'screenshots'] as const).map((k) => {
+            const [x, y] = [latencySummary(alone[k]), latencySummary(flooded[k])];
+            const p95Ratio = Math.round((y.p95 / x.p95) * 100) / 100;
+            meets[`${name}: ${k}`] = p95Ratio <= TARGET_RATIO && !flooded.errors['503'];
+            return [k, { alone: x, underFlood: y, p95Ratio }];
+          }),
+        );
+        const aGot = {
+          eventsPerSecond: Math.round(got.ingestedEvents / got.seconds),
+          readBytesPerSecond: Math.round(got.readBytes / got.seconds),
+          screenshotsPerSecond: Math.round((got.screenshots / got.seconds) * 10) / 10,
+          refusals: got.refusals,
+        };
+        const line = (k: 'ingest' | 'reads' | 'screenshots') => `${k} ${bLat[k].alone.p95} -> ${bLat[k].underFlood.p95} ms (x${bLat[k].p95Ratio})`;
+        ctx.log(
+          `  A floods ${name}: B p95 ${line('ingest')}, ${line('reads')}, ${line('screenshots')}; A got ${JSON.stringify(aGot)}; B's errors ${JSON.stringify(flooded.errors)}`,
+        );
+        results[name] = { b: bLat, bErrors: { alone: alone.errors, underFlood: flooded.errors }, a: aGot, cpuMs: cpu };
+      }
+    } finally {
+      flooder.stop();
+      http.close();
+    }
+    return {
+      turns: TURNS,
+      phaseSeconds: PHASE_MS / 1000,
+      limitsOfEachTenant: limits,
+      floods: results,
+      target: `B's p95 under the flood at most ${TARGET_RATIO}x B's p95 alone, and no 503 for B`,
+      meets,
+    };
+  },
+};

@@ -1,0 +1,142 @@
+// Every per-tenant limit in one place, for ingestion (HTTP and WebSocket), event and replay reads and
+// WebSocket upgrades. Each limit is the tenant's own value (tenant registry) or the configured
+// default; the state behind them is shared by all instances (NATS KV documents, the projections'
+// byte counts), never per process. Refusals: 429 with Retry-After (OverLimit), 507 for the quota;
+// both name the limit. Shared-state failures let requests through (fail open) and are logged.
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { AppError } from '../common/app-error';
+import { TenantRegistry } from '../auth/tenant-registry';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { defaultLimits, effectiveLimits, LimitName, TenantLimits } from '../domain/tenant-limits';
+import { MetricsService } from '../metrics/metrics.service';
+import { StorageUsageRepository } from '../read-model/storage-usage.repository';
+import { LEASE_SECONDS } from './leased-bucket';
+import { LimitDocuments } from './limit-documents';
+import { ReadMeter } from './read-meter';
+import { StorageQuota } from './storage-quota';
+import { OverLimit, rateLimited, TenantRates } from './tenant-rates';
+import { WebSocketSlots } from './websocket-slots';
+
+/** What every event or replay read pays at least, whatever its size (docs/limits.md). */
+export const READ_MIN_BYTES = 256 * 1024;
+/** Shared-state failures are logged at most this often. */
+const LOG_EVERY_MS = 10_000;
+
+@Injectable()
+export class TenantLimiter implements OnModuleDestroy {
+  private readonly logger = new Logger('limits');
+  readonly defaults: TenantLimits;
+  private readonly burstSeconds: number;
+  private readonly rates: TenantRates;
+  private readonly slots: WebSocketSlots;
+  private readonly quota: StorageQuota;
+  private readonly reads = new ReadMeter();
+  private readonly refused: (labels: { limit: LimitName }) => void;
+  private readonly lastLogged = new Map<string, number>();
+
+  constructor(
+    private readonly registry: TenantRegistry,
+    @Inject(APP_CONFIG) cfg: AppConfig,
+    docs: LimitDocuments,
+    usage: StorageUsageRepository,
+    metrics: MetricsService,
+  ) {
+    this.defaults = defaultLimits(cfg);
+    this.burstSeconds = cfg.TENANT_BURST_SECONDS;
+    this.rates = new TenantRates(docs, cfg.TENANT_BURST_SECONDS, (e) => this.storeFailed('the limits bucket', e));
+    this.slots = new WebSocketSlots(docs, (e) => this.storeFailed('the limits bucket', e));
+    this.quota = new StorageQuota(usage, cfg.TENANT_USAGE_REFRESH_SECONDS * 1000, (e) => this.storeFailed('stored bytes (ClickHouse)', e));
+    this.refused = metrics.labelledCounter('tapedeck_tenant_limit_refusals_total', 'Requests, frames and upgrades refused by a per-tenant limit', ['limit']);
+  }
+
+  onModuleDestroy() {
+    this.slots.stop();
+  }
+
+  /** The tenant's limits: its own values over the configured defaults. */
+  limitsOf(tenantId: string): TenantLimits {
+    return effectiveLimits(this.defaults, this.registry.tenant(tenantId)?.limits);
+  }
+
+  /** Before a batch is even parsed: refuses at once when this instance already knows the tenant is over a limit. */
+  precheckIngest(tenantId: string): void {
+    const l = this.limitsOf(tenantId);
+    this.counted(() => {
+      this.quota.assertKnownRoom(tenantId, l.storedBytes);
+      this.rates.assertOpen(tenantId, 'ingestEventsPerSecond', l.ingestEventsPerSecond);
+      this.rates.assertOpen(tenantId, 'ingestBytesPerSecond', l.ingestBytesPerSecond);
+    });
+  }
+
+  /** Admits a batch of `events` and `bytes` before it is stored, or throws (nothing taken then). */
+  async admitIngest(tenantId: string, events: number, bytes: number): Promise<void> {
+    const l = this.limitsOf(tenantId);
+    await this.countedAsync(async () => {
+      await this.quota.assertRoom(tenantId, l.storedBytes);
+      await this.rates.takeAll(tenantId, [
+        { limit: 'ingestEventsPerSecond', value: l.ingestEventsPerSecond, cost: events },
+        { limit: 'ingestBytesPerSecond', value: l.ingestBytesPerSecond, cost: bytes },
+      ]);
+    });
+  }
+
+  /** Counts the bytes of a batch stored for the tenant (not a duplicate) towards its quota. */
+  stored(tenantId: string, bytes: number): void {
+    this.quota.added(tenantId, bytes);
+  }
+
+  /**
+   * A read's body from `open`, once admitted, slowed to the tenant's read bandwidth (its reads
+   * together). Each read pays at least READ_MIN_BYTES up front, for what a read costs whatever its
+   * size: small reads are bounded in number too. Refused (429) while the tenant's reads already wait
+   * for bandwidth here, or when the shared bucket lacks that much.
+   */
+  async metered(tenantId: string, open: () => Readable | Promise<Readable>): Promise<Readable> {
+    const limit = this.limitsOf(tenantId).readBytesPerSecond;
+    if (limit <= 0) return open();
+    const prepaid = Math.min(READ_MIN_BYTES, limit * this.burstSeconds);
+    await this.countedAsync(async () => {
+      if (this.reads.isWaiting(tenantId)) throw rateLimited('readBytesPerSecond', limit, LEASE_SECONDS);
+      const wait = await this.rates.take(tenantId, 'readBytesPerSecond', limit, prepaid);
+      if (wait > 0) throw rateLimited('readBytesPerSecond', limit, wait);
+    });
+    const pay = (bytes: number) => this.rates.take(tenantId, 'readBytesPerSecond', this.limitsOf(tenantId).readBytesPerSecond, bytes);
+    return this.reads.meter(tenantId, await open(), pay, prepaid);
+  }
+
+  /** Reserves a WebSocket slot of the tenant; resolves the function that frees it (on close). */
+  openWebSocket(tenantId: string): Promise<() => void> {
+    return this.countedAsync(() => this.slots.acquire(tenantId, this.limitsOf(tenantId).webSockets));
+  }
+
+  private counted<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (e) {
+      this.count(e);
+      throw e;
+    }
+  }
+
+  private async countedAsync<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      this.count(e);
+      throw e;
+    }
+  }
+
+  private count(e: unknown) {
+    if (e instanceof OverLimit) this.refused({ limit: e.limit });
+    else if (e instanceof AppError && e.code === 'quota_exceeded') this.refused({ limit: 'storedBytes' });
+  }
+
+  private storeFailed(what: string, e: unknown) {
+    const now = Date.now();
+    if (now - (this.lastLogged.get(what) ?? 0) < LOG_EVERY_MS) return;
+    this.lastLogged.set(what, now);
+    this.logger.warn({ msg: `per-tenant limits could not use ${what}; not enforced meanwhile`, err: String((e as Error)?.message ?? e).slice(0, 300) });
+  }
+}

@@ -1,0 +1,202 @@
+// Per-tenant rate limits hold across two instances on one NATS (docs/limits.md, "Per-tenant limits"):
+// ingestion events and bytes per second (HTTP 429 with Retry-After and a message naming the limit;
+// WebSocket error frames), concurrent WebSockets, read bandwidth. Every acknowledged event reads back.
+import { randomUUID } from 'node:crypto';
+import { api } from '../harness/http';
+import { pollUntil } from '../harness/poll-until';
+import type { PrivateStack } from '../harness/private-stack';
+import { expectRefusal, limitedTenant, OpenedSocket, openSocket, paddedEvents, post, twoInstances } from './limits-fixtures';
+
+let stack: PrivateStack;
+let s1: string;
+let s2: string;
+
+beforeAll(async () => {
+  stack = await twoInstances();
+  [s1, s2] = stack.services.map((s) => s.url);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const readCount = async (base: string, key: string, rec: string) => {
+  const r = await api(`/recordings/${rec}/events`, { base, key });
+  return r.status === 200 ? (r.json() as unknown[]).length : -r.status;
+};
+
+/** Sends batches to both instances in turn for `ms`, at most `inFlight` at once; counts what was acknowledged. */
+async function flood(key: string, rec: string, ms: number, batch: () => unknown[], inFlight = 4) {
+  const end = Date.now() + ms;
+  const out = { acked: 0, ackedEvents: 0, refusals: [] as Awaited<ReturnType<typeof post>>[] };
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (Date.now() < end) {
+        const events = batch();
+        const r = await post(i++ % 2 ? s2 : s1, key, rec, events);
+        if (r.status === 200) {
+          out.acked++;
+          out.ackedEvents += events.length;
+        } else out.refusals.push(r);
+      }
+    }),
+  );
+  return out;
+}
+
+describe('per-tenant ingestion rates, across two instances', () => {
+  it('holds events per second for the tenant as a whole, refuses the rest with 429, and keeps every acknowledged event', async () => {
+    const t = await limitedTenant(stack, { ingestEventsPerSecond: 100 });
+    const rec = randomUUID();
+    const started = Date.now();
+    const r = await flood(t.publicKey, rec, 3000, () => paddedEvents(10, 100));
+    const seconds = (Date.now() - started) / 1000;
+    // The burst (1 s = 100 events) plus the rate over the run; two instances with a bucket each
+    // would take twice that. Slack: one lease (a tenth of a second) per instance.
+    expect(r.ackedEvents).toBeLessThanOrEqual(100 + 100 * seconds + 2 * 10 + 10);
+    expect(r.ackedEvents).toBeGreaterThanOrEqual(100 + 100 * 2.5);
+    expect(r.refusals.length).toBeGreaterThan(0);
+    for (const refusal of r.refusals.slice(0, 5)) expectRefusal(refusal, 429, 'ingestEventsPerSecond');
+    expect(r.refusals[0].text).toBe('Ingestion rate limit reached: this tenant may use 100 events per second (limit ingestEventsPerSecond); retry later');
+    expect(await readCount(s2, t.secretKey, rec)).toBe(r.ackedEvents);
+  });
+
+  it('holds bytes per second the same way', async () => {
+    const t = await limitedTenant(stack, { ingestBytesPerSecond: 20_000 });
+    const rec = randomUUID();
+    const started = Date.now();
+    let bytes = 0;
+    const r = await flood(t.publicKey, rec, 2000, () => paddedEvents(5, 1000));
+    const seconds = (Date.now() - started) / 1000;
+    bytes = r.acked * JSON.stringify(paddedEvents(5, 1000)).length;
+    expect(bytes).toBeLessThanOrEqual(20_000 * (1 + seconds) + 2 * 2000 + 5000 + 5000);
+    expect(r.refusals.length).toBeGreaterThan(0);
+    expectRefusal(r.refusals[0], 429, 'ingestBytesPerSecond');
+    expect(await readCount(s1, t.secretKey, rec)).toBe(r.ackedEvents);
+  });
+
+  it("applies a change of the tenant's limits at once, without a restart", async () => {
+    const t = await limitedTenant(stack, { ingestEventsPerSecond: 1 });
+    const rec = randomUUID();
+    expect((await post(s1, t.publicKey, rec, paddedEvents(5, 100))).status).toBe(200);
+    expectRefusal(await post(s2, t.publicKey, rec, paddedEvents(5, 100)), 429, 'ingestEventsPerSecond');
+    const raised = await api(`/admin/tenants/${t.tenantId}/limits`, {
+      method: 'PATCH',
+      base: s1,
+      key: stack.adminToken,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ingestEventsPerSecond: 0 }),
+    });
+    expect(raised.status).toBe(200);
+    await pollUntil(
+      () => post(s2, t.publicKey, rec, paddedEvents(5, 100)),
+      (res) => res.status === 200,
+      3000,
+      50,
+    );
+  });
+});
+
+describe('WebSockets', () => {
+  const sockets: OpenedSocket[] = [];
+  afterAll(() => sockets.forEach((s) => s.ws.terminate()));
+
+  const open = async (base: string, key: string) => {
+    const s = await openSocket(base, key, randomUUID());
+    if ('ws' in s) sockets.push(s);
+    return s;
+  };
+
+  it('counts open sockets per tenant across instances, refuses the upgrade over it with 429, and frees a slot on close', async () => {
+    const t = await limitedTenant(stack, { webSockets: 2 });
+    const a = await open(s1, t.publicKey);
+    const b = await open(s2, t.publicKey);
+    expect('ws' in a && 'ws' in b).toBe(true);
+    for (const base of [s1, s2]) {
+      const refused = await open(base, t.publicKey);
+      expect(refused).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
+      expect((refused as { body: string }).body).toBe(
+        'Too many WebSockets: this tenant may keep 2 open WebSockets (limit webSockets); close one or send over HTTP',
+      );
+    }
+    // Another tenant is not affected.
+    const other = await limitedTenant(stack, { webSockets: 2 });
+    expect('ws' in (await open(s1, other.publicKey))).toBe(true);
+    (a as OpenedSocket).ws.close();
+    await pollUntil(
+      () => open(s2, t.publicKey),
+      (s) => 'ws' in s,
+      5000,
+      100,
+    );
+  });
+
+  it('answers a batch frame over the rate with an error frame (429, the batch, the limit, retryAfter), keeps the socket, and takes the batch again later', async () => {
+    const t = await limitedTenant(stack, { ingestEventsPerSecond: 20 });
+    const s = (await open(s1, t.publicKey)) as OpenedSocket;
+    const frame = (batch: string) => JSON.stringify({ type: 'batch', batch, events: paddedEvents(15, 100) });
+    s.ws.send(frame('b1'));
+    s.ws.send(frame('b2'));
+    const error = await pollUntil(
+      async () => s.frames.find((f) => f.type === 'error'),
+      (f) => f !== undefined,
+      5000,
+      20,
+    );
+    expect(error).toMatchObject({ type: 'error', status: 429, batch: 'b2', retryAfter: expect.any(Number) });
+    expect(String(error!.message)).toContain('(limit ingestEventsPerSecond)');
+    expect(s.frames).toContainEqual(expect.objectContaining({ type: 'ack', batch: 'b1' }));
+    await new Promise((r) => setTimeout(r, Number(error!.retryAfter) * 1000));
+    s.ws.send(frame('b2'));
+    await pollUntil(
+      async () => s.frames.find((f) => f.type === 'ack' && f.batch === 'b2'),
+      (f) => f !== undefined,
+      5000,
+      20,
+    );
+    expect(s.ws.readyState).toBe(s.ws.OPEN);
+  });
+});
+
+describe('read bandwidth', () => {
+  /** A recording of about 300 KB of events JSON. */
+  async function bigRecording(t: { publicKey: string; secretKey: string }) {
+    const rec = randomUUID();
+    expect((await post(s1, t.publicKey, rec, paddedEvents(300, 1000))).status).toBe(200);
+    return rec;
+  }
+
+  const timedRead = async (base: string, key: string, rec: string) => {
+    const started = Date.now();
+    const r = await api(`/recordings/${rec}/events`, { base, key });
+    return { status: r.status, bytes: r.text.length, ms: Date.now() - started, res: r };
+  };
+
+  it("slows a read to the tenant's bandwidth, to its last byte", async () => {
+    const t = await limitedTenant(stack, { readBytesPerSecond: 100_000 });
+    const rec = await bigRecording(t);
+    const r = await timedRead(s2, t.secretKey, rec);
+    expect(r.status).toBe(200);
+    expect(r.bytes).toBeGreaterThan(300_000);
+    // A burst of 100 KB, then 100 KB/s.
+    expect(r.ms).toBeGreaterThanOrEqual(1800);
+    expect((r.res.json() as unknown[]).length).toBe(300);
+  }, 30_000);
+
+  it('refuses a new read with 429 on either instance while the tenant uses its bandwidth, and serves it again after', async () => {
+    const t = await limitedTenant(stack, { readBytesPerSecond: 100_000 });
+    const rec = await bigRecording(t);
+    const slow = timedRead(s1, t.secretKey, rec);
+    await new Promise((r) => setTimeout(r, 500));
+    // On the other instance too: a bucket per instance would serve it at once.
+    for (const base of [s2, s1]) {
+      const refused = await timedRead(base, t.secretKey, rec);
+      expectRefusal(refused.res, 429, 'readBytesPerSecond');
+      expect(refused.res.text).toBe('Read bandwidth limit reached: this tenant may use 100000 bytes per second (limit readBytesPerSecond); retry later');
+    }
+    expect((await slow).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await timedRead(s2, t.secretKey, rec)).status).toBe(200);
+  }, 30_000);
+});
