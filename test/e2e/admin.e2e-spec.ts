@@ -168,6 +168,7 @@ describe('admin API', () => {
       '/admin/tenants/{tenantId}',
       '/admin/tenants/{tenantId}/keys',
       '/admin/tenants/{tenantId}/keys/{handle}',
+      '/admin/tenants/{tenantId}/limits',
       '/admin/tenants/{tenantId}/resume',
       '/admin/tenants/{tenantId}/signing-keys',
       '/admin/tenants/{tenantId}/signing-keys/{keyId}',

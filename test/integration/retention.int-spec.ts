@@ -20,13 +20,17 @@ let nats: NatsClient;
 let ch: ClickHouse;
 let store: JetStreamEventStore;
 let retention: RetentionService;
+const tenants = [{ id: retained, retentionDays: 1 }, { id: unlimited }];
 
 beforeAll(async () => {
   nats = await natsClient();
   ch = clickhouse();
   store = new JetStreamEventStore(nats, 10_000);
   retention = new RetentionService(
-    { listTenants: () => [{ id: retained, retentionDays: 1 }, { id: unlimited }] } as never,
+    {
+      listTenants: () => tenants,
+      tenant: (id: string) => tenants.find((t) => t.id === id),
+    } as never,
     ch,
     new RecordingDeletion(store),
     { migrated: true } as never,
