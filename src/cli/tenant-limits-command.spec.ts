@@ -11,6 +11,7 @@ const cfg = {
   TENANT_WEBSOCKETS: 1000,
   TENANT_READ_BYTES_PER_SECOND: 8388608,
   TENANT_STORED_BYTES: 0,
+  TENANT_RENDERS: 8,
 };
 
 async function cli() {

@@ -11,7 +11,7 @@ import { command, parseCommandArgs, UsageError } from './command';
 import { CliIo, contextIo, openTenantRegistry, runCli, table } from './tenant-cli-support';
 
 export const LIMITS_USAGE =
-  'tenants limits <id> [--ingest-events-per-second V] [--ingest-bytes-per-second V] [--websockets V] [--read-bytes-per-second V] [--stored-bytes V] [--json]' +
+  'tenants limits <id> [--ingest-events-per-second V] [--ingest-bytes-per-second V] [--websockets V] [--read-bytes-per-second V] [--stored-bytes V] [--renders V] [--json]' +
   ' (V: a whole number, bytes also with KiB/MiB/GiB/TiB; unlimited; default)';
 
 const OPTIONS: ArgOptions = { ...Object.fromEntries(LIMIT_NAMES.map((n) => [LIMIT_INFO[n].flag, { type: 'string' }])), json: { type: 'boolean' } };

@@ -80,6 +80,8 @@ export const configSchema = z.object({
   TENANT_WEBSOCKETS: count().default(1000),
   TENANT_READ_BYTES_PER_SECOND: count().default(2 * 1024 * 1024),
   TENANT_STORED_BYTES: count().default(20 * 1024 * 1024 * 1024),
+  /** Screenshots of a tenant rendering or waiting at once, all instances together (a browser asks at most 6 at once per host). */
+  TENANT_RENDERS: count().default(8),
   /** How many seconds of a rate a tenant may use at once after being idle (token bucket depth). */
   TENANT_BURST_SECONDS: number((n) => n.min(0.1).max(3600)).default(2),
   /** How often an instance re-reads an ingesting tenant's stored bytes from the projections. */

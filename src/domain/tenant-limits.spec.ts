@@ -6,6 +6,7 @@ const defaults = defaultLimits({
   TENANT_WEBSOCKETS: 10,
   TENANT_READ_BYTES_PER_SECOND: 200,
   TENANT_STORED_BYTES: 300,
+  TENANT_RENDERS: 4,
 });
 
 describe('tenant limits', () => {

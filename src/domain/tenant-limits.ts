@@ -2,7 +2,7 @@
 // default in the configuration (TENANT_*); a tenant's own value, set with the admin API or the CLI
 // and stored with the tenant in the registry, wins over it. 0 means unlimited.
 
-export const LIMIT_NAMES = ['ingestEventsPerSecond', 'ingestBytesPerSecond', 'webSockets', 'readBytesPerSecond', 'storedBytes'] as const;
+export const LIMIT_NAMES = ['ingestEventsPerSecond', 'ingestBytesPerSecond', 'webSockets', 'readBytesPerSecond', 'storedBytes', 'renders'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** Every limit's value; 0: unlimited. */
@@ -37,6 +37,12 @@ export const LIMIT_INFO: Record<LimitName, { unit: string; what: string; env: st
     env: 'TENANT_STORED_BYTES',
     flag: 'stored-bytes',
   },
+  renders: {
+    unit: 'renders in progress or waiting',
+    what: 'screenshots rendering or waiting for the renderer at once (rendered images served from the cache do not count)',
+    env: 'TENANT_RENDERS',
+    flag: 'renders',
+  },
 };
 
 /** The tenant's limits: its own values over the defaults. */
@@ -65,6 +71,7 @@ export function defaultLimits(cfg: {
   TENANT_WEBSOCKETS: number;
   TENANT_READ_BYTES_PER_SECOND: number;
   TENANT_STORED_BYTES: number;
+  TENANT_RENDERS: number;
 }): TenantLimits {
   return {
     ingestEventsPerSecond: cfg.TENANT_INGEST_EVENTS_PER_SECOND,
@@ -72,5 +79,6 @@ export function defaultLimits(cfg: {
     webSockets: cfg.TENANT_WEBSOCKETS,
     readBytesPerSecond: cfg.TENANT_READ_BYTES_PER_SECOND,
     storedBytes: cfg.TENANT_STORED_BYTES,
+    renders: cfg.TENANT_RENDERS,
   };
 }

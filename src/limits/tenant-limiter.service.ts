@@ -1,5 +1,5 @@
-// Every per-tenant limit in one place, for ingestion (HTTP and WebSocket), event and replay reads and
-// WebSocket upgrades. Each limit is the tenant's own value (tenant registry) or the configured
+// Every per-tenant limit in one place, for ingestion (HTTP and WebSocket), event and replay reads,
+// WebSocket upgrades and screenshot renders. Each limit is the tenant's own value (tenant registry) or the configured
 // default; the state behind them is shared by all instances (NATS KV documents, the projections'
 // byte counts), never per process. Refusals: 429 with Retry-After (OverLimit), 507 for the quota;
 // both name the limit. Shared-state failures let requests through (fail open) and are logged.
@@ -16,7 +16,7 @@ import { LimitDocuments } from './limit-documents';
 import { ReadMeter } from './read-meter';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, TenantRates } from './tenant-rates';
-import { WebSocketSlots } from './websocket-slots';
+import { ConcurrentSlots, RENDERS, WEBSOCKETS } from './concurrent-slots';
 
 /** What every event or replay read pays at least, whatever its size (docs/limits.md). */
 export const READ_MIN_BYTES = 256 * 1024;
@@ -29,7 +29,8 @@ export class TenantLimiter implements OnModuleDestroy {
   readonly defaults: TenantLimits;
   private readonly burstSeconds: number;
   private readonly rates: TenantRates;
-  private readonly slots: WebSocketSlots;
+  private readonly sockets: ConcurrentSlots;
+  private readonly renders: ConcurrentSlots;
   private readonly quota: StorageQuota;
   private readonly reads = new ReadMeter();
   private readonly refused: (labels: { limit: LimitName }) => void;
@@ -45,13 +46,15 @@ export class TenantLimiter implements OnModuleDestroy {
     this.defaults = defaultLimits(cfg);
     this.burstSeconds = cfg.TENANT_BURST_SECONDS;
     this.rates = new TenantRates(docs, cfg.TENANT_BURST_SECONDS, (e) => this.storeFailed('the limits bucket', e));
-    this.slots = new WebSocketSlots(docs, (e) => this.storeFailed('the limits bucket', e));
+    this.sockets = new ConcurrentSlots(WEBSOCKETS, docs, (e) => this.storeFailed('the limits bucket', e));
+    this.renders = new ConcurrentSlots(RENDERS, docs, (e) => this.storeFailed('the limits bucket', e));
     this.quota = new StorageQuota(usage, cfg.TENANT_USAGE_REFRESH_SECONDS * 1000, (e) => this.storeFailed('stored bytes (ClickHouse)', e));
     this.refused = metrics.labelledCounter('tapedeck_tenant_limit_refusals_total', 'Requests, frames and upgrades refused by a per-tenant limit', ['limit']);
   }
 
   onModuleDestroy() {
-    this.slots.stop();
+    this.sockets.stop();
+    this.renders.stop();
   }
 
   /** The tenant's limits: its own values over the configured defaults. */
@@ -107,7 +110,12 @@ export class TenantLimiter implements OnModuleDestroy {
 
   /** Reserves a WebSocket slot of the tenant; resolves the function that frees it (on close). */
   openWebSocket(tenantId: string): Promise<() => void> {
-    return this.countedAsync(() => this.slots.acquire(tenantId, this.limitsOf(tenantId).webSockets));
+    return this.countedAsync(() => this.sockets.acquire(tenantId, this.limitsOf(tenantId).webSockets));
+  }
+
+  /** Reserves one of the tenant's renders (in progress or waiting for the renderer); resolves the function that frees it. */
+  startRender(tenantId: string): Promise<() => void> {
+    return this.countedAsync(() => this.renders.acquire(tenantId, this.limitsOf(tenantId).renders));
   }
 
   private counted<T>(work: () => T): T {

@@ -17,6 +17,7 @@ import { PlayerAssets } from './player/player-assets';
 import { ScreenshotController } from './screenshot/screenshot.controller';
 import { ScreenshotRenderer } from './screenshot/screenshot-renderer';
 import { ScreenshotService } from './screenshot/screenshot.service';
+import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { RecordingRenderSource } from './shared/recording-render-source';
 
 @Module({
@@ -36,10 +37,11 @@ import { RecordingRenderSource } from './shared/recording-render-source';
     },
     {
       provide: ScreenshotRenderer,
-      inject: [BrowserPool, APP_CONFIG, MetricsService],
-      useFactory: (pool: BrowserPool, cfg: AppConfig, metrics: MetricsService) =>
+      inject: [BrowserPool, APP_CONFIG, MetricsService, TenantLimiter],
+      useFactory: (pool: BrowserPool, cfg: AppConfig, metrics: MetricsService, limits: TenantLimiter) =>
         new ScreenshotRenderer(pool, {
           timeoutMs: cfg.RENDER_TIMEOUT_MS,
+          admit: (tenantId) => limits.startRender(tenantId),
           onRendered: metrics.histogram(
             'tapedeck_render_duration_seconds',
             'Screenshot renders in Chromium, from asking for a browser slot (queue wait included) to the encoded image; image-cache hits and failures not counted',

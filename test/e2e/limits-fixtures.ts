@@ -22,6 +22,7 @@ export async function twoInstances(env: Record<string, string> = {}): Promise<Pr
       TENANT_WEBSOCKETS: '0',
       TENANT_READ_BYTES_PER_SECOND: '0',
       TENANT_STORED_BYTES: '0',
+      TENANT_RENDERS: '0',
       TENANT_BURST_SECONDS: '1',
       ...env,
     },

@@ -117,11 +117,15 @@ describe('per-key rate limit (RATE_LIMIT_PER_SECOND=5, RATE_LIMIT_BURST=5)', () 
     });
     expect(write.status).toBe(200);
 
-    // The same bucket guards the WebSocket upgrade.
-    await Promise.all(Array.from({ length: 8 }, () => read()));
-    const up = await openWs(wsUrl(rated.url, id, key));
-    expect(up.status).toBe(429);
-    expect(Number(up.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The same bucket guards the WebSocket upgrade: spent (a read refused), the upgrade right after
+    // is refused too. A loaded machine may refill a token (200 ms) between the two: a few tries.
+    let up: Awaited<ReturnType<typeof openWs>> | undefined;
+    for (let i = 0; i < 5 && up?.status !== 429; i++) {
+      const spent = await Promise.all(Array.from({ length: 8 }, () => read()));
+      if (spent.some((r) => r.status === 429)) up = await openWs(wsUrl(rated.url, id, key));
+    }
+    expect(up?.status).toBe(429);
+    expect(Number(up?.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
 
     // After Retry-After the key works again; sustained, about RATE_LIMIT_PER_SECOND requests pass.
     await new Promise((r) => setTimeout(r, retryAfter * 1000));

@@ -1,8 +1,8 @@
 // Per-tenant rate limits hold across two instances on one NATS (docs/limits.md, "Per-tenant limits"):
 // ingestion events and bytes per second (HTTP 429 with Retry-After and a message naming the limit;
-// WebSocket error frames), concurrent WebSockets, read bandwidth. Every acknowledged event reads back.
+// WebSocket error frames), concurrent WebSockets, read bandwidth, renders at once. Every acknowledged event reads back.
 import { randomUUID } from 'node:crypto';
-import { api } from '../harness/http';
+import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import type { PrivateStack } from '../harness/private-stack';
 import { expectRefusal, limitedTenant, OpenedSocket, openSocket, paddedEvents, post, twoInstances } from './limits-fixtures';
@@ -199,4 +199,36 @@ describe('read bandwidth', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect((await timedRead(s2, t.secretKey, rec)).status).toBe(200);
   }, 30_000);
+});
+
+describe('renders', () => {
+  it("counts a tenant's renders in progress across instances, refuses more with 429 naming the limit, leaves other tenants alone, and frees them when done", async () => {
+    const [t, other] = await Promise.all([limitedTenant(stack, { renders: 2 }), limitedTenant(stack, { renders: 0 })]);
+    const rec = randomUUID();
+    const start = Date.now() - 60_000;
+    const events = sampleEvents(40, start);
+    for (const who of [t, other]) expect((await post(s1, who.publicKey, rec, events)).status).toBe(200);
+    // Distinct moments and sizes, so that no image cache or shared render answers for another.
+    let n = 0;
+    const shot = (who: typeof t, base: string) =>
+      api(`/recordings/${rec}/screenshot.png?time=epoch:${start + 2 + (n % 30)}&width=${300 + n++}&height=200`, { base, key: who.secretKey });
+    const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => shot(t, i % 2 ? s2 : s1)));
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(4); // two at once, and a render may end while the burst arrives
+    expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
+    const refused = burst.find((r) => r.status === 429)!;
+    expectRefusal(refused, 429, 'renders');
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.text).toBe('Too many renders at once: this tenant may have 2 renders in progress or waiting (limit renders); retry shortly');
+    // Another tenant's burst is not refused: its renders are unlimited.
+    const others = await Promise.all(Array.from({ length: 4 }, (_, i) => shot(other, i % 2 ? s2 : s1)));
+    expect(others.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    // Done renders free their slots (written back within a fraction of a second): one at a time always passes.
+    await pollUntil(
+      () => shot(t, s2),
+      (r) => r.status === 200,
+    );
+    for (let i = 0; i < 3; i++) expect((await shot(t, i % 2 ? s1 : s2)).status).toBe(200);
+  });
 });

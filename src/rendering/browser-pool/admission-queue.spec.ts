@@ -1,4 +1,4 @@
-import { AdmissionQueue } from './admission-queue';
+import { ACTIVE_OWNER_MS, AdmissionQueue } from './admission-queue';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -53,5 +53,60 @@ describe('AdmissionQueue', () => {
     expect(q.inFlight).toBe(0);
     await q.acquire(); // no owner: the same rules
     expect(q.inFlight).toBe(1);
+  });
+
+  it('keeps one slot for other owners while more than one renders, and gives a lone owner every slot', async () => {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    try {
+      const q = new AdmissionQueue({ concurrency: 2, queueLimit: 10, waitMs: 600_000 });
+      await q.acquire('a');
+      await q.acquire('a'); // alone: both slots
+      const granted: string[] = [];
+      const b1 = q.acquire('b').then(() => granted.push('b1'));
+      q.release('a');
+      await b1;
+      const a3 = q.acquire('a').then(() => granted.push('a3'));
+      q.release('b');
+      await tick();
+      // A free slot, but a already holds one and b rendered a moment ago: the slot waits for b.
+      expect(granted).toEqual(['b1']);
+      expect(q.inFlight).toBe(1);
+      await q.acquire('b'); // at once, no render of a's to wait for
+      q.release('a');
+      await a3;
+      expect(granted).toEqual(['b1', 'a3']);
+      q.release('b');
+      q.release('a');
+      // A minute after b last asked, a renders alone again and may hold both slots.
+      now.mockReturnValue(1_000_000 + ACTIVE_OWNER_MS + 1);
+      await q.acquire('a');
+      await q.acquire('a');
+      expect(q.inFlight).toBe(2);
+      expect(q.queueLength).toBe(0);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  it('hands several freed slots out at once when an owner may take them again', async () => {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(5_000_000);
+    try {
+      const q = new AdmissionQueue({ concurrency: 3, queueLimit: 10, waitMs: 600_000 });
+      await q.acquire('b');
+      now.mockReturnValue(5_000_000 + ACTIVE_OWNER_MS / 2);
+      await q.acquire('a');
+      await q.acquire('a'); // b still counts: a gets two of three
+      const waiting = [q.acquire('a'), q.acquire('a')];
+      expect(q.queueLength).toBe(2);
+      q.release('b');
+      await tick();
+      expect(q.queueLength).toBe(2); // the freed slot stays for others while b counts as rendering
+      now.mockReturnValue(5_000_000 + ACTIVE_OWNER_MS + 1);
+      q.release('a'); // b no longer counts: both free slots go to a's waiters
+      await Promise.all(waiting);
+      expect(q.inFlight).toBe(3);
+    } finally {
+      now.mockRestore();
+    }
   });
 });

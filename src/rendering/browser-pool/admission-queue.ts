@@ -3,8 +3,13 @@
 // Retry-After rather than piling up. Waiters take turns by owner (a tenant): a freed slot goes to
 // the waiting owner that holds the fewest slots (the longest unserved first among equals), first come
 // first served within an owner, so one tenant's burst of renders delays another tenant's render by
-// about one render, not by the whole burst.
+// about one render, not by the whole burst. And while more than one owner renders (one asked within
+// the last minute), no owner holds every slot: one stays for the others, so another tenant's render
+// starts at once instead of after one of the busy tenant's renders.
 import { AppError, StoreUnavailable } from '../../common/app-error';
+
+/** An owner that asked for a slot this recently counts as rendering (see capOf). */
+export const ACTIVE_OWNER_MS = 60_000;
 
 interface Waiter {
   owner: string;
@@ -21,6 +26,8 @@ export class AdmissionQueue {
   /** Slots held, by owner. */
   private readonly held = new Map<string, number>();
   private refused = 0;
+  /** When each owner last asked for a slot. */
+  private readonly asked = new Map<string, number>();
 
   constructor(private readonly options: { concurrency: number; queueLimit: number; waitMs: number }) {}
 
@@ -35,7 +42,9 @@ export class AdmissionQueue {
   }
 
   acquire(owner = ''): Promise<void> {
-    if (this.holders < this.options.concurrency) {
+    this.asked.delete(owner); // re-inserted last: the map stays in order of asking
+    this.asked.set(owner, Date.now());
+    if (this.holders < this.options.concurrency && this.mayHold(owner)) {
       this.hold(owner);
       return Promise.resolve();
     }
@@ -61,17 +70,23 @@ export class AdmissionQueue {
     });
   }
 
-  /** Frees a slot of `owner` (as acquired): it goes straight to the next waiter, if any. */
+  /** Frees a slot of `owner` (as acquired): it goes straight to the next waiter that may take it, if any. */
   release(owner = ''): void {
     const left = (this.held.get(owner) ?? 1) - 1;
     if (left > 0) this.held.set(owner, left);
     else this.held.delete(owner);
     this.holders--;
+    while (this.holders < this.options.concurrency && this.grantNext());
+  }
+
+  /** Grants a slot to the eligible waiting owner holding the fewest (the rotation breaks ties); false when none may take it. */
+  private grantNext(): boolean {
     let queue: Waiter[] | undefined;
     for (const [candidate, waiting] of this.waiting) {
+      if (!this.mayHold(candidate)) continue;
       if (!queue || (this.held.get(candidate) ?? 0) < (this.held.get(queue[0].owner) ?? 0)) queue = waiting;
     }
-    if (!queue) return;
+    if (!queue) return false;
     const waiter = queue.shift()!;
     this.waiters--;
     this.waiting.delete(waiter.owner);
@@ -79,6 +94,24 @@ export class AdmissionQueue {
     clearTimeout(waiter.timer);
     this.hold(waiter.owner);
     waiter.grant();
+    return true;
+  }
+
+  /** Whether `owner` may take one more slot: all of them while it renders alone, all but one while others render too. */
+  private mayHold(owner: string): boolean {
+    const held = this.held.get(owner) ?? 0;
+    const { concurrency } = this.options;
+    return held < (concurrency > 1 && this.othersActive(owner) ? concurrency - 1 : concurrency);
+  }
+
+  private othersActive(owner: string): boolean {
+    const since = Date.now() - ACTIVE_OWNER_MS;
+    for (const [other, at] of this.asked) {
+      if (at < since)
+        this.asked.delete(other); // oldest first: forget those no longer rendering
+      else if (other !== owner) return true;
+    }
+    return false;
   }
 
   private hold(owner: string): void {

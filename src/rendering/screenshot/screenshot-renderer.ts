@@ -28,6 +28,11 @@ export interface ScreenshotRendererOptions {
   imageCacheBytes?: number;
   /** Told the seconds of each successful browser render, from asking for a slot to the encoded image. */
   onRendered?: (seconds: number) => void;
+  /**
+   * Admits a tenant's render before it loads events or waits for the browser (its `renders` limit);
+   * resolves the function that ends it, or throws the refusal. Images from the cache skip it.
+   */
+  admit?: (tenantId: string) => Promise<() => void>;
 }
 
 export interface ScreenshotRequest {
@@ -150,13 +155,18 @@ export class ScreenshotRenderer {
     offsetMs: number,
     out: { format: ImageFormat; width: number; height: number; quality: number },
   ): Promise<RenderedImage> {
-    if (!this.warm.peek(scope)) await events(); // load before taking a browser slot
-    const viewport = summary.viewport ?? { width: out.width, height: out.height };
-    const started = performance.now();
-    const png = await this.pool.run((lease) => this.shoot(lease, scope, events, viewport, offsetMs, out), { key: scope, owner: tenantId });
-    const bytes = await encodeImage(png, out);
-    this.options.onRendered?.((performance.now() - started) / 1000);
-    return { bytes, contentType: CONTENT_TYPES[out.format], etag: strongEtag(bytes), width: out.width, height: out.height };
+    const done = await this.options.admit?.(tenantId);
+    try {
+      if (!this.warm.peek(scope)) await events(); // load before taking a browser slot
+      const viewport = summary.viewport ?? { width: out.width, height: out.height };
+      const started = performance.now();
+      const png = await this.pool.run((lease) => this.shoot(lease, scope, events, viewport, offsetMs, out), { key: scope, owner: tenantId });
+      const bytes = await encodeImage(png, out);
+      this.options.onRendered?.((performance.now() - started) / 1000);
+      return { bytes, contentType: CONTENT_TYPES[out.format], etag: strongEtag(bytes), width: out.width, height: out.height };
+    } finally {
+      done?.();
+    }
   }
 
   private async shoot(

@@ -1,11 +1,11 @@
 import { OverLimit } from './tenant-rates';
 import { MemoryDocuments } from './testing/memory-documents';
-import { HEARTBEAT_MS, othersOpen, STALE_MS, WebSocketSlots } from './websocket-slots';
+import { ConcurrentSlots, HEARTBEAT_MS, othersOpen, RENDERS, STALE_MS, WEBSOCKETS } from './concurrent-slots';
 
-describe('WebSocketSlots', () => {
-  let slots: WebSocketSlots[] = [];
+describe('ConcurrentSlots', () => {
+  let slots: ConcurrentSlots[] = [];
   const make = (docs: MemoryDocuments, onError = jest.fn()) => {
-    const s = new WebSocketSlots(docs, onError);
+    const s = new ConcurrentSlots(WEBSOCKETS, docs, onError);
     slots.push(s);
     return s;
   };
@@ -72,5 +72,24 @@ describe('WebSocketSlots', () => {
     await a.acquire('t', 1);
     await expect(a.acquire('t', 1)).rejects.toThrow(OverLimit);
     expect(failed).toHaveBeenCalled();
+  });
+
+  it('counts renders apart from WebSockets, and refuses them naming the renders limit with a short retry', async () => {
+    const docs = new MemoryDocuments();
+    const sockets = make(docs);
+    const renders = new ConcurrentSlots(RENDERS, docs, jest.fn());
+    slots.push(renders);
+    await sockets.acquire('t', 1);
+    const done = await renders.acquire('t', 1);
+    const refusal = await renders.acquire('t', 1).catch((e: unknown) => e);
+    expect(refusal).toMatchObject({ limit: 'renders', retryAfterSeconds: 1 });
+    expect((refusal as Error).message).toMatch(/may have 1 renders in progress or waiting \(limit renders\)/);
+    expect([docs.get('renders.t'), docs.get('ws.t')]).toEqual([
+      { [renders.instance]: expect.objectContaining({ n: 1 }) },
+      { [sockets.instance]: expect.objectContaining({ n: 1 }) },
+    ]);
+    done();
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(renders.acquire('t', 1)).resolves.toBeInstanceOf(Function);
   });
 });
