@@ -59,7 +59,15 @@ afterAll(async () => {
   server?.close();
 });
 
-async function open(path: string): Promise<{ page: Page; pageErrors: string[] }> {
+interface Opened {
+  page: Page;
+  /** The page's uncaught errors, as Playwright sees them. */
+  pageErrors: string[];
+  /** Runs the page's misbehave(), and waits until its error and rejection are thrown. */
+  misbehave(): Promise<void>;
+}
+
+async function open(path: string): Promise<Opened> {
   const page = await (await browser.newContext()).newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -70,11 +78,30 @@ async function open(path: string): Promise<{ page: Page; pageErrors: string[] }>
     (s) => s && s.acked > 0,
     15_000,
   );
-  return { page, pageErrors };
+  const misbehave = async () => {
+    const before = pageErrors.length;
+    await page.evaluate(() => (window as any).misbehave());
+    await pollUntil(
+      () => Promise.resolve(pageErrors.length - before),
+      (n) => n === 2,
+      5000,
+    );
+  };
+  return { page, pageErrors, misbehave };
 }
 
-/** Logs, logs a long string and an Error, throws, rejects: what every page below does (from the page's own script, so that stacks name it). */
-const misbehave = (page: Page) => page.evaluate(() => (window as any).misbehave());
+/** Flushes and reads the stored events until `done` holds for them. */
+async function storedUntil(page: Page, done: (events: Ev[]) => boolean): Promise<Ev[]> {
+  const id = await page.evaluate<string>(() => (window as any).Tapedeck.getRecordingId());
+  return pollUntil(
+    async () => {
+      await page.evaluate(() => (window as any).Tapedeck.flush());
+      return (await api(`/recordings/${id}/events`, { key: testEnv().secretKey })).json<Ev[]>();
+    },
+    done,
+    15_000,
+  );
+}
 
 async function stopAndRead(page: Page): Promise<Ev[]> {
   const id = await page.evaluate<string>(() => (window as any).Tapedeck.getRecordingId());
@@ -112,8 +139,8 @@ function expectMisbehaviour(events: Ev[], pageUrl: string) {
 
 describe('browser recorder capture', () => {
   it('records console messages, uncaught errors and rejections by default, bounded, and no network requests', async () => {
-    const { page, pageErrors } = await open('/defaults');
-    await misbehave(page);
+    const { page, pageErrors, misbehave } = await open('/defaults');
+    await misbehave();
     await page.evaluate(async () => {
       await fetch('/api/ok');
       await fetch('/api/fail', { method: 'POST', body: 'secret-request-body', headers: { 'x-token': 'secret-request-header' } });
@@ -122,11 +149,6 @@ describe('browser recorder capture', () => {
       for (let i = 0; i < 150; i++) console.log(`flood ${i}`);
       console.error('after the flood');
     });
-    await pollUntil(
-      () => Promise.resolve(pageErrors.length),
-      (n) => n === 2,
-      5000,
-    );
     const events = await stopAndRead(page);
     expect(pageErrors.sort()).toEqual(['rejected boom', 'uncaught boom']); // the page still sees its errors
 
@@ -143,8 +165,8 @@ describe('browser recorder capture', () => {
   });
 
   it('with network opted in records method, URL, status and duration of fetch and XHR requests, without headers or bodies', async () => {
-    const { page } = await open('/network');
-    await misbehave(page);
+    const { page, misbehave } = await open('/network');
+    await misbehave();
     await page.evaluate(async () => {
       await fetch('/api/ok');
       await fetch('/api/fail', { method: 'POST', body: 'secret-request-body', headers: { 'x-token': 'secret-request-header' } });
@@ -158,16 +180,22 @@ describe('browser recorder capture', () => {
       // Nothing listens on port 9: the request fails without a response.
       await fetch('http://127.0.0.1:9/unreachable').catch(() => undefined);
     });
-    // A failed request is reported once rrweb gave up looking for its timing entry (a few seconds).
+    // rrweb reports a request once it found its timing entry: not necessarily in the order they were made.
+    const expected = [`GET ${origin}/api/ok`, `POST ${origin}/api/fail`, `PUT ${origin}/api/fail`, 'GET http://127.0.0.1:9/unreachable'];
+    const seen = (events: Ev[]) => new Set(requests(events).map((r) => `${r.method} ${r.name}`));
+    await storedUntil(page, (events) => expected.every((r) => seen(events).has(r)));
+    // Over HTTP the recorder's uploads go through the fetch rrweb wraps. Chromium makes no timing
+    // entry for them: rrweb would report one once it gave up looking (2.75 s). A blob: URL has no
+    // timing entry either, so the page's fetch of one, made after an upload, is reported after it.
+    await page.evaluate(async () => {
+      console.log('something to upload');
+      await (window as any).Tapedeck.flush();
+      (window as any).sentinel = URL.createObjectURL(new Blob(['sentinel']));
+      await fetch((window as any).sentinel);
+    });
+    const sentinel = await page.evaluate<string>(() => (window as any).sentinel);
+    await storedUntil(page, (events) => seen(events).has(`GET ${sentinel}`));
     const id = await page.evaluate<string>(() => (window as any).Tapedeck.getRecordingId());
-    await pollUntil(
-      async () => {
-        await page.evaluate(() => (window as any).Tapedeck.flush());
-        return requests((await api(`/recordings/${id}/events`, { key: testEnv().secretKey })).json<Ev[]>());
-      },
-      (rs) => rs.some((r) => r.name.includes('/unreachable')),
-      15_000,
-    );
     const events = await stopAndRead(page);
 
     expectMisbehaviour(events, `${origin}/network`);
@@ -179,7 +207,6 @@ describe('browser recorder capture', () => {
     const failed = recorded.find((r) => r.name === 'http://127.0.0.1:9/unreachable');
     expect(failed).toMatchObject({ method: 'GET' });
     expect(failed!.status ?? 0).toBe(0); // no response: no status (or 0, as the timing entry says)
-    // Over HTTP the recorder's own uploads went through the same fetch: none of them is recorded.
     expect(recorded.filter((r) => r.name.startsWith(`${testEnv().baseUrl}/`))).toEqual([]);
     for (const r of recorded) {
       for (const key of ['requestHeaders', 'responseHeaders', 'requestBody', 'responseBody']) expect(r[key]).toBeUndefined();
@@ -200,15 +227,18 @@ describe('browser recorder capture', () => {
     );
     expect(played).toMatchObject({ ready: true, error: undefined });
     expect(played.replayText).toContain('Capture');
+    // Played to the end, past the last plugin event.
+    const total = await player.evaluate(() => (window as any).__tapedeck.player.getMetaData().totalTime as number);
+    const lastPlugin = Math.max(...events.filter((e) => e.type === 6).map((e) => e.timestamp));
+    expect(total).toBeGreaterThanOrEqual(lastPlugin - Math.min(...events.map((e) => e.timestamp)));
+    expect(played.time).toBeGreaterThanOrEqual(total - 50);
     await player.context().close();
     expect(problems).toEqual([]);
   });
 
   it('records no console messages and no errors with data-console="off"', async () => {
-    const { page } = await open('/off');
-    await misbehave(page);
-    await page.evaluate(() => fetch('/api/ok'));
-    await page.waitForTimeout(200); // the uncaught error's timer
+    const { page, misbehave } = await open('/off');
+    await misbehave();
     const events = await stopAndRead(page);
     expect(events.filter((e) => e.type === 6)).toEqual([]);
     expect(events.some((e) => e.type === 2)).toBe(true);
