@@ -26,7 +26,7 @@ export interface CaptureOptions {
 
 const CONSOLE_LEVELS: LogLevel[] = ['assert', 'error', 'warn', 'info', 'log', 'trace'];
 const NETWORK_INITIATORS: NetworkInitiatorType[] = ['fetch', 'xmlhttprequest'];
-/** Headers off for both directions, yet set: rrweb wraps fetch and XHR only when headers or bodies are asked for, and only the wrappers know a request's method (and a status when the request fails). */
+/** Headers off for both directions, yet set: rrweb wraps fetch and XHR only when headers or bodies are asked for, and only its wrappers know a request's method (the timing entries it reads otherwise have none). */
 const NO_HEADERS = { request: false, response: false };
 
 /** The plugins for these options, other than those the page passes itself (same name). */
@@ -51,7 +51,8 @@ export function capturePlugins(options: CaptureOptions, serverUrl: string, pageP
       recordHeaders: asked.recordHeaders || NO_HEADERS,
       recordBody: asked.recordBody ?? false,
       // Our own uploads are not the page's traffic (and recording them would record the next upload).
-      transformRequestFn: (request: NetworkRequest) => (request.name.startsWith(own) ? undefined : transform ? failClosed(transform, request) : request),
+      transformRequestFn: (request: NetworkRequest) =>
+        String(request.name).startsWith(own) ? undefined : transform ? failClosed(transform, request) : request,
     });
     const limiter = new NetworkLimiter();
     if (!has(plugin.name)) plugins.push(bounded<NetworkData>(plugin, (data) => limiter.admit(data, Date.now())));
