@@ -1,6 +1,7 @@
 // The Tapedeck browser recorder, served at /sdk/recorder.js (an IIFE exposing the global `Tapedeck`).
 // A script tag with data-public-key starts recording at once; otherwise call Tapedeck.start().
 // State lives on a global symbol, so a page that loads the script twice still records once.
+import { type CaptureOptions, type ConsoleCaptureOptions, type NetworkCaptureOptions, capturePlugins } from './capture-plugins';
 import { isUuid, uuid } from './ids';
 import { httpScheme } from './protocol';
 import { RECORDER_VERSION, type RecordOptions } from './rrweb-recording';
@@ -8,9 +9,9 @@ import { RecorderSession, type RecorderStats } from './session';
 import { MemoryStore, RECORDING_ID_KEY, SafeStore, pendingKey, sequenceKey } from './storage';
 import { TabCheck } from './tab-check';
 
-export type { RecordOptions, RecorderStats };
+export type { ConsoleCaptureOptions, NetworkCaptureOptions, RecordOptions, RecorderStats };
 
-export interface StartOptions {
+export interface StartOptions extends CaptureOptions {
   /** A public write key (public_key_svc_...). */
   publicKey: string;
   /** Base URL of the Tapedeck server. Default: the origin the script was loaded from. */
@@ -158,12 +159,15 @@ export function start(options: StartOptions): string {
   }
   const stored = storedRecordingId(false);
   const recordingId = stored ?? freshRecordingId();
+  const serverUrl = normaliseServerUrl(options.serverUrl);
+  const recordOptions = options.recordOptions ?? {};
+  const pagePlugins = Array.isArray(recordOptions.plugins) ? recordOptions.plugins : [];
   const session = new RecorderSession({
     recordingId,
     publicKey: options.publicKey,
-    serverUrl: normaliseServerUrl(options.serverUrl),
+    serverUrl,
     meta: { ...s.pendingMeta, ...(options.meta ?? {}) },
-    recordOptions: options.recordOptions ?? {},
+    recordOptions: { ...recordOptions, plugins: [...capturePlugins(options, serverUrl, pagePlugins), ...pagePlugins] },
     transport: options.transport === 'http' ? 'http' : 'websocket',
     store: store(),
     onSelfStop: () => {
@@ -224,6 +228,10 @@ export function stats(): RecorderStats | null {
 
 export const version = RECORDER_VERSION;
 
+/** A script attribute that turns something on: present and not a "no" (`data-network`, `data-network="true"`). */
+const isOn = (value: string | null) => value !== null && !isOff(value);
+const isOff = (value: string | null) => value !== null && /^(false|off|no|0)$/i.test(value.trim());
+
 function autostart(): void {
   if (typeof document === 'undefined') return;
   const script = document.currentScript;
@@ -240,6 +248,8 @@ function autostart(): void {
     publicKey,
     serverUrl: script.getAttribute('data-server-url') || undefined,
     transport: script.getAttribute('data-transport') === 'http' ? 'http' : 'websocket',
+    console: !isOff(script.getAttribute('data-console')),
+    network: isOn(script.getAttribute('data-network')),
   };
   const begin = () => {
     if (shared().session) return;
