@@ -179,9 +179,10 @@ describe('GET /recordings', () => {
   });
 
   it("takes a presigned link's parameters and a token beside the private key, as authentication reads them", async () => {
-    const r = await list(q({ run }, '&tenantId=t&expires=1&keyId=k&signature=00&token=x'));
+    const r = await list(q({ run }, '&limit=100&tenantId=t&expires=1&keyId=k&signature=00&token=x'));
     expect(r.status).toBe(200);
-    expect(ids(r)).toHaveLength(4);
+    expect(ids(r)).toEqual(ids(await list(q({ run }, '&limit=100'))));
+    expect(ids(r).length).toBeGreaterThanOrEqual(4);
   });
 
   it('needs the private key', async () => {

@@ -10,10 +10,10 @@ const recording: HeadingRecording = {
 };
 
 describe('playerHeading', () => {
-  it('titles a recording by its first page and start; details: start, duration, metadata by key, id', () => {
+  it('titles a recording by its first page and start; details: duration, metadata by key, id', () => {
     expect(playerHeading(id, undefined, recording)).toEqual({
       title: 'example.com/pricing · 2026-11-28 03:11:05 UTC',
-      details: ['2026-11-28 03:11:05 UTC', '1 h 2 min', 'plan: pro', 'userId: u-1', `id ${id}`],
+      details: ['1 h 2 min', 'plan: pro', 'userId: u-1', `id ${id}`],
     });
   });
 
@@ -28,8 +28,8 @@ describe('playerHeading', () => {
     const { details } = playerHeading(id, undefined, { ...recording, metadata });
     expect(details.filter((d) => /^k\d/.test(d))).toHaveLength(8);
     expect(details).toContain('+2 more');
-    expect(details[2]).toMatch(/^k0: \[key\] v+…$/);
-    expect(details[2]).toHaveLength('k0: '.length + 60);
+    expect(details[1]).toMatch(/^k0: \[key\] v+…$/);
+    expect(details[1]).toHaveLength('k0: '.length + 60);
   });
 
   it.each([

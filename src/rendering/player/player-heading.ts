@@ -14,7 +14,7 @@ export interface HeadingRecording {
 export interface PlayerHeading {
   /** The page's <title> and its header's heading. */
   title: string;
-  /** Short facts under the heading (start, duration, metadata as key: value), in order. */
+  /** Short facts under the heading (duration, page views, metadata as key: value, id), in order. */
   details: string[];
 }
 
@@ -68,7 +68,6 @@ export function playerHeading(recordingId: string, eventsUrl?: string, recording
   return {
     title: `${page} · ${utcTime(recording.startedAt)}`,
     details: [
-      utcTime(recording.startedAt),
       humanDuration(recording.duration),
       ...(recording.pageViews > 1 ? [`${recording.pageViews} page views`] : []),
       ...metadata,
