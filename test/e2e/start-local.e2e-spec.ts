@@ -81,7 +81,9 @@ function cmdline(pid: number): string {
 async function stopWith(s: Started, signal: NodeJS.Signals): Promise<number | null> {
   const tree = [s.npm.pid!, ...descendants(s.npm.pid!)];
   process.kill(s.npm.pid!, signal);
-  const code = await Promise.race([s.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([s.exited, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
+  clearTimeout(timer);
   expect(code).not.toBe('timeout');
   await pollUntil(
     async () => tree.filter(alive),
