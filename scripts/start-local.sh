@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `npm start`: install what is missing, build, then run the local stack (src/local/start-local.ts).
+# `npm start`: scripts/start-local.mjs, which installs what is missing, builds, then runs the local
+# stack (src/local/start-local.ts). exec, here and in package.json's "start": no shell stays between
+# npm and node to swallow SIGINT or SIGTERM, so stopping npm's process (or this one) stops the stack.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh
 export PATH="$PATH:/usr/sbin"
-npm run build --silent
-exec node dist/local/start-local.js
+exec node scripts/start-local.mjs "$@"

@@ -9,7 +9,7 @@ import { ErrorFilter } from './common/error.filter';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
 import { ZodValidationPipe } from './common/zod-validation.pipe';
 import { BASE_SECURITY_HEADERS, clientErrorHandler, CORS_EXPOSED_HEADERS, framedErrorCsp, frameworkErrors } from './common/security-headers';
-import { createLogger, Logger, nestLogger } from './common/logger';
+import { Logger, nestLogger, processLogger } from './common/logger';
 import { lingerAfterEarlyAnswer } from './common/lingering-close';
 import { malformedQueryEncoding } from './common/query-encoding';
 import type { AppConfig } from './config/config';
@@ -22,7 +22,7 @@ const LINGER_MS = 5000;
 
 /** `logger`: the process's one logger (main.ts makes it first, to log the start), else one for LOG_LEVEL. */
 export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean; logger?: Logger } = {}): Promise<NestFastifyApplication> {
-  const logger = opts.logger ?? createLogger(cfg.LOG_LEVEL);
+  const logger = opts.logger ?? processLogger(cfg.LOG_LEVEL, cfg.LOG_FORMAT);
   const adapter = new FastifyAdapter({
     bodyLimit: cfg.INGEST_MAX_BODY_BYTES,
     // Fastify's default is no limit, so a client sending its body a byte at a time held a connection

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
-import { createLogger } from './common/logger';
+import { createLogger, processLogger } from './common/logger';
 import { ConfigError, loadConfig } from './config/config';
 
 async function main() {
@@ -14,7 +14,7 @@ async function main() {
     }
     throw e;
   }
-  const logger = createLogger(cfg.LOG_LEVEL);
+  const logger = processLogger(cfg.LOG_LEVEL, cfg.LOG_FORMAT);
   const app = await createApp(cfg, { logger });
   await app.listen({ port: cfg.PORT, host: cfg.HOST });
   logger.info({ url: await app.getUrl(), role: cfg.TAPEDECK_ROLE }, 'tapedeck listening');

@@ -7,7 +7,8 @@ import type { CliContext } from './command';
 
 const NATS_CONNECT_TIMEOUT_MS = 15_000;
 
-export function createCliContext(cfg: AppConfig): CliContext & { close(): Promise<void> } {
+/** `natsFrom`: the file NATS_URL was read from (local-stack.env), named when NATS does not answer. */
+export function createCliContext(cfg: AppConfig, natsFrom?: string): CliContext & { close(): Promise<void> } {
   let nats: Promise<NatsClient> | undefined;
   let ch: ClickHouse | undefined;
   return {
@@ -15,6 +16,7 @@ export function createCliContext(cfg: AppConfig): CliContext & { close(): Promis
     stdout: process.stdout,
     stderr: process.stderr,
     nats() {
+      const hint = natsFrom ? ` (NATS_URL from ${natsFrom}: is npm start running? Set NATS_URL to reach another server)` : '';
       nats ??= Promise.race([
         NatsClient.connect(cfg, 'tapedeck-cli', NATS_CONNECT_TIMEOUT_MS),
         new Promise<never>((_, reject) =>
@@ -23,7 +25,9 @@ export function createCliContext(cfg: AppConfig): CliContext & { close(): Promis
             NATS_CONNECT_TIMEOUT_MS,
           ).unref(),
         ),
-      ]);
+      ]).catch((e: unknown) => {
+        throw new Error(`${String((e as Error)?.message ?? e)}${hint}`);
+      });
       return nats;
     },
     clickhouse() {

@@ -1,8 +1,9 @@
 // The operator CLI: `node dist/cli/main.js <command> [args]` (`npm run cli -- …`). Commands are a
 // map from name to handler; feature files export their part of the map and it is merged here.
 import { Logger } from '@nestjs/common';
-import { createLogger, nestLogger } from '../common/logger';
+import { nestLogger, processLogger } from '../common/logger';
 import { ConfigError, loadConfig } from '../config/config';
+import { withLocalStack } from '../local/local-stack-file';
 import { createCliContext } from './cli-context';
 import { CommandMap, UsageError } from './command';
 import { projectionCommands } from './projection-commands';
@@ -68,9 +69,11 @@ async function main(argv: string[]): Promise<number> {
     return answer.code;
   }
   const found = resolveCommand(COMMANDS, argv)!;
-  const cfg = loadConfig();
-  Logger.overrideLogger(nestLogger(createLogger(cfg.LOG_LEVEL === 'debug' ? 'debug' : 'warn')));
-  const ctx = createCliContext(cfg);
+  // Unless NATS_URL says otherwise, the stack `npm start` runs in this checkout.
+  const { env, from } = withLocalStack(process.env);
+  const cfg = loadConfig(env);
+  Logger.overrideLogger(nestLogger(processLogger(cfg.LOG_LEVEL === 'debug' ? 'debug' : 'warn', cfg.LOG_FORMAT)));
+  const ctx = createCliContext(cfg, from);
   try {
     return (await COMMANDS[found.name](found.args, ctx)) ?? 0;
   } finally {

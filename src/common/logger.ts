@@ -1,10 +1,13 @@
 // The one logger of a process: pino, one JSON object per line ({"level":30,"time":…,"pid":…,
-// "hostname":…,"context":…,"msg":…}), below warn on stdout, warn and above on stderr. Fastify logs
+// "hostname":…,"context":…,"msg":…}), below warn on stdout, warn and above on stderr; on a terminal,
+// short lines for a person instead (LOG_FORMAT, log-format.ts). Fastify logs
 // through it (its request lines only at LOG_LEVEL=debug, see app.factory.ts) and so does Nest, through
 // nestjs-pino's Logger: objects are logged as given, an Error as its message (msg) and stack (err).
 import type { LoggerService } from '@nestjs/common';
 import { Logger as NestPinoLogger, Params, PinoLogger } from 'nestjs-pino';
 import pino, { DestinationStream, Logger, LevelWithSilent } from 'pino';
+import { isatty } from 'node:tty';
+import { humanStreams } from './log-format';
 import { redactUrl } from './redact';
 
 export type { Logger };
@@ -33,6 +36,15 @@ export function createLogger(level: LevelWithSilent, streams: LogStreams = stdSt
       { dedupe: true },
     ),
   );
+}
+
+/** json: pino's lines; pretty: for a person (log-format.ts); auto: pretty when stdout is a terminal, else json. */
+export type LogFormat = 'json' | 'pretty' | 'auto';
+
+/** The logger of a service process (LOG_LEVEL, LOG_FORMAT). */
+export function processLogger(level: LevelWithSilent, format: LogFormat): Logger {
+  const human = format === 'pretty' || (format === 'auto' && isatty(1));
+  return createLogger(level, human ? humanStreams(level === 'debug') : undefined);
 }
 
 /** An Error (or pino's serialized form of one) as its stack text; anything else as given. */

@@ -26,6 +26,8 @@ export const configSchema = z.object({
   /** Public base URL used in links that leave the process (player, signed links). Empty: relative links. */
   PUBLIC_BASE_URL: z.union([z.literal(''), httpUrl('the address clients reach the service at')]).default(''),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** json: one JSON object per line; pretty: short lines for a person; auto: pretty when stdout is a terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty', 'auto']).default('auto'),
 
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
   NATS_USER: optional(z.string()),

@@ -57,7 +57,16 @@ const tcpOpen = (port: number) =>
     s.once('error', () => resolve(false));
   });
 
-function manage(name: string, url: string, child: ChildProcess): ManagedProcess {
+/** `group`: the child leads a process group of its own (ownProcessGroup), signalled whole. */
+function manage(name: string, url: string, child: ChildProcess, group = false): ManagedProcess {
+  const kill = (signal: NodeJS.Signals) => {
+    if (!group || child.pid === undefined) return void child.kill(signal);
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      child.kill(signal); // the group is gone: at most the leader is left
+    }
+  };
   return {
     name,
     url,
@@ -65,15 +74,23 @@ function manage(name: string, url: string, child: ChildProcess): ManagedProcess 
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill(signal);
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      kill(signal);
+      const t = setTimeout(() => kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(t);
     },
   };
 }
 
-export interface NatsOptions {
+/**
+ * ownProcessGroup: the server runs in a process group of its own, so a terminal's Ctrl-C (sent to the
+ * foreground group) reaches only its parent, which stops it after what depends on it (`npm start`).
+ */
+interface GroupOption {
+  ownProcessGroup?: boolean;
+}
+
+export interface NatsOptions extends GroupOption {
   dir: string;
   port?: number;
   binary?: string;
@@ -88,12 +105,12 @@ export async function startNats(o: NatsOptions): Promise<ManagedProcess & { port
   mkdirSync(join(o.dir, 'jetstream'), { recursive: true });
   const log = openSync(join(o.dir, 'nats.log'), 'a');
   const args = o.configFile ? ['-c', o.configFile] : ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(o.dir, 'jetstream'), ...(o.args ?? [])];
-  const child = spawn(o.binary ?? 'nats-server', args, { stdio: ['ignore', log, log] });
+  const child = spawn(o.binary ?? 'nats-server', args, { stdio: ['ignore', log, log], detached: !!o.ownProcessGroup });
   await waitFor('nats-server', () => tcpOpen(port), child, 15_000);
-  return { ...manage('nats-server', `nats://127.0.0.1:${port}`, child), port };
+  return { ...manage('nats-server', `nats://127.0.0.1:${port}`, child, o.ownProcessGroup), port };
 }
 
-export interface ClickHouseOptions {
+export interface ClickHouseOptions extends GroupOption {
   dir: string;
   httpPort?: number;
   tcpPort?: number;
@@ -115,6 +132,7 @@ export async function startClickHouse(o: ClickHouseOptions): Promise<ManagedProc
   for (const d of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(o.dir, d), { recursive: true });
   const log = openSync(join(o.dir, 'clickhouse.out.log'), 'a');
   if (o.engine === 'chdb') return startChdb(o.dir, httpPort, tcpPort, log);
+  const detached = !!o.ownProcessGroup;
   const child = spawn(
     o.binary ?? 'clickhouse-server',
     [
@@ -131,7 +149,7 @@ export async function startClickHouse(o: ClickHouseOptions): Promise<ManagedProc
       `--interserver_http_port=${interPort}`,
       '--listen_host=127.0.0.1',
     ],
-    { stdio: ['ignore', log, log] },
+    { stdio: ['ignore', log, log], detached },
   );
   const url = `http://127.0.0.1:${httpPort}`;
   await waitFor(
@@ -143,7 +161,7 @@ export async function startClickHouse(o: ClickHouseOptions): Promise<ManagedProc
     child,
     60_000,
   );
-  return { ...manage('clickhouse-server', url, child), httpPort, tcpPort };
+  return { ...manage('clickhouse-server', url, child, detached), httpPort, tcpPort };
 }
 
 /** chDB behind ClickHouse's HTTP interface (scripts/chdb-http-server.mjs), managed like clickhouse-server. */

@@ -19,6 +19,9 @@ const BARE_PARAM = /^(?:metadata|meta)$/;
 /** metadata or meta followed by punctuation: meant as a filter (metadataX, meta_x are other parameters). */
 const FILTER_LIKE_PARAM = /^(?:metadata|meta)[^A-Za-z0-9_-]/s;
 
+/** Whether parseMetadataFilters reads the parameter (as a filter, or to refuse it as a malformed one). */
+export const isFilterParam = (name: string) => FILTER_PARAM.test(name) || BARE_PARAM.test(name) || FILTER_LIKE_PARAM.test(name);
+
 const shown = (key: string) => JSON.stringify(key.length > 50 ? key.slice(0, 50) + '…' : key);
 
 /** A 400 naming the query parameter, in the same JSON form as every other query validation error. */

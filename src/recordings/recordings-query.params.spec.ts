@@ -10,6 +10,10 @@ describe('RecordingsQueryParams.list', () => {
     expect(RecordingsQueryParams.list({})).toEqual({ limit: 50, offset: 0, includeSignedUrls: false, filters: [] });
   });
 
+  it("takes a presigned link's parameters and a token beside a key (authentication reads them)", () => {
+    expect(RecordingsQueryParams.list({ tenantId: 't', expires: '1', keyId: 'k', signature: 'ab', token: 'x' }).filters).toEqual([]);
+  });
+
   it('reads limits, booleans and filters', () => {
     expect(RecordingsQueryParams.list({ limit: '100', offset: '7', includeSignedUrls: 'true', 'meta[a]': 'b' })).toEqual({
       limit: 100,
@@ -31,6 +35,11 @@ describe('RecordingsQueryParams.list', () => {
     [{ offset: 'abc' }, /offset: must be an integer/],
     [{ offset: ['1', '2'] }, /offset/],
     [{ includeSignedUrls: 'yes' }, /includeSignedUrls: must be true or false/],
+    [
+      { firstUrl: 'https://example.com/' },
+      /^Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, metadata\[<key>\]=<value>$/,
+    ],
+    [{ 'meta[plan]': 'pro', order: 'asc' }, /order: unknown parameter/],
   ])('refuses %j', (q, message) => {
     expect(() => RecordingsQueryParams.list(q)).toThrow(ValidationError);
     expect(() => RecordingsQueryParams.list(q)).toThrow(message);

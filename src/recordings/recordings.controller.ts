@@ -26,7 +26,7 @@ export class RecordingsController {
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, description: 'A page of recordings', type: RecordingList.Output })
   @ApiBadRequest(
-    'limit outside 1-100, negative or non-integer offset, includeSignedUrls not true/false, a bad metadata filter, or includeSignedUrls without a signing key',
+    "limit outside 1-100, negative or non-integer offset, includeSignedUrls not true/false, a bad metadata filter, an unknown parameter (JSON, each named in issues[].path; a presigned link's parameters and token are not unknown), or includeSignedUrls without a signing key",
     'The query string is not valid UTF-8 (at %FC)',
   )
   @ApiStoreUnavailable('projections')

@@ -8,6 +8,7 @@ import { epochMs, nullableString, SIGNED_QUERY_EXAMPLE as SIGNED, signedLinksExp
 import { pageFields, paginationQuery } from '../common/pagination.dto';
 import { queryBoolean } from '../common/validation';
 import { recordingId } from '../domain/recording.dto';
+import { listingQuery } from '../read-model/listing-query';
 import type { RecordingView } from '../read-model/recording.view';
 import type { RecordingLinks } from './recording-links';
 
@@ -19,7 +20,7 @@ const includeSignedUrls = queryBoolean(false).describe(
 );
 
 /** The listing's query; the metadata filters among its other parameters are read by parseMetadataFilters. */
-export class ListRecordingsQuery extends createZodDto(z.object({ ...paginationQuery('Recordings'), includeSignedUrls }).loose()) {}
+export class ListRecordingsQuery extends createZodDto(listingQuery({ ...paginationQuery('Recordings'), includeSignedUrls }, { filters: true })) {}
 export class RecordingQuery extends createZodDto(z.object({ includeSignedUrls })) {}
 
 const signedUrlsExpireAt = signedLinksExpiry("With includeSignedUrls=true: expiry of every signed link in the response, UNIX seconds (the links' expires)");

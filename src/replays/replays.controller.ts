@@ -7,10 +7,11 @@ import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { AppError } from '../common/app-error';
 import { ApiBadRequest, ApiStoreUnavailable, ApiTextError, ApiValidationError } from '../common/openapi/api-responses';
+import { parseWith } from '../common/validation';
 import { EventList } from '../domain/recording.dto';
 import { parseMetadataFilters } from '../read-model/metadata-filter';
 import { ApiMetadataFilters } from '../read-model/metadata-filter.dto';
-import { GroupingPropParams, ListReplaysQuery, Replay, ReplayGroupParams, ReplayList } from './replays.dto';
+import { ComposeReplayQuery, GroupingPropParams, ListReplaysQuery, Replay, ReplayGroupParams, ReplayList } from './replays.dto';
 import { ApiReadBandwidth } from '../limits/limits.openapi';
 import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { ReplaysService } from './replays.service';
@@ -74,7 +75,7 @@ export class ReplaysController {
   })
   @ApiResponse({ status: 200, type: ReplayList.Output })
   @ApiBadRequest(
-    'Bad limit/offset/includeSignedUrls, groupingProp length, or includeSignedUrls for a groupingProp with "/"',
+    'Bad limit/offset/includeSignedUrls, groupingProp length, an unknown parameter (JSON, each named in issues[].path; metadata filters included: this listing takes none), or includeSignedUrls for a groupingProp with "/"',
     'includeSignedUrls: presigned links cannot open replays of a groupingProp that contains "/"',
   )
   @ApiStoreUnavailable('projections')
@@ -92,12 +93,15 @@ export class ReplaysController {
   })
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, type: EventList.Output })
-  @ApiBadRequest('No filter (text/plain), or a bad filter (JSON)', 'Compose needs at least one metadata[<key>]=<value> filter')
+  @ApiBadRequest(
+    'No filter (text/plain), or a bad filter or a parameter other than a filter (JSON)',
+    'Compose needs at least one metadata[<key>]=<value> filter',
+  )
   @ApiTextError(404, 'No recording matches', 'No recording matches this replay')
   @ApiStoreUnavailable('both')
   @ApiReadBandwidth()
-  compose(@Query() q: Record<string, unknown>, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
-    const filters = parseMetadataFilters(q);
+  compose(@Query() query: Record<string, unknown>, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
+    const filters = parseMetadataFilters(parseWith(ComposeReplayQuery, query, 'query'));
     if (filters.length === 0) throw new AppError('bad_request', 'Compose needs at least one metadata[<key>]=<value> filter');
     return stream(reply, this.limits, auth.tenantId, (signal) => this.replays.events(auth.tenantId, filters, signal));
   }

@@ -6,6 +6,7 @@ import { epochMs, SIGNED_QUERY_EXAMPLE as SIGNED, signedLinksExpiry } from '../c
 import { pageFields, paginationQuery } from '../common/pagination.dto';
 import { queryBoolean } from '../common/validation';
 import { EventSchema } from '../domain/recording.dto';
+import { listingQuery } from '../read-model/listing-query';
 
 const length = (min: number, max: number) =>
   z
@@ -21,13 +22,19 @@ export class ReplayGroupParams extends createZodDto(
 ) {}
 
 export class ListReplaysQuery extends createZodDto(
-  z.object({
-    ...paginationQuery('Replays'),
-    includeSignedUrls: queryBoolean(false).describe(
-      'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds, on each item and on the response); 400 if the tenant has no signing key, or if groupingProp contains "/" (links cannot open such replays)',
-    ),
-  }),
+  listingQuery(
+    {
+      ...paginationQuery('Replays'),
+      includeSignedUrls: queryBoolean(false).describe(
+        'true adds links.selfSigned, links.eventsSigned and signedUrlsExpireAt (UNIX seconds, on each item and on the response); 400 if the tenant has no signing key, or if groupingProp contains "/" (links cannot open such replays)',
+      ),
+    },
+    { filters: false },
+  ),
 ) {}
+
+/** Compose replay's query: metadata filters only (read by parseMetadataFilters). Not a DTO: OpenAPI has no shape for a query of no fixed parameters. */
+export const ComposeReplayQuery = listingQuery({}, { filters: true });
 
 const signedUrlsExpireAt = signedLinksExpiry('With includeSignedUrls=true: expiry of the signed links, UNIX seconds');
 

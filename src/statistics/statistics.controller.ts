@@ -24,7 +24,7 @@ export class StatisticsController {
   @ApiMetadataFilters()
   @ApiResponse({ status: 200, type: Statistics.Output })
   @ApiBadRequest(
-    'Bad from/to (unparseable, or from not before to), unknown interval, too many buckets, bad groupBy, or a bad metadata filter',
+    'Bad from/to (unparseable, or from not before to), unknown interval, too many buckets, bad groupBy, a bad metadata filter, or an unknown parameter (JSON, each named in issues[].path)',
     'The query string is not valid UTF-8 (at %FC)',
   )
   @ApiStoreUnavailable('projections')

@@ -4,6 +4,7 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nullableString } from '../common/openapi/openapi-schema';
 import { MAX_META_KEY_LENGTH } from '../domain/batch-summary';
+import { listingQuery } from '../read-model/listing-query';
 import { BREAKDOWN_LIMIT } from './statistics.service';
 
 export const MAX_BUCKETS = 2000;
@@ -35,8 +36,8 @@ const keyLength = { message: `must be a metadata key of 1-${MAX_META_KEY_LENGTH}
 
 /** The query; the metadata filters among its other parameters are read by parseMetadataFilters. */
 export class StatisticsQuery extends createZodDto(
-  z
-    .object({
+  listingQuery(
+    {
       from: time('Window start (inclusive); default to - 7 days', '2024-12-25T00:00:00Z'),
       to: time('Window end (exclusive); default now', '1735689600000'),
       interval: IntervalSchema.optional().describe(
@@ -50,8 +51,9 @@ export class StatisticsQuery extends createZodDto(
         .optional()
         .describe('A metadata key: adds breakdown by its latest value')
         .meta({ example: 'plan' }),
-    })
-    .loose(),
+    },
+    { filters: true },
+  ),
 ) {}
 
 const count = (description: string, example: number) => z.int().min(0).describe(description).meta({ example });

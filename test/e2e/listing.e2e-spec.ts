@@ -164,11 +164,25 @@ describe('GET /recordings', () => {
     ['metadata[plan=pro', /"path":"metadata\[plan","message":"not a metadata filter; use metadata\[<key>\]=<value>"/, 'json'],
     ['metadata.plan=pro', /"path":"metadata\.plan","message":"not a metadata filter/, 'json'],
     ['meta[plan=pro&metadata[run]=x', /"path":"meta\[plan","message":"not a metadata filter; use meta\[<key>\]=<value>"/, 'json'],
+    // So were unknown parameters, a filter by a recording's field among them.
+    [
+      'firstUrl=https%3A%2F%2Fexample.test%2F10',
+      /"message":"Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, metadata\[<key>\]=<value>"/,
+      'json',
+    ],
+    ['limit=5&sort=asc&metadataX=1', /"issues":\[\{"path":"sort","message":"unknown parameter;[^"]*"\},\{"path":"metadataX",/, 'json'],
   ])('answers 400 for %s', async (query, message, kind) => {
     const r = await list(query);
     expect(r.status).toBe(400);
     expect(r.text).toMatch(message);
     expect(r.headers.get('content-type')).toMatch(kind === 'json' ? /application\/json/ : /text\/plain/);
+  });
+
+  it("takes a presigned link's parameters and a token beside the private key, as authentication reads them", async () => {
+    const r = await list(q({ run }, '&limit=100&tenantId=t&expires=1&keyId=k&signature=00&token=x'));
+    expect(r.status).toBe(200);
+    expect(ids(r)).toEqual(ids(await list(q({ run }, '&limit=100'))));
+    expect(ids(r).length).toBeGreaterThanOrEqual(4);
   });
 
   it('needs the private key', async () => {

@@ -116,6 +116,29 @@ describe('player page in Chromium', () => {
     await page.context().close();
   });
 
+  it("is titled by the recording's first page (host and path) and start, with its metadata under the title", async () => {
+    const meta = await api(`/recordings/${fx.recordingId}/metadata`, {
+      method: 'POST',
+      key: testEnv().publicKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ plan: 'pro' }),
+    });
+    expect(meta.status).toBe(200);
+    await pollUntil(
+      () => api(`/recordings/${fx.recordingId}`, { key: testEnv().secretKey }),
+      (r) => r.status === 200 && r.json().projected && r.json().metadata.plan === 'pro',
+      20_000,
+    );
+    const start = new Date(fx.firstTs).toISOString().slice(0, 19).replace('T', ' ');
+    const { page, problems } = await open(testEnv().baseUrl + playerPath('player.html', signed()));
+    expect(await page.title()).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+/fixture · ${start} UTC$`));
+    const header = await page.locator('header').innerText();
+    expect(header).toContain('plan: pro');
+    expect(header).toContain(`id ${fx.recordingId}`);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("loads the recorded site's image when PLAYER_ASSET_SOURCES names its origin", async () => {
     const loads: string[] = [];
     const { page, problems, blockedTracker } = await open(second.url + playerPath('player.html', signed()), undefined, loads);

@@ -251,6 +251,12 @@ describe('GET /replays/{groupingProp}/{replayValue}', () => {
     expect(bEvents[0].timestamp).toBe(0);
     expect((await secret(`/replay?${qs({ 'meta[sessionId]': S, 'meta[tabB]': 'no' })}`)).status).toBe(404);
     expect((await secret('/replay')).status).toBe(400);
+    // A parameter other than a filter is refused, not ignored (compose would merge whatever the filters left).
+    const extra = await secret(`/replay?${qs({ 'meta[sessionId]': S, tab: 'B' })}`);
+    expect([extra.status, extra.json()]).toEqual([
+      400,
+      expect.objectContaining({ error: 'validation_failed', issues: [expect.objectContaining({ path: 'tab' })] }),
+    ]);
   });
 
   it('answers 400 for lengths out of range and 404 for an empty group', async () => {
@@ -267,6 +273,9 @@ describe('GET /replays/{groupingProp}/{replayValue}', () => {
       expect((await secret(`${replayPath('sessionId', `${S}-none`)}${suffix}`)).status).toBe(404);
     }
     await bad(secret(`/replays/${'p'.repeat(101)}`));
+    // The group listing takes no metadata filter: one is named, not ignored.
+    const filtered = await secret(`/replays/sessionId?${qs({ 'metadata[tabB]': 'yes' })}`);
+    expect([filtered.status, filtered.json()]).toEqual([400, expect.objectContaining({ issues: [expect.objectContaining({ path: 'metadata[tabB]' })] })]);
   });
 
   it('does not find a group whose recordings have metadata but no events yet, as the group listing does not list it', async () => {

@@ -361,7 +361,7 @@ describe('screenshot', () => {
   });
 
   it('accepts every position inside the recording, including its ends', async () => {
-    for (const q of ['time=offset:0', `time=offset:-1`, 'time=percent:100', `time=epoch:${fx.lastTs}`, '']) {
+    for (const q of ['time=offset:0', `time=offset:-1`, 'time=percent:100', `time=epoch:${fx.lastTs}`, 'time=poster', '']) {
       expect((await shot('screenshot.png', `${q}&width=200`)).status).toBe(200);
     }
   });

@@ -223,6 +223,11 @@ describe('GET /statistics', () => {
     ['groupBy=', /groupBy/, 'json'],
     ['metadata[team]=a&meta[team]=b', /"path":"meta\[team\]","message":"metadata filter .*team.* is given more than once"/, 'json'],
     ['metadata.team=a', /"path":"metadata\.team","message":"not a metadata filter/, 'json'],
+    [
+      'since=2025-01-01&team=a',
+      /"issues":\[\{"path":"since","message":"unknown parameter; this endpoint takes from, to, interval, groupBy, metadata\[<key>\]=<value>"\},\{"path":"team"/,
+      'json',
+    ],
   ])('answers 400 for %s', async (query, message, kind) => {
     const r = await stats(query);
     expect(r.status).toBe(400);

@@ -248,12 +248,20 @@ describe('deploy/Dockerfile', () => {
     }
   });
 
-  // `npm start` runs scripts/start-local.sh, which may delegate the installation to other scripts.
+  // `npm start` runs scripts/start-local.sh, which may delegate the installation to other scripts
+  // (its node launcher, scripts/start-local.mjs, runs scripts/ensure-deps.sh): followed through every
+  // script of scripts/ the code (not a comment) of one names.
   const startLocal = join(ROOT, 'scripts', 'start-local.sh');
   const localScripts = (): string[] => {
-    const text = readFileSync(startLocal, 'utf8');
-    const called = [...text.matchAll(/(?:bash|sh|source|\.)\s+"?(?:\$\([^)]*\)\/\.\.\/)?(scripts\/[\w.-]+\.sh)/g)].map((m) => m[1]);
-    return [startLocal, ...called.map((c) => join(ROOT, c)).filter((f) => existsSync(f))];
+    const found = [startLocal];
+    for (let i = 0; i < found.length; i++) {
+      const code = readFileSync(found[i], 'utf8').replace(/^\s*(?:#|\/\/).*$/gm, '');
+      for (const m of code.matchAll(/(scripts\/[\w.-]+\.(?:sh|mjs))/g)) {
+        const file = join(ROOT, m[1]);
+        if (existsSync(file) && !found.includes(file)) found.push(file);
+      }
+    }
+    return found;
   };
   (existsSync(startLocal) ? it : it.skip)('installs every rendering package `npm start` installs (skipped until scripts/start-local.sh exists)', () => {
     const local = new Set<string>();

@@ -22,6 +22,8 @@ export interface PlayerPageInput {
   /** PLAYER_ASSET_SOURCES: where the recorded site's images, fonts, stylesheets and media may load from. */
   assetSources?: string;
   title?: string;
+  /** Short facts shown under the title in standard mode (player-heading.ts). */
+  details?: string[];
   /** Where AssetsController is mounted. */
   assetsBase?: string;
   /** PlayerAssets.version: makes the asset URLs immutable. */
@@ -38,7 +40,7 @@ export interface PlayerPage {
 const API_KEY = /(?:secret|public)_key_svc_/;
 
 export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
-  if (API_KEY.test(input.eventsUrl) || API_KEY.test(input.title ?? '')) {
+  if ([input.eventsUrl, input.title ?? '', ...(input.details ?? [])].some((s) => API_KEY.test(s))) {
     throw new Error('refusing to build a player page that contains an API key');
   }
   if (!isSourceList(input.frameAncestors)) {
@@ -68,7 +70,7 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
 <style>${PAGE_CSS}</style>
 </head>
 <body class="mode-${input.mode}">
-${input.mode === 'standard' ? `<header><h1>${escapeHtml(title)}</h1></header>\n` : ''}<main><div id="player"></div><p id="status" role="alert" hidden></p></main>
+${input.mode === 'standard' ? `${header(title, input.details ?? [])}\n` : ''}<main><div id="player"></div><p id="status" role="alert" hidden></p></main>
 <script type="application/json" id="tapedeck-config">${jsonForHtml(config)}</script>
 <script src="${escapeHtml(`${base}/rrweb-player.js${v}`)}"></script>
 <script nonce="${nonce}">${inPageScript('player-bootstrap')}</script>
@@ -111,8 +113,10 @@ ${input.mode === 'standard' ? `<header><h1>${escapeHtml(title)}</h1></header>\n`
 const PAGE_CSS = `
 html,body{margin:0;height:100%}
 body{display:flex;flex-direction:column;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;background:#f3f4f6;color:#111827}
-header{flex:none;height:48px;display:flex;align-items:center;padding:0 16px;background:#111827;color:#f9fafb}
+header{flex:none;min-height:48px;box-sizing:border-box;display:flex;flex-direction:column;justify-content:center;padding:6px 16px;background:#111827;color:#f9fafb}
 header h1{margin:0;font-size:16px;font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+header ul{display:flex;flex-wrap:wrap;gap:4px 12px;margin:2px 0 0;padding:0;list-style:none;font-size:12px;color:#d1d5db}
+header li{max-width:40ch;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 main{flex:1;min-height:0;position:relative;box-sizing:border-box;padding:16px}
 #player{width:100%;height:100%;display:flex;align-items:center;justify-content:center;overflow:hidden}
 #status{position:absolute;inset:0;margin:auto;height:fit-content;max-width:32em;padding:16px;text-align:center;background:#fff;border:1px solid #e5e7eb;border-radius:6px}
@@ -121,6 +125,11 @@ body.mode-capture{background:#fff}
 body.mode-capture .rr-player{box-shadow:none;border-radius:0}
 body.mode-capture .replayer-mouse,body.mode-capture .replayer-mouse-tail{display:none!important}
 `;
+
+function header(title: string, details: string[]): string {
+  const facts = details.length ? `<ul>${details.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : '';
+  return `<header><h1>${escapeHtml(title)}</h1>${facts}</header>`;
+}
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -3,23 +3,49 @@ import type { LinkSigner } from '../../auth/link-signer';
 import { AppError } from '../../common/app-error';
 import { loadConfig } from '../../config/config';
 import type { PlayerAssets } from './player-assets';
-import { acceptsHtml, PLAYER_EVENTS_TTL_SECONDS, PlayerService, playerTitle } from './player.service';
+import { acceptsHtml, PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
 import type { EventStore } from '../../domain/event-store';
 import { RecordingEventsService } from '../../recordings/recording-events.service';
-import { RecordingRenderSource } from '../shared/recording-render-source';
+import type { PageDetails } from '../../read-model/listing-page.util';
+import type { ListingPlanner } from '../../read-model/listing.planner';
+import type { RecordingsRepository } from '../../read-model/recordings.repository';
+import { RecordingsQueryService } from '../../recordings/recordings-query.service';
 
 const RID = '0b0e7f2c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
 const SECRET: AuthContext = { tenantId: 'acme', credential: 'secret', keyHandle: 'h' };
 const PRESIGNED: AuthContext = { tenantId: 'acme', credential: 'presigned', scope: { kind: 'recording', recordingId: RID }, expires: 2_000_000_000 };
 const LINK = { tenantId: 'acme', expires: '2000000000', keyId: 'k1', signature: 'f'.repeat(64) };
 
-/** The real render source over an event store that holds the recording, or not. */
-function renderSource(exists: boolean): RecordingRenderSource {
-  const store = { exists: async () => exists } as unknown as EventStore;
-  return new RecordingRenderSource(store, new RecordingEventsService(store));
+/** A projected recording's summary rows, as ClickHouse answers them. */
+const PROJECTED: PageDetails = {
+  summaries: [
+    {
+      recording_id: RID,
+      started_at: '1764299465000',
+      ended_at: '1764299530000',
+      event_count: '40',
+      bytes: '1000',
+      page_views: '2',
+      has_viewport: '1',
+      viewport: [1280, 720],
+      first_url: 'https://shop.example.com/cart?coupon=SECRET#pay',
+      last_activity_at: '1764299530000',
+    },
+  ],
+  metadata: [
+    { recording_id: RID, key: 'plan', value: 'pro' },
+    { recording_id: RID, key: 'userId', value: 'u-42' },
+  ],
+};
+
+/** The real recordings query over an event store that holds the recording, or not, and a projection that has it, or not yet. */
+function recordings(exists: boolean, details: PageDetails = { summaries: [], metadata: [] }): RecordingsQueryService {
+  const store = { exists: async () => exists, lastDeletionSeq: async () => undefined } as unknown as EventStore;
+  const repo = { details: async () => (exists ? details : { summaries: [], metadata: [] }) } as unknown as RecordingsRepository;
+  return new RecordingsQueryService({} as ListingPlanner, repo, new RecordingEventsService(store), { base: '' } as LinkSigner);
 }
 
-function service(o: { exists?: boolean; signingKey?: boolean } = {}) {
+function service(o: { exists?: boolean; signingKey?: boolean; details?: PageDetails } = {}) {
   const signed: { ttl?: number }[] = [];
   const signer = {
     sign: (_t: string, _s: unknown, ttl?: number) => {
@@ -28,7 +54,7 @@ function service(o: { exists?: boolean; signingKey?: boolean } = {}) {
       return { query: 'tenantId=acme&expires=1&keyId=k1&signature=' + 'e'.repeat(64), expires: 1 };
     },
   } as unknown as LinkSigner;
-  const source = renderSource(o.exists ?? true);
+  const source = recordings(o.exists ?? true, o.details);
   const assets = { version: 'v1' } as unknown as PlayerAssets;
   const cfg = loadConfig({ PLAYER_FRAME_ANCESTORS: "'self' https://app.example.com" });
   return { svc: new PlayerService(source, signer, assets, cfg), signed };
@@ -57,7 +83,7 @@ describe('PlayerService', () => {
 
   it('takes PLAYER_ASSET_SOURCES into the CSP, and refuses at start a value that is not a list of scheme or host sources', async () => {
     const cfg = loadConfig({ PLAYER_ASSET_SOURCES: 'https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000' });
-    const svc = new PlayerService(renderSource(true), {} as LinkSigner, { version: 'v1' } as unknown as PlayerAssets, cfg);
+    const svc = new PlayerService(recordings(true), {} as LinkSigner, { version: 'v1' } as unknown as PlayerAssets, cfg);
     const page = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: LINK });
     expect(page.headers['Content-Security-Policy']).toContain('img-src data: blob: https: https://*.cdn.example.com:8443/img/ http://127.0.0.1:5000');
     for (const bad of [
@@ -105,6 +131,18 @@ describe('PlayerService', () => {
     expect(await code(service({ exists: false }).svc.page({ auth: SECRET, recordingId: RID, html: true, query: {} }))).toBe('not_found');
   });
 
+  it('heads the page with the first page, the start and the metadata once projected; with the id before', async () => {
+    const projected = (await service({ details: PROJECTED }).svc.page({ auth: SECRET, recordingId: RID, html: true, query: {} })).html;
+    expect(projected).toContain('<title>shop.example.com/cart · 2025-11-28 03:11:05 UTC</title>');
+    expect(projected).toContain(
+      `<header><h1>shop.example.com/cart · 2025-11-28 03:11:05 UTC</h1><ul><li>1 min 5 s</li><li>2 page views</li><li>plan: pro</li><li>userId: u-42</li><li>id ${RID}</li></ul></header>`,
+    );
+    expect(projected).not.toContain('SECRET');
+    const early = (await service().svc.page({ auth: SECRET, recordingId: RID, html: true, query: {} })).html;
+    expect(early).toContain(`<title>Recording ${RID}</title>`);
+    expect(early).toContain(`<header><h1>Recording ${RID}</h1></header>`);
+  });
+
   it('refuses a non-HTML Accept on /player only (406), and says Vary: Accept there', async () => {
     const { svc } = service();
     expect(await code(svc.page({ auth: SECRET, recordingId: RID, html: false, accept: 'application/json', query: {} }))).toBe('not_acceptable');
@@ -130,19 +168,5 @@ describe('acceptsHtml', () => {
     ['text/plain', false],
   ])('%p → %p', (accept, expected) => {
     expect(acceptsHtml(accept)).toBe(expected);
-  });
-});
-
-describe('playerTitle', () => {
-  const id = '0b5e8a2c-1111-4222-8333-444455556666';
-  it.each([
-    [undefined, `Recording ${id}`],
-    ['events?tenantId=t&expires=1&keyId=k&signature=ab', `Recording ${id}`],
-    ['/replays/sessionId/abc%20def/events?signature=ab', 'Replay of sessionId = abc def'],
-    ['../../replays/user/u%2F1?x=1', 'Replay of user = u/1'],
-    ['/replay?meta[a]=b', 'Replay'],
-    ['/recordings/0b5e8a2c-9999-4222-8333-444455556666/events', 'Recording 0b5e8a2c-9999-4222-8333-444455556666'],
-  ])('titles eventsUrl %s as %s', (eventsUrl, title) => {
-    expect(playerTitle(id, eventsUrl)).toBe(title);
   });
 });

@@ -12,7 +12,8 @@ import { APP_CONFIG, AppConfig } from '../../config/config';
 import { PlayerAssets } from './player-assets';
 import { buildPlayerPage, PlayerPage } from './player-page';
 import { parsePlayerQuery } from './player-params';
-import { RecordingRenderSource } from '../shared/recording-render-source';
+import { RecordingsQueryService } from '../../recordings/recordings-query.service';
+import { playerHeading } from './player-heading';
 
 /** Lifetime of the events link signed for a page requested with the private key. */
 export const PLAYER_EVENTS_TTL_SECONDS = 600;
@@ -30,30 +31,10 @@ export interface PlayerRequestInput {
 
 const API_KEY = /(?:secret|public)_key_svc_/;
 
-/**
- * What the page is titled: the recording, or what eventsUrl plays instead (a group replay played
- * through one member's page said "Recording <that member>").
- */
-export function playerTitle(recordingId: string, eventsUrl?: string): string {
-  if (eventsUrl === undefined) return `Recording ${recordingId}`;
-  let path: string;
-  try {
-    path = new URL(eventsUrl, `http://service/recordings/${recordingId}/player`).pathname;
-  } catch {
-    return `Recording ${recordingId}`;
-  }
-  const part = (s: string) => decodeSafely(s).slice(0, 200);
-  const group = /\/replays\/([^/]+)\/([^/]+)(?:\/events)?$/.exec(path);
-  if (group) return `Replay of ${part(group[1])} = ${part(group[2])}`;
-  if (/\/replays?$/.test(path)) return 'Replay';
-  const other = /\/recordings\/([^/]+)\/events$/.exec(path);
-  return `Recording ${other ? part(other[1]) : recordingId}`;
-}
-
 @Injectable()
 export class PlayerService {
   constructor(
-    private readonly source: RecordingRenderSource,
+    private readonly recordings: RecordingsQueryService,
     private readonly signer: LinkSigner,
     private readonly assets: PlayerAssets,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
@@ -67,13 +48,14 @@ export class PlayerService {
     if (query.eventsUrl !== undefined && API_KEY.test(decodeSafely(query.eventsUrl))) {
       throw badRequest('eventsUrl must not carry an API key: use a presigned events URL');
     }
-    await this.source.assertExists(input.auth.tenantId, input.recordingId);
+    // 404 for an unknown recording; its summary, once projected, heads the page.
+    const recording = await this.recordings.get(input.auth.tenantId, input.recordingId, false);
     const page = buildPlayerPage({
       ...query,
       eventsUrl: query.eventsUrl ?? this.eventsUrl(input),
       frameAncestors: this.cfg.PLAYER_FRAME_ANCESTORS,
       assetSources: this.cfg.PLAYER_ASSET_SOURCES,
-      title: playerTitle(input.recordingId, query.eventsUrl),
+      ...playerHeading(input.recordingId, query.eventsUrl, recording.projected ? recording : undefined),
       // Relative to /recordings/{id}/player(.html), so a path prefix in front of the service works.
       assetsBase: '../../assets',
       assetVersion: this.assets.version,

@@ -23,6 +23,8 @@ describe('summarizeRecording', () => {
         { timestamp: 250, width: 390, height: 844 },
       ],
       firstSnapshotTs: 101,
+      // The first page view ends with the Meta at 200, before any change: its snapshot.
+      posterTs: 101,
     });
   });
 

@@ -1,6 +1,7 @@
 // What the renderer needs to know about a recording before touching a browser: its time range,
 // its viewports (rrweb Meta events and window resizes) and whether it can be replayed at all.
 import { EventType, RrwebEvent } from '../../domain/rrweb-event';
+import { posterMoment } from './poster-moment';
 import type { Viewport } from './screenshot-params';
 
 /** rrweb's IncrementalSource code of a window resize (an IncrementalSnapshot's data.source). */
@@ -19,6 +20,8 @@ export interface RecordingSummary {
   viewports: TimedViewport[];
   /** Timestamp of the first full snapshot: before it there is no page to show. */
   firstSnapshotTs?: number;
+  /** The page as its visitor saw it (poster-moment.ts); set with firstSnapshotTs. */
+  posterTs?: number;
 }
 
 export interface TimedViewport extends Viewport {
@@ -42,7 +45,8 @@ export function summarizeRecording(events: readonly RrwebEvent[]): RecordingSumm
   // Reads come in time order; anything else is put in it (which Meta a snapshot belongs to is an
   // order question).
   const inOrder = events.every((e, i) => i === 0 || events[i - 1].timestamp <= e.timestamp);
-  for (const e of inOrder ? events : [...events].sort((a, b) => a.timestamp - b.timestamp)) {
+  const sorted = inOrder ? events : [...events].sort((a, b) => a.timestamp - b.timestamp);
+  for (const e of sorted) {
     if (e.timestamp < firstTs) firstTs = e.timestamp;
     if (e.timestamp > lastTs) lastTs = e.timestamp;
     if (e.type === EventType.FullSnapshot) {
@@ -69,7 +73,7 @@ export function summarizeRecording(events: readonly RrwebEvent[]): RecordingSumm
   if (!events.length) firstTs = lastTs = 0;
   viewports.sort((a, b) => a.timestamp - b.timestamp);
   const viewport = first && { width: first.width, height: first.height };
-  return { firstTs, lastTs, eventCount: events.length, viewport, viewports, firstSnapshotTs };
+  return { firstTs, lastTs, eventCount: events.length, viewport, viewports, firstSnapshotTs, posterTs: posterMoment(sorted) };
 }
 
 /** The viewport shown at `ts`: the last one named at or before it, else the first Meta event's. */

@@ -16,6 +16,11 @@ describe('parseScreenshotQuery', () => {
     });
   });
 
+  it('reads time=poster, the moment of thumbnails and previews; the default stays offset:0 (the spec)', () => {
+    expect(parseScreenshotQuery({ time: 'poster' }).time).toEqual({ kind: 'poster' });
+    expect(() => parseScreenshotQuery({ time: 'poster:1' })).toThrow(/Invalid time/);
+  });
+
   it('ignores parameters it does not know (signature, tenantId, ...)', () => {
     expect(parseScreenshotQuery({ signature: 'x', width: '1' }).width).toBe(1);
   });

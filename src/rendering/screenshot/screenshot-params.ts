@@ -8,8 +8,12 @@ import { MAX_SCREENSHOT_SIDE, ScreenshotQuerySchema } from './screenshot.dto';
 const DEFAULT_WIDTH = 1280;
 const DEFAULT_HEIGHT = 720;
 
+/** A position, or the page as its visitor saw it (poster-moment.ts): the moment of thumbnails and previews. */
+export type ScreenshotTime = TimeSelector | { kind: 'poster' };
+export const POSTER: ScreenshotTime = { kind: 'poster' };
+
 /** quality (1..100) is used for JPEG and WebP, ignored for PNG. */
-export type ScreenshotQuery = Omit<z.output<typeof ScreenshotQuerySchema>, 'time'> & { time: TimeSelector };
+export type ScreenshotQuery = Omit<z.output<typeof ScreenshotQuerySchema>, 'time'> & { time: ScreenshotTime };
 
 export interface Viewport {
   width: number;
@@ -18,7 +22,7 @@ export interface Viewport {
 
 export function parseScreenshotQuery(query: unknown): ScreenshotQuery {
   const q = parseWith(ScreenshotQuerySchema, query ?? {}, 'screenshot query');
-  return { time: parseTimeSelector(q.time), width: q.width, height: q.height, quality: q.quality };
+  return { time: q.time === 'poster' ? POSTER : parseTimeSelector(q.time), width: q.width, height: q.height, quality: q.quality };
 }
 
 /** Width and height of the output image; `viewport` is the recording's, when its Meta event is known. */

@@ -11,13 +11,13 @@ import { strongEtag } from '../../common/static-asset';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { BrowserLease, BrowserPool } from '../browser-pool/browser-pool';
 import { untilAborted } from '../browser-pool/until-aborted';
-import { resolvePosition, TimeSelector } from '../shared/time-selector';
+import { resolvePosition } from '../shared/time-selector';
 import { encodeImage } from './image-encoder';
 import type { ImageFormat } from './image-format';
 import { RecordingSummary, summarizeRecording, viewportAt } from './recording-summary';
 import { imageCache, warmPageCache } from './render-caches';
 import { ReplayPage } from './replay-page';
-import { resolveScreenshotSize, Viewport } from './screenshot-params';
+import { resolveScreenshotSize, ScreenshotTime, Viewport } from './screenshot-params';
 
 export interface ScreenshotRendererOptions {
   /** RENDER_TIMEOUT_MS, applied to every page operation. */
@@ -41,7 +41,7 @@ export interface ScreenshotRequest {
   contentKey: string;
   /** The events, or a loader called only when no cache can answer. */
   events: readonly RrwebEvent[] | (() => Promise<readonly RrwebEvent[]>);
-  time: TimeSelector;
+  time: ScreenshotTime;
   format: ImageFormat;
   width?: number;
   height?: number;
@@ -100,7 +100,7 @@ export class ScreenshotRenderer {
     // rrweb's Replayer refuses fewer than two events (a real recording starts with Meta and FullSnapshot).
     if (summary.eventCount < 2)
       throw new AppError('unprocessable', 'The recording has too few events to render yet: rrweb replays two or more (a full snapshot and at least one other)');
-    const at = resolvePosition(req.time, summary.firstTs, summary.lastTs);
+    const at = req.time.kind === 'poster' ? summary.posterTs! : resolvePosition(req.time, summary.firstTs, summary.lastTs);
     // The page as it stands after every event at or before `at` (rrweb applies those strictly
     // before its baseline, hence +1); before the first snapshot, the first snapshot. A side left
     // out follows the ratio of the window at that moment (the recording may have resized it).
