@@ -23,11 +23,29 @@ export interface ReadOptions {
    * deletion removed before the read began, which then answered 200 [].
    */
   mustExist?: boolean;
+  /** Only part of the recording (GET …/events?from=&to=&limit=): see ReadWindow. */
+  window?: ReadWindow;
+}
+
+/**
+ * A window on a recording's events. A window from T begins at the last keyframe at or before T (its
+ * Meta first; from the first event when there is none), then every event up to `to`, at most `limit`
+ * of them. The store reads only the batches that can hold such events and stops after the last.
+ */
+export interface ReadWindow {
+  /**
+   * The window's bounds in epoch ms (undefined: open), given the recording's first and last event
+   * times; throws (an AppError or a ValidationError) for bounds the recording cannot answer.
+   */
+  resolve(firstTs: number, lastTs: number): { from?: number; to?: number };
+  limit?: number;
 }
 
 /** One event as stored: its JSON object's bytes, and what ordering and de-duplication need. */
 export interface RawEvent {
   timestamp: number;
+  /** rrweb event type. */
+  type: number;
   sequenceId?: number;
   /** The event's JSON object, `{` to `}` inclusive. */
   json: Uint8Array;

@@ -6,7 +6,8 @@ import { AppError, notFound, StoreUnavailable } from '../../common/app-error';
 import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound } from '../../domain/event-store';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { EventDeleter } from './event-deleter';
-import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { BatchAssembler, Mergeable, MessageHead, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { planWindow, WindowCut } from './event-window';
 import type { MessageScanner } from './message-scan';
 import { rawEvents } from './raw-events';
 import type { RecordingMessages } from './recording-messages';
@@ -84,7 +85,7 @@ export class EventReader {
     return this.merged(tenantId, recordingId, rawEvents, new TimestampMerger<RawEvent>(() => false), opts);
   }
 
-  private async *merged<E extends Mergeable>(
+  private async *merged<E extends Mergeable & { type?: unknown }>(
     tenantId: string,
     recordingId: string,
     decode: (payload: Uint8Array) => E[],
@@ -97,7 +98,7 @@ export class EventReader {
     if (opts.mustExist && !recordingExists(counts)) throw recordingNotFound();
     if (counts.ev === 0) return;
 
-    const heads: { seq: number; batch: string; chunk?: string; summary?: string }[] = [];
+    const heads: MessageHead[] = [];
     for await (const m of this.scanner.scan(subject, { headersOnly: true, startSeq: 0, expected: counts.ev, signal })) {
       heads.push({
         seq: m.seq,
@@ -117,23 +118,32 @@ export class EventReader {
         `counted ${counts.ev} messages of ${subject}, read ${heads.length}`,
       );
     }
-    const plan = orderBatches(heads);
+    // A window reads only the messages it needs, from the first to the last of them (the scan
+    // delivers those between too), and stops once its cut is done.
+    const window = opts.window && planWindow(heads, opts.window);
+    const planned = window?.heads ?? heads;
+    const plan = orderBatches(planned);
     if (plan.batches.length === 0) return;
+    const cut = window && new WindowCut<E>(window);
 
     const assembler = new BatchAssembler(plan);
-    const lastSeq = heads[heads.length - 1].seq;
+    const firstSeq = planned[0].seq;
+    const lastSeq = planned[planned.length - 1].seq;
+    const expected = window ? heads.filter((h) => h.seq >= firstSeq && h.seq <= lastSeq).length : heads.length;
     try {
       for await (const m of this.scanner.scan(subject, {
         headersOnly: false,
-        startSeq: heads[0].seq,
-        expected: heads.length,
+        startSeq: firstSeq,
+        expected,
         signal,
-        maxMessages: pullSize(plan.maxMessageBytes),
+        maxMessages: window ? Math.min(pullSize(plan.maxMessageBytes), expected) : pullSize(plan.maxMessageBytes),
       })) {
         const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
         if (done) {
-          const out = merger.take(decode(done.payload), done.releaseBelow);
+          const merged = merger.take(decode(done.payload), done.releaseBelow);
+          const out = cut ? cut.take(merged) : merged;
           if (out.length) yield out;
+          if (cut?.done) return;
         }
         if (m.seq >= lastSeq) break;
       }
@@ -143,7 +153,8 @@ export class EventReader {
       if (e instanceof ReadPlanMismatch) throw await this.incompleteRead(tenantId, recordingId, heads[0].seq, counts.ev, e.message);
       throw e;
     }
-    const rest = [...merger.drainAll()];
+    const drained = [...merger.drainAll()];
+    const rest = cut ? cut.take(drained) : drained;
     if (rest.length) yield rest;
   }
 
