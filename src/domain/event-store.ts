@@ -39,6 +39,20 @@ export interface ReadWindow {
    */
   resolve(firstTs: number, lastTs: number): { from?: number; to?: number };
   limit?: number;
+  /** Where the keyframe index says the window starts (see WindowHint); the read checks it. */
+  hint?: WindowHint;
+}
+
+/**
+ * From the keyframe index: a window starting at the keyframe at `ts` needs no message below stream
+ * sequence `seq`, and the recording's events span `first` to `last` as far as the index knows. The
+ * read then reads headers from `seq` only, and everything when what it finds disagrees.
+ */
+export interface WindowHint {
+  seq: number;
+  ts: number;
+  first: number;
+  last: number;
 }
 
 /** One event as stored: its JSON object's bytes, and what ordering and de-duplication need. */

@@ -11,11 +11,20 @@ import { withDeletions } from './visibility.sql';
 
 type KeyframeRow = { kind: 'kf' | 'meta' | 'open'; ts: string | number; seq: string | number };
 
+const batches = (tenantId: string, recordingId: string) =>
+  sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id = ${recordingId}`;
+
 export const KeyframesSql = {
   /** The recording's visible keyframe rows, each once, in stream order. */
   rows(tenantId: string, recordingId: string): Sql {
     const rows = sql`SELECT recording_id, kind, ts, seq FROM recording_keyframes WHERE tenant_id = ${tenantId} AND recording_id = ${recordingId}`;
     return sql`SELECT DISTINCT kind, ts, seq FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq ORDER BY seq, kind`;
+  },
+  span(tenantId: string, recordingId: string): Sql {
+    return sql`SELECT toString(min(min_ts)) AS first_ts, toString(max(max_ts)) AS last_ts, count() AS n FROM ${withDeletions(tenantId, batches(tenantId, recordingId))} WHERE seq > deleted_seq`;
+  },
+  firstBatchReaching(tenantId: string, recordingId: string, ts: number): Sql {
+    return sql`SELECT toString(min(seq)) AS first_seq FROM ${withDeletions(tenantId, batches(tenantId, recordingId))} WHERE seq > deleted_seq AND max_ts >= ${ts}`;
   },
 };
 
@@ -40,5 +49,19 @@ export class KeyframesRepository {
 
   async keyframes(tenantId: string, recordingId: string): Promise<Keyframe[]> {
     return keyframesFromRows(await fromReadModel(this.ch.rows<KeyframeRow>(KeyframesSql.rows(tenantId, recordingId))));
+  }
+
+  /** The recording's first and last event time as projected; undefined before its first batch is. */
+  async span(tenantId: string, recordingId: string): Promise<{ first: number; last: number } | undefined> {
+    const [r] = await fromReadModel(
+      this.ch.rows<{ first_ts: string | number; last_ts: string | number; n: string | number }>(KeyframesSql.span(tenantId, recordingId)),
+    );
+    return r && Number(r.n) > 0 ? { first: Number(r.first_ts), last: Number(r.last_ts) } : undefined;
+  }
+
+  /** The lowest stream sequence of a projected batch with an event at or after `ts`; undefined without one. */
+  async firstBatchReaching(tenantId: string, recordingId: string, ts: number): Promise<number | undefined> {
+    const [r] = await fromReadModel(this.ch.rows<{ first_seq: string | number }>(KeyframesSql.firstBatchReaching(tenantId, recordingId, ts)));
+    return r && Number(r.first_seq) > 0 ? Number(r.first_seq) : undefined;
   }
 }

@@ -11,6 +11,7 @@ import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { eventWindow } from './event-window';
 import { EventWindowQuery } from './event-window.dto';
 import { RecordingEventsService } from './recording-events.service';
+import { WindowHints } from './window-hints.service';
 
 /** What a window adds to an event read's description (recordings and replays). */
 export const WINDOW_DESCRIPTION =
@@ -23,6 +24,7 @@ export class RecordingEventsController {
   constructor(
     private readonly events: RecordingEventsService,
     private readonly limits: TenantLimiter,
+    private readonly hints: WindowHints,
   ) {}
 
   @Get('events')
@@ -47,7 +49,8 @@ export class RecordingEventsController {
   @ApiReadBandwidth()
   // The query before the path: a bad path is the error reported (ZodValidationPipe).
   async get(@Query() q: EventWindowQuery, @Param() { recordingId }: RecordingIdParams, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
-    const window = eventWindow(q);
+    // Only a window with a start has a keyframe to look up.
+    const window = q.from ? await this.hints.withHint(auth.tenantId, recordingId, eventWindow(q)) : eventWindow(q);
     const body = await this.limits.metered(auth.tenantId, () => this.events.streamEvents(auth.tenantId, recordingId, abortWhenClientGone(reply), window));
     return sendJsonStream(reply, body);
   }

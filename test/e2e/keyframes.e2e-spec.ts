@@ -9,10 +9,12 @@ import { sql } from '../../src/infrastructure/clickhouse/sql';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { KeyframesRepository } from '../../src/read-model/keyframes.repository';
+import { eventWindow } from '../../src/recordings/event-window';
+import { WindowHints } from '../../src/recordings/window-hints.service';
 import { testEnv } from '../harness/env';
 import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
-import { appendBatch, clickhouse, natsClient } from './projections-fixtures';
+import { appendBatch, clickhouse, natsClient, waitCaughtUp } from './projections-fixtures';
 
 const T0 = Date.UTC(2033, 2, 1);
 const step = (ts: number) => ({ type: 3, timestamp: ts, data: { source: 1, positions: [] } });
@@ -70,6 +72,16 @@ describe('the keyframe index', () => {
         [2, k.ts === at(1500) ? at(1501) : k.ts + (k.ts === at(0) ? 1 : 0)],
       ]);
     }
+
+    // Windowed reads start their headers pass at the first batch reaching the keyframe.
+    await waitCaughtUp(nats);
+    const hints = new WindowHints(keyframes, nats);
+    const hinted = await hints.withHint(tenantId, rec, eventWindow({ from: { kind: 'epoch', value: at(2050) } }));
+    expect(hinted?.hint).toEqual({ seq: seqs[2], ts: at(2000), first: at(0), last: at(4000) });
+    expect((await hints.withHint(tenantId, rec, eventWindow({ from: { kind: 'epoch', value: at(1600) } })))?.hint).toMatchObject({
+      seq: seqs[1],
+      ts: at(1500),
+    });
 
     expect((await api(`/recordings/${rec}`, { method: 'DELETE', key: secretKey })).status).toBe(204);
     expect(await keyframes.keyframes(tenantId, rec)).toEqual([]);

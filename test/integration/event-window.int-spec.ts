@@ -31,9 +31,11 @@ function batch(b: number): RrwebEvent[] {
 
 class CountingScanner extends MessageScanner {
   payloads = 0;
+  headers = 0;
   override async *scan(subject: string, o: ScanOptions) {
     for await (const m of super.scan(subject, o)) {
-      if (!o.headersOnly) this.payloads++;
+      if (o.headersOnly) this.headers++;
+      else this.payloads++;
       yield m;
     }
   }
@@ -44,13 +46,14 @@ let scanner: CountingScanner;
 let reader: EventReader;
 const recordingId = randomUUID();
 let full: RawEvent[];
+const seqs: number[] = [];
 
 beforeAll(async () => {
   nats = await natsClient();
   const store = new JetStreamEventStore(nats, 10_000);
   const append = async (b: number, events = batch(b)) => {
     const payload = Buffer.from(JSON.stringify(events), 'utf8');
-    await store.appendBatch(tenantId, recordingId, `batch-${b}`, payload, summarizeBatch(events, payload.length));
+    seqs[b] = (await store.appendBatch(tenantId, recordingId, `batch-${b}`, payload, summarizeBatch(events, payload.length))).seq;
   };
   for (let b = 0; b < BATCHES; b++) if (b !== 25) await append(b);
   await append(25); // stored last: a window over batch 25 must still find it
@@ -80,9 +83,11 @@ function expected(startTs: number | undefined, to = Infinity, limit = Infinity):
 }
 async function windowed(w: ReadWindow) {
   scanner.payloads = 0;
+  scanner.headers = 0;
   const events = await read(w);
-  return { events: json(events), payloads: scanner.payloads };
+  return { events: json(events), payloads: scanner.payloads, headers: scanner.headers };
 }
+const hint = (seq: number, ts: number) => ({ seq, ts, first: T0, last: T0 + 39_090 });
 
 describe('windowed reads', () => {
   it('the full read is every batch in time order (the late batch in its place)', () => {
@@ -111,6 +116,21 @@ describe('windowed reads', () => {
     const limited = await windowed(epoch(T0 + 12_000, undefined, 15));
     expect(limited.events).toEqual(expected(T0 + 10_000, Infinity, 15));
     expect(limited.payloads).toBe(2);
+  });
+
+  it("reads headers from a hint's position when it holds, and all of them when it does not", async () => {
+    const expect30 = expected(T0 + 30_000);
+    const whole = await windowed(epoch(T0 + 38_500));
+    expect(whole.headers).toBe(BATCHES);
+    const hinted = await windowed({ ...epoch(T0 + 38_500), hint: hint(seqs[30], T0 + 30_000) });
+    expect(hinted).toEqual({ events: expect30, payloads: 10, headers: 11 }); // batches 30 to 39, and 25 stored last
+    // A hint above the keyframe's batch: the plan finds no keyframe there and reads every header again.
+    const wrong = await windowed({ ...epoch(T0 + 38_500), hint: hint(seqs[31], T0 + 30_000) });
+    expect(wrong).toEqual({ events: expect30, payloads: 10, headers: 10 + BATCHES });
+    // The split keyframe: its Meta's batch 19, and the late batch 25 stored last, are both after the hint.
+    const split = await windowed({ ...epoch(T0 + 25_050, T0 + 26_000), hint: hint(seqs[19], T0 + 19_090) });
+    expect(split.events).toEqual(expected(T0 + 19_090, T0 + 26_000));
+    expect(split.headers).toBe(BATCHES - 19);
   });
 
   it('reads from the start when no keyframe is at or before from, and a window of limit only is the first events', async () => {

@@ -98,8 +98,11 @@ export class EventReader {
     if (opts.mustExist && !recordingExists(counts)) throw recordingNotFound();
     if (counts.ev === 0) return;
 
+    // A window's hint (ReadWindow.hint) starts the headers pass further on; the plan checks it.
+    const hint = opts.window?.hint;
     const heads: MessageHead[] = [];
-    for await (const m of this.scanner.scan(subject, { headersOnly: true, startSeq: 0, expected: counts.ev, signal })) {
+    const from = { startSeq: hint?.seq ?? 0, expected: hint ? Number.MAX_SAFE_INTEGER : counts.ev };
+    for await (const m of this.scanner.scan(subject, { headersOnly: true, ...from, signal })) {
       heads.push({
         seq: m.seq,
         batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`,
@@ -107,7 +110,7 @@ export class EventReader {
         summary: m.headers?.get(H.summary) || undefined,
       });
     }
-    if (heads.length < counts.ev) {
+    if (!hint && heads.length < counts.ev) {
       // The stream leader counted more messages than its consumer delivered: the read would be
       // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
       throw await this.incompleteRead(
@@ -121,6 +124,7 @@ export class EventReader {
     // A window reads only the messages it needs, from the first to the last of them (the scan
     // delivers those between too), and stops once its cut is done.
     const window = opts.window && planWindow(heads, opts.window);
+    if (window?.rescan) return yield* this.merged(tenantId, recordingId, decode, merger, { ...opts, window: { ...opts.window!, hint: undefined } });
     const planned = window?.heads ?? heads;
     const plan = orderBatches(planned);
     if (plan.batches.length === 0) return;

@@ -37,6 +37,24 @@ describe('planWindow', () => {
   });
 });
 
+describe('planWindow with a hint from the keyframe index', () => {
+  const hinted = (from: number, hint: { seq: number; ts: number }) => ({ ...window(from), hint: { ...hint, first: 100, last: 450 } });
+
+  it('plans from the headers after the hint when they hold its keyframe', () => {
+    const plan = planWindow(heads.slice(2), hinted(360, { seq: 3, ts: 300 }));
+    expect([plan.startTs, plan.rescan]).toEqual([300, undefined]);
+    expect(plan.heads.map((h) => h.seq)).toEqual([3, 4, 5, 6]);
+  });
+
+  it('asks for every header when the hint does not hold', () => {
+    expect(planWindow(heads.slice(3), hinted(360, { seq: 4, ts: 300 })).rescan).toBe(true); // the keyframe's Meta is below it
+    expect(planWindow(heads.slice(1), hinted(250, { seq: 2, ts: 300 })).rescan).toBe(true); // an earlier keyframe is needed
+    expect(planWindow([], hinted(360, { seq: 9, ts: 300 })).rescan).toBe(true);
+    const chunked = [{ ...heads[2], chunk: '1/2' }, ...heads.slice(3)]; // chunk 0 lies below the hint
+    expect(planWindow(chunked, hinted(360, { seq: 3, ts: 300 })).rescan).toBe(true);
+  });
+});
+
 describe('WindowCut', () => {
   const e = (type: number, timestamp: number) => ({ type, timestamp });
   it("opens on the keyframe's Meta, closes after to or limit", () => {

@@ -13,6 +13,8 @@ export interface WindowPlan {
   startTs?: number;
   to?: number;
   limit?: number;
+  /** The window's hint did not hold (see planWindow): plan again from every header. */
+  rescan?: boolean;
 }
 
 interface Summary {
@@ -37,13 +39,20 @@ function parseSummary(raw: string | undefined): (Summary & { keyframes: BatchKey
  * The messages a window needs: the batches that may hold an event from the keyframe at or before
  * `from` up to `to`. A batch without a readable summary may hold anything and is always read;
  * batches of metadata events alone (n = 0) give no event and are never read.
+ * With a hint, `heads` start at the hint's sequence: the plan holds only if it starts at the hint's
+ * keyframe or a later one and every chunk of the batches it needs is there; else `rescan`.
  */
 export function planWindow(heads: readonly MessageHead[], window: ReadWindow): WindowPlan {
+  const { hint } = window;
   const byBatch = new Map<string, Summary | null>();
+  const chunks = new Map<string, { n: number; seen: number }>();
   const keyframes: SeqKeyframes[] = [];
-  let first = Number.POSITIVE_INFINITY;
-  let last = Number.NEGATIVE_INFINITY;
+  let first = hint?.first ?? Number.POSITIVE_INFINITY;
+  let last = hint?.last ?? Number.NEGATIVE_INFINITY;
   for (const h of heads) {
+    const n = Number(/^\d+\/(\d+)$/.exec(h.chunk ?? '')?.[1] ?? 1);
+    const c = chunks.get(h.batch) ?? { n, seen: 0 };
+    chunks.set(h.batch, { n: Math.max(c.n, n), seen: c.seen + 1 });
     const s = parseSummary(h.summary);
     if (!s) {
       if (!byBatch.has(h.batch)) byBatch.set(h.batch, null);
@@ -55,11 +64,14 @@ export function planWindow(heads: readonly MessageHead[], window: ReadWindow): W
     last = Math.max(last, s.maxTs);
     if (Object.keys(s.keyframes).length > 0) keyframes.push({ ...s.keyframes, seq: h.seq });
   }
-  if (first > last) return { heads: heads.filter((h) => byBatch.get(h.batch) === null), limit: window.limit };
+  if (first > last) return { heads: heads.filter((h) => byBatch.get(h.batch) === null), limit: window.limit, rescan: hint !== undefined };
   const { from, to } = window.resolve(first, last);
   const startTs = from === undefined ? undefined : keyframeAtOrBefore(pairKeyframes(keyframes), from)?.ts;
   const wanted = (s: Summary | null | undefined) => !s || (s.n > 0 && (startTs === undefined || s.maxTs >= startTs) && (to === undefined || s.minTs <= to));
-  return { heads: heads.filter((h) => wanted(byBatch.get(h.batch))), startTs, to, limit: window.limit };
+  const planned = heads.filter((h) => wanted(byBatch.get(h.batch)));
+  const whole = (batch: string) => chunks.get(batch)!.seen >= chunks.get(batch)!.n;
+  if (hint && (startTs === undefined || startTs < hint.ts || !planned.every((h) => whole(h.batch)))) return { heads: [], rescan: true };
+  return { heads: planned, startTs, to, limit: window.limit };
 }
 
 /** Cuts the merged runs of a windowed read; `done` once nothing further can be in the window. */
