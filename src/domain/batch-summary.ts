@@ -1,9 +1,11 @@
 // A per-batch summary computed once at ingestion and carried in the message header (Td-Summary), so
 // projectors never decode event payloads. Events whose custom tag carries metadata are not counted
 // as events (reads do not return them); their payload lands in `meta`.
+import { BatchKeyframes, batchKeyframes } from './keyframes';
 import { EventType, METADATA_TAGS, RrwebEvent } from './rrweb-event';
 
-export interface BatchSummary {
+/** Keyframe fields (kf, kfMeta, kfOpen: keyframes.ts) are present only when the batch has one. */
+export interface BatchSummary extends BatchKeyframes {
   v: 1;
   /** Events, excluding metadata custom events. */
   n: number;
@@ -82,6 +84,7 @@ function allowsPii(tag: unknown, payload: Record<string, unknown>): boolean {
 export function summarizeBatch(events: RrwebEvent[], bytes: number, client: ClientInfo = {}): BatchSummary {
   const s: BatchSummary = { v: 1, n: 0, bytes, minTs: Number.MAX_SAFE_INTEGER, maxTs: Number.MIN_SAFE_INTEGER, types: {}, pv: 0, minutes: [] };
   const minutes = new Map<number, number>();
+  const counted: RrwebEvent[] = [];
   let metaMin = Number.MAX_SAFE_INTEGER;
   let metaMax = Number.MIN_SAFE_INTEGER;
   for (const e of events) {
@@ -108,6 +111,7 @@ export function summarizeBatch(events: RrwebEvent[], bytes: number, client: Clie
       continue;
     }
     s.n++;
+    counted.push(e);
     s.minTs = Math.min(s.minTs, e.timestamp);
     s.maxTs = Math.max(s.maxTs, e.timestamp);
     s.types[e.type] = (s.types[e.type] ?? 0) + 1;
@@ -123,6 +127,7 @@ export function summarizeBatch(events: RrwebEvent[], bytes: number, client: Clie
     minutes.set(minute, (minutes.get(minute) ?? 0) + 1);
   }
   s.minutes = [...minutes.entries()].sort((a, b) => a[0] - b[0]);
+  Object.assign(s, batchKeyframes(counted));
   if (s.n === 0) {
     s.minTs = metaMin;
     s.maxTs = metaMax;

@@ -23,11 +23,43 @@ export interface ReadOptions {
    * deletion removed before the read began, which then answered 200 [].
    */
   mustExist?: boolean;
+  /** Only part of the recording (GET …/events?from=&to=&limit=): see ReadWindow. */
+  window?: ReadWindow;
+}
+
+/**
+ * A window on a recording's events. A window from T begins at the last keyframe at or before T (its
+ * Meta first; from the first event when there is none), then every event up to `to`, at most `limit`
+ * of them. The store reads only the batches that can hold such events and stops after the last.
+ */
+export interface ReadWindow {
+  /**
+   * The window's bounds in epoch ms (undefined: open), given the recording's first and last event
+   * times; throws (an AppError or a ValidationError) for bounds the recording cannot answer.
+   */
+  resolve(firstTs: number, lastTs: number): { from?: number; to?: number };
+  limit?: number;
+  /** Where the keyframe index says the window starts (see WindowHint); the read checks it. */
+  hint?: WindowHint;
+}
+
+/**
+ * From the keyframe index: a window starting at the keyframe at `ts` needs no message below stream
+ * sequence `seq`, and the recording's events span `first` to `last` as far as the index knows. The
+ * read then reads headers from `seq` only, and everything when what it finds disagrees.
+ */
+export interface WindowHint {
+  seq: number;
+  ts: number;
+  first: number;
+  last: number;
 }
 
 /** One event as stored: its JSON object's bytes, and what ordering and de-duplication need. */
 export interface RawEvent {
   timestamp: number;
+  /** rrweb event type. */
+  type: number;
   sequenceId?: number;
   /** The event's JSON object, `{` to `}` inclusive. */
   json: Uint8Array;

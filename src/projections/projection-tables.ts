@@ -1,5 +1,5 @@
 // ClickHouse tables written by projections. Their DDL lives only in the numbered migrations
-// (001 to 005); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
+// (001 to 006); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
 // cannot diverge.
 export const T = {
   batches: 'recording_batches',
@@ -11,5 +11,7 @@ export const T = {
   recordings: 'recordings',
   /** recording_batches' summary columns sorted by (tenant_id, min_ts): the unfiltered listing (migration 004). */
   timeline: 'recording_timeline',
+  /** The keyframe fields of batch summaries, one row each (migration 006). */
+  keyframes: 'recording_keyframes',
   deleted: 'deleted_recordings',
 } as const;

@@ -180,8 +180,28 @@ describe('recording projection', () => {
     expect(out.rows[T.metadata].every((r) => r.seq !== 2)).toBe(true);
     expect(out.rows[T.recordings].map((r) => r.recording_id)).toEqual([OTHER, REC]);
     expect(out.deletions).toEqual([
-      { tables: [T.batches, T.timeline, T.minutes, T.recordings, T.metadata, T.metadataByKey], tenantId: TENANT, recordingId: REC, beforeSeq: 5 },
+      { tables: [T.batches, T.timeline, T.minutes, T.keyframes, T.recordings, T.metadata, T.metadataByKey], tenantId: TENANT, recordingId: REC, beforeSeq: 5 },
     ]);
+  });
+
+  it('turns the keyframe fields of a summary into recording_keyframes rows at the message seq', () => {
+    const split: RrwebEvent[] = [
+      { type: 3, timestamp: 1, data: {} },
+      { type: 4, timestamp: 2, data: {} },
+      { type: 2, timestamp: 3, data: {} },
+      { type: 4, timestamp: 9, data: {} },
+    ];
+    const opening: RrwebEvent[] = [{ type: 2, timestamp: 10, data: {} }];
+    const out = applyRecordingMessages([ev(1), ev(4, { events: split }), ev(5, { events: opening })]);
+    const key = { tenant_id: TENANT, recording_id: REC };
+    expect(out.rows[T.keyframes]).toEqual([
+      { ...key, kind: 'kf', ts: 60_000, seq: 1 },
+      { ...key, kind: 'kf', ts: 2, seq: 4 },
+      { ...key, kind: 'meta', ts: 9, seq: 4 },
+      { ...key, kind: 'open', ts: 10, seq: 5 },
+    ]);
+    // A summary without keyframe fields (every batch stored before them) gives none.
+    expect(applyRecordingMessages([ev(6, { events: [{ type: 3, timestamp: 1, data: {} }] as RrwebEvent[] })]).rows[T.keyframes]).toEqual([]);
   });
 
   it('is deterministic: applying the same messages again gives the same rows', () => {
@@ -191,7 +211,7 @@ describe('recording projection', () => {
 
   it('declares its consumer filter, tables and payload needs', () => {
     expect(recordingProjection.filterSubject).toBe('td.rec.>');
-    expect(recordingProjection.tables).toEqual([T.batches, T.timeline, T.minutes, T.recordings, T.metadata, T.metadataByKey, T.deleted]);
+    expect(recordingProjection.tables).toEqual([T.batches, T.timeline, T.minutes, T.keyframes, T.recordings, T.metadata, T.metadataByKey, T.deleted]);
     expect(recordingProjection.bodyKinds).toEqual(['meta']);
   });
 });

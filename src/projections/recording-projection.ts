@@ -1,7 +1,7 @@
 // The recordings projection: every message of TAPEDECK_EVENTS (`td.rec.>`) becomes rows of
 // recording_batches (and its copy sorted by time,
-// recording_timeline), recording_minutes, recordings, recording_metadata (and its copy sorted by key,
-// recording_metadata_by_key) and deleted_recordings. All rows are versioned by stream sequence, so
+// recording_timeline), recording_minutes, recording_keyframes, recordings, recording_metadata (and its
+// copy sorted by key, recording_metadata_by_key) and deleted_recordings. All rows are versioned by stream sequence, so
 // applying a message twice (redelivery, rebuild) changes nothing once ReplacingMergeTree or a
 // de-duplicating read collapses the copies.
 //
@@ -16,7 +16,7 @@ import { T } from './projection-tables';
 import { summaryRows } from './summary-rows';
 
 const keyOf = (tenantId: string, recordingId: string) => `${tenantId}\u0000${recordingId}`;
-const RECORDING_TABLES = [T.batches, T.timeline, T.minutes, T.recordings, T.metadata, T.metadataByKey];
+const RECORDING_TABLES = [T.batches, T.timeline, T.minutes, T.keyframes, T.recordings, T.metadata, T.metadataByKey];
 
 export function applyRecordingMessages(messages: readonly ProjectionMessage[]): ProjectionOutput {
   const out: ProjectionOutput = { rows: Object.fromEntries([...RECORDING_TABLES, T.deleted].map((t) => [t, []])), deletions: [], skipped: [] };
@@ -59,6 +59,7 @@ export function applyRecordingMessages(messages: readonly ProjectionMessage[]): 
         out.rows[T.recordings].push(recording);
       }
       out.rows[T.minutes].push(...r.rows.minutes);
+      out.rows[T.keyframes].push(...r.rows.keyframes);
       out.rows[T.metadata].push(...r.rows.metadata);
       out.rows[T.metadataByKey].push(...r.rows.metadata);
     }

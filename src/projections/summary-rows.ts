@@ -1,9 +1,11 @@
 // Rows from one `ev` message: its Td-Summary header becomes a recording_batches row, the same row
 // without event types for recording_timeline, a recordings row (start time), recording_minutes rows
-// from its per-minute counts, and recording_metadata rows from its in-band metadata. A batch of only
+// from its per-minute counts, recording_keyframes rows from its keyframe fields, and
+// recording_metadata rows from its in-band metadata. A batch of only
 // metadata events gives metadata rows alone. Only chunk 0 of a chunked batch carries the summary;
 // other chunks produce nothing.
 import { BatchSummary, wellFormed } from '../domain/batch-summary';
+import { summaryKeyframes } from '../domain/keyframes';
 import { H } from '../infrastructure/nats/subjects';
 import type { ProjectionMessage, Row } from './projection';
 
@@ -14,6 +16,8 @@ export interface SummaryRows {
   timeline?: Row;
   recording?: Row;
   minutes: Row[];
+  /** recording_keyframes rows: each keyframe field of the summary (domain/keyframes.ts). */
+  keyframes: Row[];
   metadata: Row[];
 }
 
@@ -73,7 +77,14 @@ export function summaryRows(m: ProjectionMessage, tenantId: string, recordingId:
   const metadata = Object.entries(s.meta ?? {})
     .filter(([k, v]) => k.length > 0 && typeof v === 'string')
     .map(([k, v]) => ({ ...key, key: wellFormed(k), value: wellFormed(v), seq: m.seq, written_at: m.timeMs }));
-  if (uint(s.n) === 0) return { rows: { minutes: [], metadata } };
+  if (uint(s.n) === 0) return { rows: { minutes: [], keyframes: [], metadata } };
   const recording: Row = { ...key, started_at: int(s.minTs), seq: m.seq };
-  return { rows: { batch, timeline, recording, minutes, metadata } };
+  const k = summaryKeyframes(s);
+  const keyframe = (kind: string, ts: number): Row => ({ ...key, kind, ts, seq: m.seq });
+  const keyframes = [
+    ...(k.kf ?? []).map((ts) => keyframe('kf', ts)),
+    ...(k.kfMeta !== undefined ? [keyframe('meta', k.kfMeta)] : []),
+    ...(k.kfOpen !== undefined ? [keyframe('open', k.kfOpen)] : []),
+  ];
+  return { rows: { batch, timeline, recording, minutes, keyframes, metadata } };
 }

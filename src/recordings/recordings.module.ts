@@ -6,11 +6,12 @@ import { RecordingEventsController } from './recording-events.controller';
 import { RecordingEventsService } from './recording-events.service';
 import { RecordingsController } from './recordings.controller';
 import { RecordingsQueryService } from './recordings-query.service';
+import { WindowHints } from './window-hints.service';
 
 @Module({
   imports: [ReadModelModule],
   controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController],
-  providers: [RecordingEventsService, RecordingsQueryService, RecordingDeletion],
+  providers: [RecordingEventsService, RecordingsQueryService, RecordingDeletion, WindowHints],
   exports: [RecordingEventsService, RecordingsQueryService],
 })
 export class RecordingsModule {}

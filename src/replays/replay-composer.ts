@@ -4,9 +4,10 @@
 // page-view boundaries; events are then re-read and emitted page view by page view, so memory grows
 // with the number of page views, never with the size of a recording.
 import { AppError } from '../common/app-error';
-import type { RecordingEventSource } from '../domain/event-store';
+import type { ReadWindow, RecordingEventSource } from '../domain/event-store';
 import { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { PageViewBoundary, PageViewSplitter, splitPageViews } from './page-view';
+import { windowOfReplay } from './replay-window';
 
 /**
  * Replay time between the end of one page view and the start of the next, replacing the real idle
@@ -90,14 +91,26 @@ export function composeEventsInMemory(recordings: readonly InMemoryRecording[]):
  * Streams the composed replay of `recordingIds` (duplicates ignored; unknown or empty recordings add
  * nothing). Reads each recording once to find its page views, then once more per run of consecutive
  * page views from it. Fails with `unavailable` if a recording changed between the two reads other
- * than by appending (events appended meanwhile are left out).
+ * than by appending (events appended meanwhile are left out). With a window, only its events
+ * (replay-window.ts), on the replay's timeline (0 to the last composed event's timestamp); the second
+ * read stops once the window is done.
  */
 export async function* composeReplay(
   tenantId: string,
   recordingIds: readonly string[],
   source: RecordingEventSource,
   signal?: AbortSignal,
+  window?: ReadWindow,
 ): AsyncGenerator<ReadEvent, void, undefined> {
+  const plan = planPageViews(await findPageViews(tenantId, recordingIds, source, signal));
+  if (!window) return yield* playPageViews(tenantId, plan, source, signal);
+  if (plan.length === 0) return;
+  const end = plan[plan.length - 1];
+  const { from, to } = window.resolve(0, end.offset + end.endTimestamp - end.startTimestamp);
+  yield* windowOfReplay(playPageViews(tenantId, plan, source, signal), { from, to, limit: window.limit });
+}
+
+async function findPageViews(tenantId: string, recordingIds: readonly string[], source: RecordingEventSource, signal?: AbortSignal) {
   const views: PageViewBoundary[] = [];
   for (const recordingId of new Set(recordingIds)) {
     const splitter = new PageViewSplitter(recordingId);
@@ -107,10 +120,13 @@ export async function* composeReplay(
     }
     views.push(...splitter.finish());
   }
+  return views;
+}
 
+async function* playPageViews(tenantId: string, plan: PlannedPageView[], source: RecordingEventSource, signal?: AbortSignal) {
   const cursor = new RecordingCursor(tenantId, source, signal);
   try {
-    for (const view of planPageViews(views)) {
+    for (const view of plan) {
       await cursor.seek(view.recordingId, view.startIndex);
       const clock = new PageViewClock(view);
       for (let i = view.startIndex; i < view.endIndex; i++) {

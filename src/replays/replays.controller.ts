@@ -6,8 +6,11 @@ import { abortWhenClientGone, sendJsonStream } from '../common/stream-reply';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { AppError } from '../common/app-error';
-import { ApiBadRequest, ApiStoreUnavailable, ApiTextError, ApiValidationError } from '../common/openapi/api-responses';
 import { parseWith } from '../common/validation';
+import { eventWindow } from '../recordings/event-window';
+import { EventWindowQuery, EventWindowQuerySchema } from '../recordings/event-window.dto';
+import { ApiBadRequest, ApiStoreUnavailable, ApiTextError, ApiValidationError } from '../common/openapi/api-responses';
+import { ApiQueryParams } from '../common/openapi/openapi-schema';
 import { EventList } from '../domain/recording.dto';
 import { parseMetadataFilters } from '../read-model/metadata-filter';
 import { ApiMetadataFilters } from '../read-model/metadata-filter.dto';
@@ -17,6 +20,16 @@ import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { ReplaysService } from './replays.service';
 
 const NO_MEMBER = 'No recording with events in the group (metadata alone makes no member)';
+const WINDOW =
+  " With from and/or to, only a window of the replay's own timeline (its renumbered timestamps, from 0: epoch:<ms> and plain numbers are such a timestamp): it begins at the last keyframe (a FullSnapshot with the Meta before it) at or before from, its Meta first (the first event when there is none), and ends with the last event at or before to; limit keeps the first limit events. " +
+  'Composing still reads every member once to place its page views; the second read stops once the window is done.';
+const WINDOW_ERRORS = 'groupingProp or replayValue length out of range, or a bad from, to or limit (malformed, limit out of range, from after to)';
+const ApiWindowMissed = () =>
+  ApiTextError(
+    422,
+    'The window misses the replay: from after its last event, or to before its first',
+    "from=offset:900000 is after the replay's last event (its timeline is from 0 to 61000 ms)",
+  );
 
 async function stream(reply: FastifyReply, limits: TenantLimiter, tenantId: string, make: (signal: AbortSignal) => Promise<Readable>) {
   return sendJsonStream(reply, await limits.metered(tenantId, () => make(abortWhenClientGone(reply))));
@@ -36,30 +49,36 @@ export class ReplaysController {
     summary: 'Get replay',
     description:
       'Merged metadata and composed events of the recordings whose latest value of groupingProp equals replayValue. Page views (a FullSnapshot with the page-load and Meta events right before it) play whole, ordered by start; ' +
-      'timestamps are renumbered from 0 with a 1000 ms gap between page views; originalTimestamp keeps the absolute time and recordingId the source. Merged metadata: union; on conflicts the most recently written value wins. Streamed.',
+      'timestamps are renumbered from 0 with a 1000 ms gap between page views; originalTimestamp keeps the absolute time and recordingId the source. Merged metadata: union; on conflicts the most recently written value wins. Streamed.' +
+      WINDOW,
   })
   @ApiResponse({ status: 200, type: Replay.Output })
-  @ApiValidationError('groupingProp or replayValue length out of range')
+  @ApiValidationError(WINDOW_ERRORS)
   @ApiTextError(404, NO_MEMBER, 'No recording matches this replay')
+  @ApiWindowMissed()
   @ApiStoreUnavailable('both')
   @ApiReadBandwidth()
-  get(@Param() group: ReplayGroupParams, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
+  // The query before the path: a bad path is the error reported (ZodValidationPipe).
+  get(@Query() q: EventWindowQuery, @Param() group: ReplayGroupParams, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
+    const window = eventWindow(q, 'replay');
     return stream(reply, this.limits, auth.tenantId, (signal) =>
-      this.replays.replay(auth.tenantId, [{ key: group.groupingProp, value: group.replayValue }], signal),
+      this.replays.replay(auth.tenantId, [{ key: group.groupingProp, value: group.replayValue }], signal, window),
     );
   }
 
   @Get('replays/:groupingProp/:replayValue/events')
   @Auth({ keys: ['secret'], presign: 'replay' })
-  @ApiOperation({ summary: 'Get replay events', description: 'The composed events of the replay alone (see Get replay).' })
+  @ApiOperation({ summary: 'Get replay events', description: 'The composed events of the replay alone (see Get replay).' + WINDOW })
   @ApiResponse({ status: 200, type: EventList.Output })
-  @ApiValidationError('groupingProp or replayValue length out of range')
+  @ApiValidationError(WINDOW_ERRORS)
   @ApiTextError(404, NO_MEMBER, 'No recording matches this replay')
+  @ApiWindowMissed()
   @ApiStoreUnavailable('both')
   @ApiReadBandwidth()
-  events(@Param() group: ReplayGroupParams, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
+  events(@Query() q: EventWindowQuery, @Param() group: ReplayGroupParams, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
+    const window = eventWindow(q, 'replay');
     return stream(reply, this.limits, auth.tenantId, (signal) =>
-      this.replays.events(auth.tenantId, [{ key: group.groupingProp, value: group.replayValue }], signal),
+      this.replays.events(auth.tenantId, [{ key: group.groupingProp, value: group.replayValue }], signal, window),
     );
   }
 
@@ -89,20 +108,25 @@ export class ReplaysController {
   @ApiOperation({
     summary: 'Compose replay',
     description:
-      "Composes the recordings matching every metadata[<key>]=<value> filter (AND; rrweb Cloud's meta[<key>]=<value> accepted; at least one filter, else 400) into one replayable event array, as Get replay composes a group.",
+      "Composes the recordings matching every metadata[<key>]=<value> filter (AND; rrweb Cloud's meta[<key>]=<value> accepted; at least one filter, else 400) into one replayable event array, as Get replay composes a group." +
+      WINDOW,
   })
   @ApiMetadataFilters()
+  @ApiQueryParams(EventWindowQuerySchema)
   @ApiResponse({ status: 200, type: EventList.Output })
   @ApiBadRequest(
-    'No filter (text/plain), or a bad filter or a parameter other than a filter (JSON)',
+    'No filter (text/plain), or a bad filter, from, to or limit, or any other parameter (JSON)',
     'Compose needs at least one metadata[<key>]=<value> filter',
   )
   @ApiTextError(404, 'No recording matches', 'No recording matches this replay')
+  @ApiWindowMissed()
   @ApiStoreUnavailable('both')
   @ApiReadBandwidth()
   compose(@Query() query: Record<string, unknown>, @CurrentAuth() auth: AuthContext, @Res() reply: FastifyReply) {
-    const filters = parseMetadataFilters(parseWith(ComposeReplayQuery, query, 'query'));
+    const parsed = parseWith(ComposeReplayQuery, query, 'query');
+    const filters = parseMetadataFilters(parsed);
     if (filters.length === 0) throw new AppError('bad_request', 'Compose needs at least one metadata[<key>]=<value> filter');
-    return stream(reply, this.limits, auth.tenantId, (signal) => this.replays.events(auth.tenantId, filters, signal));
+    const window = eventWindow(parsed, 'replay');
+    return stream(reply, this.limits, auth.tenantId, (signal) => this.replays.events(auth.tenantId, filters, signal, window));
   }
 }

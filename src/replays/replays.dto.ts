@@ -7,6 +7,7 @@ import { pageFields, paginationQuery } from '../common/pagination.dto';
 import { queryBoolean } from '../common/validation';
 import { EventSchema } from '../domain/recording.dto';
 import { listingQuery } from '../read-model/listing-query';
+import { EventWindowQuerySchema } from '../recordings/event-window.dto';
 
 const length = (min: number, max: number) =>
   z
@@ -34,7 +35,7 @@ export class ListReplaysQuery extends createZodDto(
 ) {}
 
 /** Compose replay's query: metadata filters only (read by parseMetadataFilters). Not a DTO: OpenAPI has no shape for a query of no fixed parameters. */
-export const ComposeReplayQuery = listingQuery({}, { filters: true });
+export const ComposeReplayQuery = listingQuery(EventWindowQuerySchema.shape, { filters: true });
 
 const signedUrlsExpireAt = signedLinksExpiry('With includeSignedUrls=true: expiry of the signed links, UNIX seconds');
 

@@ -6,7 +6,7 @@ import { LinkSigner } from '../auth/link-signer';
 import { badRequest, notFound } from '../common/app-error';
 import { pathSegment } from '../common/path-segment';
 import { jsonArrayStream, jsonObjectWithArray } from '../common/json-array-stream';
-import { EVENT_STORE, RecordingEventSource } from '../domain/event-store';
+import { EVENT_STORE, ReadWindow, RecordingEventSource } from '../domain/event-store';
 import { composeReplay } from './replay-composer';
 import { ReplayGroup, ReplayGroupsRepository } from '../read-model/replay-groups.repository';
 import type { MetadataFilter as MetadataMatch } from '../read-model/metadata-filter';
@@ -28,17 +28,17 @@ export class ReplaysService {
     return group;
   }
 
-  /** `{"metadata":{…},"events":[…]}`, streamed. */
-  async replay(tenantId: string, filters: MetadataMatch[], signal?: AbortSignal): Promise<Readable> {
+  /** `{"metadata":{…},"events":[…]}` (the events of `window` only, when given), streamed. */
+  async replay(tenantId: string, filters: MetadataMatch[], signal?: AbortSignal, window?: ReadWindow): Promise<Readable> {
     const group = await this.members(tenantId, filters);
     const metadata = await this.groups.mergedMetadata(tenantId, group.filters);
-    return jsonObjectWithArray({ metadata }, 'events', composeReplay(tenantId, group.recordingIds, this.source, signal));
+    return jsonObjectWithArray({ metadata }, 'events', composeReplay(tenantId, group.recordingIds, this.source, signal, window));
   }
 
-  /** The composed events alone, streamed. */
-  async events(tenantId: string, filters: MetadataMatch[], signal?: AbortSignal): Promise<Readable> {
+  /** The composed events alone (of `window` only, when given), streamed. */
+  async events(tenantId: string, filters: MetadataMatch[], signal?: AbortSignal, window?: ReadWindow): Promise<Readable> {
     const group = await this.members(tenantId, filters);
-    return jsonArrayStream(composeReplay(tenantId, group.recordingIds, this.source, signal));
+    return jsonArrayStream(composeReplay(tenantId, group.recordingIds, this.source, signal, window));
   }
 
   async list(tenantId: string, groupingProp: string, limit: number, offset: number, signed: boolean): Promise<ReplayList> {

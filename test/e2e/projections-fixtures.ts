@@ -114,6 +114,9 @@ export async function snapshot(ch: ClickHouse): Promise<Record<string, Record<st
         ['tenant_id', 'minute', 'recording_id', 'batch_id'],
       ),
     ),
+    recording_keyframes: await q(
+      visible('recording_keyframes', ['tenant_id', 'recording_id', 'kind', 'ts', 'seq'], ['tenant_id', 'recording_id', 'ts', 'kind', 'seq']),
+    ),
     recording_metadata: await q(visible('recording_metadata', META_COLS, ['tenant_id', 'recording_id', 'key'])),
     recording_metadata_by_key: await q(visible('recording_metadata_by_key', META_COLS, ['tenant_id', 'key', 'value', 'recording_id'])),
     // The earliest start per recording (rows tied on start may differ in seq between two projections).

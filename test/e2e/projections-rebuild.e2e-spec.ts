@@ -73,6 +73,10 @@ describe('projections rebuild', () => {
     await publishRaw(nats, dup.subject, dup.data, dup.headers, `late-${randomUUID()}`); // stored twice
     await deleteRecording(nats, tenants[1], ids[1][1]);
     await append(tenants[2], ids[2][1], sampleEvents(3, t0 + 999_000), `${ids[2][1]}-late`);
+    // A keyframe split over two batches: a Meta waiting at the end of one, its FullSnapshot opening the next.
+    const [kfMeta, kfSnapshot] = sampleEvents(2, t0 + 1_500_000);
+    await append(tenants[2], ids[2][1], [...sampleEvents(3, t0 + 1_400_000).slice(2), kfMeta], `${ids[2][1]}-meta`);
+    await append(tenants[2], ids[2][1], [kfSnapshot], `${ids[2][1]}-snapshot`);
     await Promise.all(
       Array.from({ length: FILLER }, async (_, i) => {
         const id = randomUUID();
@@ -84,6 +88,7 @@ describe('projections rebuild', () => {
     const live = await snapshot(ch);
     expect(live.recording_batches.length).toBeGreaterThan(15 + 3 * FILLER);
     expect(live.deleted_recordings.some((r) => r.recording_id === ids[1][1])).toBe(true);
+    expect(live.recording_keyframes.filter((r) => r.recording_id === ids[2][1]).map((r) => r.kind)).toEqual(['kf', 'kf', 'kf', 'kf', 'meta', 'open']);
 
     // Ingestion continues during the rebuild: what the live projector writes into the old tables in
     // the meantime must reach the new ones (the tail).

@@ -131,7 +131,9 @@ describe('a deleted tenant', () => {
     const needles = [doomed.tenantId, markD];
     // The searches find the tenant before its deletion (else they could not fail).
     expect((await natsTraces(nats, needles)).length).toBeGreaterThan(0);
-    expect(await clickhouseTraces(ch, needles)).toEqual(expect.arrayContaining([expect.stringMatching(/^recording_metadata_rebuild_1000: /)]));
+    expect(await clickhouseTraces(ch, needles)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^recording_metadata_rebuild_1000: /), expect.stringMatching(/^recording_keyframes: /)]),
+    );
     const socket = await openSocket(second.url, doomed.publicKey);
 
     const started = Date.now();

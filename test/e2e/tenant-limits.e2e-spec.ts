@@ -184,6 +184,17 @@ describe('read bandwidth', () => {
     expect((r.res.json() as unknown[]).length).toBe(300);
   }, 30_000);
 
+  it('slows a windowed read the same way', async () => {
+    const t = await limitedTenant(stack, { readBytesPerSecond: 100_000 });
+    const rec = await bigRecording(t);
+    const started = Date.now();
+    const r = await api(`/recordings/${rec}/events?from=offset:0&limit=250`, { base: s1, key: t.secretKey });
+    expect(r.status).toBe(200);
+    expect((r.json() as unknown[]).length).toBe(250);
+    // About 250 KB: a burst of 100 KB, then 100 KB/s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
+  }, 30_000);
+
   it('refuses a new read with 429 on either instance while the tenant uses its bandwidth, and serves it again after', async () => {
     const t = await limitedTenant(stack, { readBytesPerSecond: 100_000 });
     const rec = await bigRecording(t);

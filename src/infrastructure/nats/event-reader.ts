@@ -6,7 +6,8 @@ import { AppError, notFound, StoreUnavailable } from '../../common/app-error';
 import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound } from '../../domain/event-store';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { EventDeleter } from './event-deleter';
-import { BatchAssembler, Mergeable, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { BatchAssembler, Mergeable, MessageHead, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { planWindow, WindowCut } from './event-window';
 import type { MessageScanner } from './message-scan';
 import { rawEvents } from './raw-events';
 import type { RecordingMessages } from './recording-messages';
@@ -84,7 +85,7 @@ export class EventReader {
     return this.merged(tenantId, recordingId, rawEvents, new TimestampMerger<RawEvent>(() => false), opts);
   }
 
-  private async *merged<E extends Mergeable>(
+  private async *merged<E extends Mergeable & { type?: unknown }>(
     tenantId: string,
     recordingId: string,
     decode: (payload: Uint8Array) => E[],
@@ -97,8 +98,11 @@ export class EventReader {
     if (opts.mustExist && !recordingExists(counts)) throw recordingNotFound();
     if (counts.ev === 0) return;
 
-    const heads: { seq: number; batch: string; chunk?: string; summary?: string }[] = [];
-    for await (const m of this.scanner.scan(subject, { headersOnly: true, startSeq: 0, expected: counts.ev, signal })) {
+    // A window's hint (ReadWindow.hint) starts the headers pass further on; the plan checks it.
+    const hint = opts.window?.hint;
+    const heads: MessageHead[] = [];
+    const from = { startSeq: hint?.seq ?? 0, expected: hint ? Number.MAX_SAFE_INTEGER : counts.ev };
+    for await (const m of this.scanner.scan(subject, { headersOnly: true, ...from, signal })) {
       heads.push({
         seq: m.seq,
         batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`,
@@ -106,7 +110,7 @@ export class EventReader {
         summary: m.headers?.get(H.summary) || undefined,
       });
     }
-    if (heads.length < counts.ev) {
+    if (!hint && heads.length < counts.ev) {
       // The stream leader counted more messages than its consumer delivered: the read would be
       // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
       throw await this.incompleteRead(
@@ -117,23 +121,33 @@ export class EventReader {
         `counted ${counts.ev} messages of ${subject}, read ${heads.length}`,
       );
     }
-    const plan = orderBatches(heads);
+    // A window reads only the messages it needs, from the first to the last of them (the scan
+    // delivers those between too), and stops once its cut is done.
+    const window = opts.window && planWindow(heads, opts.window);
+    if (window?.rescan) return yield* this.merged(tenantId, recordingId, decode, merger, { ...opts, window: { ...opts.window!, hint: undefined } });
+    const planned = window?.heads ?? heads;
+    const plan = orderBatches(planned);
     if (plan.batches.length === 0) return;
+    const cut = window && new WindowCut<E>(window);
 
     const assembler = new BatchAssembler(plan);
-    const lastSeq = heads[heads.length - 1].seq;
+    const firstSeq = planned[0].seq;
+    const lastSeq = planned[planned.length - 1].seq;
+    const expected = window ? heads.filter((h) => h.seq >= firstSeq && h.seq <= lastSeq).length : heads.length;
     try {
       for await (const m of this.scanner.scan(subject, {
         headersOnly: false,
-        startSeq: heads[0].seq,
-        expected: heads.length,
+        startSeq: firstSeq,
+        expected,
         signal,
-        maxMessages: pullSize(plan.maxMessageBytes),
+        maxMessages: window ? Math.min(pullSize(plan.maxMessageBytes), expected) : pullSize(plan.maxMessageBytes),
       })) {
         const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
         if (done) {
-          const out = merger.take(decode(done.payload), done.releaseBelow);
+          const merged = merger.take(decode(done.payload), done.releaseBelow);
+          const out = cut ? cut.take(merged) : merged;
           if (out.length) yield out;
+          if (cut?.done) return;
         }
         if (m.seq >= lastSeq) break;
       }
@@ -143,7 +157,8 @@ export class EventReader {
       if (e instanceof ReadPlanMismatch) throw await this.incompleteRead(tenantId, recordingId, heads[0].seq, counts.ev, e.message);
       throw e;
     }
-    const rest = [...merger.drainAll()];
+    const drained = [...merger.drainAll()];
+    const rest = cut ? cut.take(drained) : drained;
     if (rest.length) yield rest;
   }
 

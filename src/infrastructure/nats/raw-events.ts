@@ -155,7 +155,7 @@ function split(b: Uint8Array): RawEvent[] | null {
     if (sequenceId !== undefined && !Number.isFinite(sequenceId)) return null;
     const json = b.subarray(start, end);
     const metadata = type === 5 && isMetadataEvent(JSON.parse(utf8(json, 0, json.length)) as RrwebEvent);
-    if (!metadata) out.push(sequenceId === undefined ? { timestamp, json } : { timestamp, sequenceId, json });
+    if (!metadata) out.push(sequenceId === undefined ? { timestamp, type, json } : { timestamp, type, sequenceId, json });
     i = skipWs(b, end);
     if (b[i] === COMMA) {
       i = skipWs(b, i + 1);
@@ -174,7 +174,8 @@ export function parsedToRaw(payload: Uint8Array): RawEvent[] {
     if (isMetadataEvent(e)) continue;
     const { originalTimestamp: _replaced, ...rest } = e;
     const json = Buffer.from(JSON.stringify(rest), 'utf8');
-    out.push(typeof e.sequenceId === 'number' ? { timestamp: e.timestamp, sequenceId: e.sequenceId, json } : { timestamp: e.timestamp, json });
+    const { timestamp, type } = e;
+    out.push(typeof e.sequenceId === 'number' ? { timestamp, type, sequenceId: e.sequenceId, json } : { timestamp, type, json });
   }
   return out;
 }
