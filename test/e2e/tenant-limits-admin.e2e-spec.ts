@@ -25,6 +25,7 @@ const defaults = {
   webSockets: Number(HIGH_TENANT_LIMITS.TENANT_WEBSOCKETS),
   readBytesPerSecond: Number(HIGH_TENANT_LIMITS.TENANT_READ_BYTES_PER_SECOND),
   storedBytes: Number(HIGH_TENANT_LIMITS.TENANT_STORED_BYTES),
+  renders: Number(HIGH_TENANT_LIMITS.TENANT_RENDERS),
 };
 
 describe("a tenant's limits", () => {
