@@ -13,8 +13,7 @@
 // hints that choose a plan and size a window, never what a page holds (every plan answers exactly).
 import { Injectable } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
-import type { LiveScope } from './live.sql';
-import { isLive } from './live.sql';
+import { isLive, type LiveScope } from './live.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { FilterCounts, filterCounts } from './metadata-filter.counts';
 import { candidateRecordingsSql, matchesLatest } from './metadata-filter.sql';
@@ -213,7 +212,8 @@ export class ListingPlanner {
     const want = offset + limit + 1;
     const key = memoryKey(tenantId, filters, live);
     const candidates = filters.length ? candidateRecordingsSql(tenantId, filters) : undefined;
-    const cap = want + (filters.length ? (want >> 2) + MARGIN : 0);
+    // Filters and the live scope drop some of the top: read a few more than wanted.
+    const cap = want + (filters.length || live ? (want >> 2) + MARGIN : 0);
     // Metadata does not depend on the window: kept across exclusions and widenings.
     const metadata: MetadataRow[] = [];
     const withMetadata = new Set<string>();
