@@ -23,22 +23,11 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const post = (id: string, events: unknown) =>
-  api(`/recordings/${id}/events`, {
-    method: 'POST',
-    base: stack.url,
-    key: stack.keys.publicKey,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(events),
-  });
-const attach = (id: string, metadata: Record<string, string>) =>
-  api(`/recordings/${id}/metadata`, {
-    method: 'POST',
-    base: stack.url,
-    key: stack.keys.publicKey,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(metadata),
-  });
+/** A POST of JSON with the public key: events or metadata. */
+const write = (path: string, body: unknown) =>
+  api(path, { method: 'POST', base: stack.url, key: stack.keys.publicKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (id: string, events: unknown) => write(`/recordings/${id}/events`, events);
+const attach = (id: string, metadata: Record<string, string>) => write(`/recordings/${id}/metadata`, metadata);
 const list = (query: string) => stack.api(`/recordings?${query}`);
 const ids = (r: Res) => (r.json().recordings as { recordingId: string }[]).map((x) => x.recordingId);
 const listing = (query: string, expected: string[]) =>
