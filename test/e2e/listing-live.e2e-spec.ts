@@ -99,6 +99,13 @@ describe('live recordings', () => {
     await listing('live=true&metadata[team]=none', []);
   });
 
+  it('answers pages deeper than the verified ones with the scope in SQL (recordings FINAL)', async () => {
+    for (const query of ['live=false&offset=600', 'live=false&metadata[team]=a&offset=600', 'live=true&offset=600']) {
+      const r = await list(query);
+      expect([query, r.status, r.json().recordings, r.json().hasMore]).toEqual([query, 200, [], false]);
+    }
+  });
+
   it('says live on the detail too', async () => {
     const live = await pollUntil(
       () => stack.api(`/recordings/${made.liveA1}`),
