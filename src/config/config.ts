@@ -143,6 +143,12 @@ export const configSchema = z.object({
   TAPEDECK_BOOTSTRAP_SIGNING_KEY_ID: optional(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/)),
   TAPEDECK_BOOTSTRAP_SIGNING_SECRET: optional(z.string().min(16)),
 
+  /**
+   * A recording is live while the service stored one of its batches within this many seconds (server
+   * clock). rrweb sends nothing while a user does nothing, so a reader who neither moves nor scrolls for
+   * longer shows as not live until the next event.
+   */
+  LIVE_IDLE_SECONDS: int(1, 24 * 3600).default(60),
   /** How often the projector role deletes recordings past their tenant's retention period (0: never). */
   RETENTION_SWEEP_SECONDS: int(0, 7 * 86400).default(3600),
   /** Most messages per projector batch (one ClickHouse insert per table). */

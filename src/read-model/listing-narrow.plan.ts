@@ -1,7 +1,9 @@
 // The narrow-filter plan: a filter whose smallest key/value range holds at most NARROW rows skips the
 // time window; its few candidates come ordered by their start in `recordings` and are verified by id
 // (the latest value of each filtered key) until the page and one more are kept. Exact, like every plan.
+// A live-only listing takes this plan too: recent activity is a narrow set by nature.
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import type { LiveScope } from './live.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchesLatest } from './metadata-filter.sql';
 import { earliest, later, ListingPage, MARGIN, NO_DETAILS, PageDetails, PageRow } from './listing-page.util';
@@ -23,7 +25,7 @@ interface Verified {
 
 /**
  * A filtered page from the filters' few candidates (the smallest key/value range holds at most NARROW
- * rows), ordered by their start in `recordings`. undefined if they turn out to be many after all.
+ * rows, or live-only), ordered by their start in `recordings`. undefined if they turn out to be many after all.
  */
 export async function narrowPage(
   ch: ClickHouse,
@@ -31,9 +33,10 @@ export async function narrowPage(
   filters: readonly MetadataFilter[],
   limit: number,
   offset: number,
+  live?: LiveScope,
 ): Promise<ListingPage | undefined> {
   const want = offset + limit + 1;
-  const rows = await ch.rows<{ recording_id: string; first_ts: string }>(TimelineSql.starts(tenantId, filters, 2 * NARROW));
+  const rows = await ch.rows<{ recording_id: string; first_ts: string }>(TimelineSql.starts(tenantId, filters, 2 * NARROW, live));
   if (rows.length >= 2 * NARROW) return undefined;
   const candidates = rows.map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
   return finish(ch, tenantId, await verify(ch, tenantId, filters, candidates, want, offset, limit), offset, limit);

@@ -6,11 +6,14 @@
 // (filtered: of the filters' key/value ranges) come with their summaries in one read and are verified
 // by id (edge check, and the latest value of each filtered key: the rule of matchingRecordingsSql)
 // while their metadata is read. Deeper unfiltered pages are cut in SQL with an edge check of the whole
-// window beside them; a narrow filter skips the window (listing-narrow.plan.ts).
+// window beside them; a narrow filter skips the window (listing-narrow.plan.ts), and so does `live=true`
+// (recent activity: few recordings, by the server's clock of storing, live.sql.ts). `live=false` runs the
+// window plans with liveness checked on the summaries they read, or in SQL on deep pages.
 // The planner remembers, per tenant and filter set, the filters' counts and the last page's density:
 // hints that choose a plan and size a window, never what a page holds (every plan answers exactly).
 import { Injectable } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { isLive, type LiveScope } from './live.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { FilterCounts, filterCounts } from './metadata-filter.counts';
 import { candidateRecordingsSql, matchesLatest } from './metadata-filter.sql';
@@ -23,9 +26,10 @@ import { readDetails } from './recordings.repository';
 import { RecordingsSql } from './recordings.sql';
 import { TimelineSql } from './recordings-timeline.sql';
 
-/** What a listing page asks for: metadata filters (AND), page size and offset. */
+/** What a listing page asks for: metadata filters (AND), optionally only live or only finished recordings, page size and offset. */
 export interface ListingQuery {
   filters: readonly MetadataFilter[];
+  live?: LiveScope;
   limit: number;
   offset: number;
 }
@@ -43,7 +47,8 @@ const MEMORY_KEYS = 10_000;
 /** How long filter counts are trusted: a stale count costs time, never correctness. */
 const PLAN_TTL_MS = 30_000;
 
-const memoryKey = (tenantId: string, filters: readonly MetadataFilter[]) => `${tenantId}\u0000${JSON.stringify(filters)}`;
+const memoryKey = (tenantId: string, filters: readonly MetadataFilter[], live?: LiveScope) =>
+  `${tenantId}\u0000${JSON.stringify(filters)}${live ? `\u0000${live.live}` : ''}`;
 
 /** Sets `key`, dropping the oldest entry when the map is full. */
 function remembered<V>(memory: Map<string, V>, key: string, value: V): void {
@@ -70,15 +75,23 @@ export class ListingPlanner {
     return fromReadModel(this.plan(tenantId, q));
   }
 
-  private async plan(tenantId: string, { filters, limit, offset }: ListingQuery): Promise<ListingPage> {
-    if (filters.length === 0) return this.newestPage(tenantId, limit, offset);
-    const counts = await this.filterCounts(tenantId, filters);
+  private async plan(tenantId: string, { filters, limit, offset, live }: ListingQuery): Promise<ListingPage> {
+    if (filters.length === 0 && !live) return this.newestPage(tenantId, limit, offset);
+    const counts = filters.length ? await this.filterCounts(tenantId, filters) : { filters: [], smallest: Infinity };
     if (!counts) return { rows: [], details: { summaries: [], metadata: [] } };
+    // Live only: its candidates are few (recent activity) whatever the filters and the depth.
+    if (live?.live)
+      return (await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live)) ?? this.deepPage(tenantId, counts.filters, limit, offset, live);
     if (offset + limit + 1 <= VERIFY_MAX) {
-      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, limit, offset) : undefined;
-      return narrow ?? this.filteredPage(tenantId, counts.filters, limit, offset);
+      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live) : undefined;
+      return narrow ?? this.windowPage(tenantId, counts.filters, limit, offset, Date.now(), live);
     }
-    const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters: counts.filters }, limit, offset));
+    return this.deepPage(tenantId, counts.filters, limit, offset, live);
+  }
+
+  /** A page from `recordings` FINAL with the filters and live scope in SQL: deep filtered pages, and many live recordings. */
+  private async deepPage(tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number, live?: LiveScope): Promise<ListingPage> {
+    const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters, live }, limit, offset));
     return {
       rows,
       details: await readDetails(
@@ -188,11 +201,19 @@ export class ListingPlanner {
    * key. Those that fail are excluded and the top read again; too few in the window: a wider one.
    * Unfiltered, metadata is read only for the page as it stands.
    */
-  private async windowPage(tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number, now: number): Promise<ListingPage> {
+  private async windowPage(
+    tenantId: string,
+    filters: readonly MetadataFilter[],
+    limit: number,
+    offset: number,
+    now: number,
+    live?: LiveScope,
+  ): Promise<ListingPage> {
     const want = offset + limit + 1;
-    const key = memoryKey(tenantId, filters);
+    const key = memoryKey(tenantId, filters, live);
     const candidates = filters.length ? candidateRecordingsSql(tenantId, filters) : undefined;
-    const cap = want + (filters.length ? (want >> 2) + MARGIN : 0);
+    // Filters and the live scope drop some of the top: read a few more than wanted.
+    const cap = want + (filters.length || live ? (want >> 2) + MARGIN : 0);
     // Metadata does not depend on the window: kept across exclusions and widenings.
     const metadata: MetadataRow[] = [];
     const withMetadata = new Set<string>();
@@ -215,7 +236,13 @@ export class ListingPlanner {
         for (const id of needMetadata) withMetadata.add(id);
         metadata.push(...meta);
         const latest = filters.length ? metadataById(metadata) : undefined;
-        const failed = new Set([...started.map((r) => r.recording_id), ...unchecked.filter((id) => latest && !matchesLatest(latest.get(id), filters))]);
+        // Liveness from the summary: whole for a recording that started in the window (the others fail the edge check).
+        const otherLiveness = live ? top.filter((r) => isLive(Number(r.last_activity_at) || null, live.since) !== live.live).map((r) => r.recording_id) : [];
+        const failed = new Set([
+          ...started.map((r) => r.recording_id),
+          ...unchecked.filter((id) => latest && !matchesLatest(latest.get(id), filters)),
+          ...otherLiveness,
+        ]);
         const kept = failed.size ? top.filter((r) => !failed.has(r.recording_id)) : top;
         if (kept.length < want && top.length >= cap) {
           exclude.push(...failed);

@@ -52,7 +52,7 @@ describe('recording views', () => {
       { recording_id: 'r', key: 'constructor', value: 'y' },
     ]).get('r')!;
     expect(Object.keys(m)).toEqual(['__proto__', 'constructor']);
-    expect(JSON.parse(JSON.stringify(toRecordingView('r', 5, recordingLinks('r'), m, toSummary(undefined)))).metadata).toEqual(
+    expect(JSON.parse(JSON.stringify(toRecordingView('r', 5, recordingLinks('r'), m, toSummary(undefined), 0))).metadata).toEqual(
       JSON.parse('{"__proto__":"x","constructor":"y"}'),
     );
     expect(({} as Record<string, unknown>).x).toBeUndefined();

@@ -2,6 +2,7 @@
 // strings in JSONEachRow and are converted here; metadata objects are built with Object.fromEntries
 // so any key, `__proto__` included, becomes an own property. The links are the recordings feature's
 // (recordings/recording-links.ts): a view carries whatever links it is given.
+import { isLive } from './live.sql';
 
 export interface SummaryRow {
   recording_id: string;
@@ -42,6 +43,8 @@ export interface RecordingView<Links> extends RecordingSummary {
   recordingId: string;
   /** First event time, epoch ms (rrweb Cloud's field; equals startedAt). */
   timestamp: number | null;
+  /** A batch was stored at or after the live cutoff (lastActivityAt, server clock): events still arrive. */
+  live: boolean;
   links: Links;
   metadata: Record<string, string>;
 }
@@ -91,6 +94,7 @@ export function toRecordingView<Links>(
   links: Links,
   metadata: Record<string, string> | undefined,
   summary: RecordingSummary,
+  liveSince: number,
 ): RecordingView<Links> {
-  return { recordingId, timestamp, links, metadata: metadata ?? {}, ...summary };
+  return { recordingId, timestamp, links, metadata: metadata ?? {}, ...summary, live: isLive(summary.lastActivityAt, liveSince) };
 }

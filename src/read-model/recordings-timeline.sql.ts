@@ -5,6 +5,7 @@
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { candidateRecordingsSql } from './metadata-filter.sql';
+import { liveCondition, LiveScope } from './live.sql';
 import { withDeletions } from './visibility.sql';
 
 const NEWEST_FIRST = sql`ORDER BY started_at DESC, recording_id DESC`;
@@ -33,11 +34,14 @@ export const TimelineSql = {
   },
 
   /**
-   * The filters' candidates (few: a narrow key/value range) with their start from `recordings` (sorted
-   * by id, small blocks), newest first; for filters too selective for a time window.
+   * The candidates of the filters and live scope (few: a narrow key/value range, or recent activity) with
+   * their start from `recordings` (sorted by id, small blocks), newest first; for filters too selective
+   * for a time window. At least one filter or a live-only scope.
    */
-  starts(tenantId: string, filters: readonly MetadataFilter[], cap: number): Sql {
-    return sql`SELECT recording_id, min(started_at) AS first_ts FROM ${withDeletions(tenantId, sql`SELECT recording_id, started_at, seq FROM recordings WHERE tenant_id = ${tenantId} AND recording_id IN (${candidateRecordingsSql(tenantId, filters)})`)}
+  starts(tenantId: string, filters: readonly MetadataFilter[], cap: number, live?: LiveScope): Sql {
+    if (filters.length === 0 && !live?.live) throw new TypeError('TimelineSql.starts needs a filter or live-only scope');
+    const among = filters.length ? sql` AND recording_id IN (${candidateRecordingsSql(tenantId, filters)})` : sql``;
+    return sql`SELECT recording_id, min(started_at) AS first_ts FROM ${withDeletions(tenantId, sql`SELECT recording_id, started_at, seq FROM recordings WHERE tenant_id = ${tenantId}${among}${liveCondition(tenantId, live)}`)}
       WHERE seq > deleted_seq GROUP BY recording_id ORDER BY first_ts DESC, recording_id DESC LIMIT ${cap}`;
   },
 

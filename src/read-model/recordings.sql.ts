@@ -8,6 +8,7 @@
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchingRecordingsSql } from './metadata-filter.sql';
+import { liveCondition, LiveScope } from './live.sql';
 import { deletionJoin, withDeletions } from './visibility.sql';
 
 const SUMMARY_COLUMNS = sql`recording_id, batch_id, event_count, bytes, min_ts, max_ts, page_views, meta_ts, viewport_width, viewport_height, url, ingested_at`;
@@ -25,6 +26,8 @@ export interface StartsScope {
   filters: readonly MetadataFilter[];
   /** Only recordings whose first event time is in [from, to), epoch ms. */
   window?: { from: number; to: number };
+  /** Only live (or only not live) recordings. */
+  live?: LiveScope;
 }
 
 export const RecordingsSql = {
@@ -36,10 +39,10 @@ export const RecordingsSql = {
    * Visible recordings, one row each: recording_id, started_at. WHERE runs after FINAL (18.16 and
    * current servers do not move it to PREWHERE under FINAL), so the window sees collapsed rows.
    */
-  starts({ tenantId, filters, window }: StartsScope): Sql {
+  starts({ tenantId, filters, window, live }: StartsScope): Sql {
     const filter = filters.length ? sql` AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})` : sql``;
     const inWindow = window ? sql` AND started_at >= ${window.from} AND started_at < ${window.to}` : sql``;
-    return sql`SELECT recording_id, started_at FROM recordings FINAL ${deletionJoin(tenantId)} WHERE tenant_id = ${tenantId}${filter} AND seq > deleted_seq${inWindow}`;
+    return sql`SELECT recording_id, started_at FROM recordings FINAL ${deletionJoin(tenantId)} WHERE tenant_id = ${tenantId}${filter}${liveCondition(tenantId, live)} AND seq > deleted_seq${inWindow}`;
   },
 
   /** One page, newest first by first event time, ties by recording id (stable); limit + 1 rows tell whether more follow. */

@@ -37,7 +37,7 @@ describe('RecordingsQueryParams.list', () => {
     [{ includeSignedUrls: 'yes' }, /includeSignedUrls: must be true or false/],
     [
       { firstUrl: 'https://example.com/' },
-      /^Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, metadata\[<key>\]=<value>$/,
+      /^Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, live, metadata\[<key>\]=<value>$/,
     ],
     [{ 'meta[plan]': 'pro', order: 'asc' }, /order: unknown parameter/],
   ])('refuses %j', (q, message) => {

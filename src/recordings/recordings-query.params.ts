@@ -7,6 +7,8 @@ export interface ListParams {
   limit: number;
   offset: number;
   includeSignedUrls: boolean;
+  /** Only live (true) or only finished (false) recordings; all when absent. */
+  live?: boolean;
   filters: MetadataFilter[];
 }
 
@@ -14,5 +16,6 @@ export const listParams = (query: ListRecordingsQuery): ListParams => ({
   limit: query.limit,
   offset: query.offset,
   includeSignedUrls: query.includeSignedUrls,
+  live: query.live,
   filters: parseMetadataFilters(query),
 });

@@ -6,8 +6,11 @@
 // Read-your-deletes: DELETE answers once the projections hide the recording (bounded wait, see
 // awaitDeletionProjected), and a detail request never shows rows that predate the event store's
 // latest deletion marker of the recording, even while the projector lags.
-import { Injectable } from '@nestjs/common';
+// Live: one cutoff per request (now - LIVE_IDLE_SECONDS) decides both the `live` filter and each item's
+// `live`, so a page never lists under live=true an item that says live: false.
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/app-error';
+import { APP_CONFIG, AppConfig } from '../config/config';
 import { LinkSigner, LinkSigning } from '../auth/link-signer';
 import type { PageDetails } from '../read-model/listing-page.util';
 import { ListingPlanner } from '../read-model/listing.planner';
@@ -31,11 +34,23 @@ export class RecordingsQueryService {
     private readonly recordings: RecordingsRepository,
     private readonly events: RecordingEventsService,
     private readonly signer: LinkSigner,
+    @Inject(APP_CONFIG) private readonly cfg: Pick<AppConfig, 'LIVE_IDLE_SECONDS'> = { LIVE_IDLE_SECONDS: 60 },
   ) {}
+
+  /** The live cutoff now: a recording with a batch stored at or after it is live. */
+  private liveSince(): number {
+    return Date.now() - this.cfg.LIVE_IDLE_SECONDS * 1000;
+  }
 
   async list(tenantId: string, p: ListParams): Promise<RecordingList> {
     const signing = p.includeSignedUrls ? this.signer.forTenant(tenantId) : undefined;
-    const { rows, details } = await this.listing.page(tenantId, p);
+    const since = this.liveSince();
+    const { rows, details } = await this.listing.page(tenantId, {
+      filters: p.filters,
+      limit: p.limit,
+      offset: p.offset,
+      live: p.live === undefined ? undefined : { live: p.live, since },
+    });
     const page = rows.slice(0, p.limit);
     const { summaries, metadata } = details;
     const summaryOf = new Map(summaries.map((s) => [s.recording_id, s]));
@@ -47,6 +62,7 @@ export class RecordingsQueryService {
         this.links(r.recording_id, signing),
         metadataOf.get(r.recording_id),
         toSummary(summaryOf.get(r.recording_id)),
+        since,
       ),
     );
     return { recordings, limit: p.limit, offset: p.offset, hasMore: rows.length > p.limit, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
@@ -67,7 +83,14 @@ export class RecordingsQueryService {
     const projected = hasRows(details);
     if (!projected) await this.events.assertExists(tenantId, recordingId);
     const summary = toSummary(summaries[0]);
-    const view = toRecordingView(recordingId, summary.startedAt, this.links(recordingId, signing), metadataById(metadata).get(recordingId), summary);
+    const view = toRecordingView(
+      recordingId,
+      summary.startedAt,
+      this.links(recordingId, signing),
+      metadataById(metadata).get(recordingId),
+      summary,
+      this.liveSince(),
+    );
     return { ...view, projected, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
   }
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Assert, SameShape } from '../common/openapi/same-shape';
 import { epochMs, nullableString, SIGNED_QUERY_EXAMPLE as SIGNED, signedLinksExpiry } from '../common/openapi/openapi-schema';
 import { pageFields, paginationQuery } from '../common/pagination.dto';
-import { queryBoolean } from '../common/validation';
+import { QUERY_BOOLEAN_WORDS, queryBoolean } from '../common/validation';
 import { recordingId } from '../domain/recording.dto';
 import { listingQuery } from '../read-model/listing-query';
 import type { RecordingView } from '../read-model/recording.view';
@@ -19,8 +19,14 @@ const includeSignedUrls = queryBoolean(false).describe(
   "Default false. true adds links.selfSigned, eventsSigned, playerSigned and screenshotSigned (presigned with the tenant's current signing key, valid PRESIGN_DEFAULT_TTL_SECONDS) and signedUrlsExpireAt. 400 if the tenant has no signing key.",
 );
 
+const live = QUERY_BOOLEAN_WORDS.transform((v) => v === 'true' || v === '1')
+  .optional()
+  .describe(
+    'true: only live recordings (a batch stored within LIVE_IDLE_SECONDS, default 60, by the server clock); false: only the others. Absent: all. Combines with the metadata filters and pagination.',
+  );
+
 /** The listing's query; the metadata filters among its other parameters are read by parseMetadataFilters. */
-export class ListRecordingsQuery extends createZodDto(listingQuery({ ...paginationQuery('Recordings'), includeSignedUrls }, { filters: true })) {}
+export class ListRecordingsQuery extends createZodDto(listingQuery({ ...paginationQuery('Recordings'), includeSignedUrls, live }, { filters: true })) {}
 export class RecordingQuery extends createZodDto(z.object({ includeSignedUrls })) {}
 
 const signedUrlsExpireAt = signedLinksExpiry("With includeSignedUrls=true: expiry of every signed link in the response, UNIX seconds (the links' expires)");
@@ -68,6 +74,12 @@ const RecordingSchema = z
       .meta({ example: { width: 1280, height: 720 } }),
     firstUrl: nullableString('href of the first rrweb Meta event').meta({ example: 'https://example.com/pricing' }),
     lastActivityAt: epochMs('When the service last stored an event batch of the recording (server clock), epoch ms').nullable(),
+    live: z
+      .boolean()
+      .describe(
+        "True while events keep arriving: the service stored a batch within LIVE_IDLE_SECONDS (default 60) before the request, by lastActivityAt (server clock), not the events' own timestamps (endedAt, the browser's clock)",
+      )
+      .meta({ example: false }),
   })
   .meta({ id: 'Recording' });
 

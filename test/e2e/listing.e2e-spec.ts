@@ -75,9 +75,12 @@ describe('GET /recordings', () => {
       viewport: { width: 1280, height: 720 },
       firstUrl: 'https://example.test/30',
       lastActivityAt: expect.any(Number),
+      live: expect.any(Boolean),
     });
     expect(b1.bytes).toBeGreaterThan(100);
     expect(Math.abs(b1.lastActivityAt - Date.now())).toBeLessThan(120_000);
+    // LIVE_IDLE_SECONDS is 60 here (listing-live.e2e-spec.ts shortens it): live by lastActivityAt, the server clock.
+    expect(b1.live).toBe(Date.now() - b1.lastActivityAt < 60_000);
   });
 
   it('combines filters with AND, accepts meta[...] and escapes quotes, backslashes and unicode exactly', async () => {
@@ -167,7 +170,7 @@ describe('GET /recordings', () => {
     // So were unknown parameters, a filter by a recording's field among them.
     [
       'firstUrl=https%3A%2F%2Fexample.test%2F10',
-      /"message":"Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, metadata\[<key>\]=<value>"/,
+      /"message":"Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, live, metadata\[<key>\]=<value>"/,
       'json',
     ],
     ['limit=5&sort=asc&metadataX=1', /"issues":\[\{"path":"sort","message":"unknown parameter;[^"]*"\},\{"path":"metadataX",/, 'json'],

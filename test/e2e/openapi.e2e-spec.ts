@@ -88,6 +88,16 @@ describe('parameters', () => {
     expect(param('get', path, 'includeSignedUrls')).toMatchObject({ in: 'query', schema: { type: 'string', enum: ['true', 'false', '1', '0'] } });
   });
 
+  it('/recordings: live an optional boolean word, and every recording says whether it is live', () => {
+    const live = param('get', '/recordings', 'live');
+    expect(live).toMatchObject({ in: 'query', schema: { type: 'string', enum: ['true', 'false', '1', '0'] } });
+    expect(live?.required).toBeFalsy();
+    expect(live?.schema?.default).toBeUndefined();
+    const recording = doc.components.schemas.Recording as { properties: Record<string, unknown>; required: string[] };
+    expect(recording.properties.live).toMatchObject({ type: 'boolean' });
+    expect(recording.required).toEqual(expect.arrayContaining(['live', 'lastActivityAt']));
+  });
+
   it.each([...REPLAY_READS, '/replays/{groupingProp}'])('%s: groupingProp 1-100 and replayValue 1-500 characters', (path) => {
     expect(param('get', path, 'groupingProp')).toMatchObject({ in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 100 } });
     if (path.includes('{replayValue}')) {

@@ -1,9 +1,11 @@
 // An in-memory read model for the listing's specs, answering the listing's queries (TimelineSql,
-// RecordingsSql.metadata, .summaries and .windowSummaries) by their shape: batches [recording, min_ts],
-// metadata writes [recording, key, value, seq] (the highest seq wins), deleted recordings hidden.
+// RecordingsSql.metadata, .summaries, .windowSummaries and .page) by their shape: batches [recording, min_ts],
+// metadata writes [recording, key, value, seq] (the highest seq wins), deleted recordings hidden, and
+// when each recording's latest batch was stored (`ingested`, server clock; none: long ago) for the live scope.
 // `expected` is the listing by definition, the brute force every plan is checked against.
 import type { ClickHouse } from '../../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../../infrastructure/clickhouse/sql';
+import type { LiveScope } from '../live.sql';
 import type { MetadataFilter } from '../metadata-filter';
 import { PageRow, ranksAfter } from '../listing-page.util';
 import { ListingPlanner } from '../listing.planner';
@@ -12,6 +14,7 @@ export interface Model {
   batches: [string, number][];
   metadata?: [string, string, string, number][];
   deleted?: string[];
+  ingested?: Record<string, number>;
 }
 
 const num = (text: string, re: RegExp) => Number(re.exec(text)![1]);
@@ -34,6 +37,21 @@ export function fakeListing(model: Model) {
     if ((m.get(k)?.[1] ?? -1) < seq) m.set(k, [v, seq]);
     latest.set(r, m);
   }
+  const activity = (r: string) => model.ingested?.[r] ?? 0;
+  const liveOk = (r: string, scope: LiveScope | undefined) => !scope || activity(r) >= scope.since === scope.live;
+  const liveIn = (text: string): LiveScope | undefined => {
+    const m =
+      /(NOT )?IN \(SELECT recording_id FROM \(SELECT recording_id, seq FROM recording_batches WHERE tenant_id = '[^']*' AND ingested_at >= \(?(-?\d+)/.exec(
+        text,
+      );
+    return m ? { live: !m[1], since: Number(m[2]) } : undefined;
+  };
+  // The listing by definition: visible recordings, newest first, matching the latest value of every filter (and the live scope).
+  const listing = (filters: readonly MetadataFilter[], live?: LiveScope) =>
+    [...starts]
+      .filter(([r]) => filters.every((f) => latest.get(r)?.get(f.key)?.[0] === f.value) && liveOk(r, live))
+      .map(([recording_id, ts]) => ({ recording_id, started_at: String(ts) }))
+      .sort((a, b) => (ranksAfter(a, b) ? 1 : -1));
   const ranges = (text: string) => [...text.matchAll(/key = '([^']*)' AND value = '([^']*)'/g)].map((m) => ({ key: m[1], value: m[2] }));
   const inRanges = (r: string, fs: { key: string; value: string }[]) =>
     fs.every((f) => (model.metadata ?? []).some(([x, k, v]) => x === r && k === f.key && v === f.value));
@@ -44,6 +62,18 @@ export function fakeListing(model: Model) {
   };
   const answer = (text: string): unknown[] => {
     queries.push(text);
+    if (text.startsWith('SELECT key, count() AS n')) {
+      // filterCounts: rows of each key/value range (every write, deleted recordings' too).
+      const fs = ranges(text);
+      return fs
+        .map((f) => ({ key: f.key, n: String((model.metadata ?? []).filter(([, k, v]) => k === f.key && v === f.value).length) }))
+        .filter((r) => r.n !== '0');
+    }
+    if (text.includes('FROM recordings FINAL')) {
+      // RecordingsSql.page: filters on the latest value, the live scope, in SQL.
+      const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text)!;
+      return listing(ranges(text), liveIn(text)).slice(Number(m[2]), Number(m[2]) + Number(m[1]));
+    }
     if (text.startsWith('SELECT count() AS n')) {
       const since = num(text, /min_ts < \(?(-?\d+)/);
       const older = visible.filter(([, ts]) => ts < since);
@@ -58,11 +88,12 @@ export function fakeListing(model: Model) {
       const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text)!;
       const fs = ranges(text);
       const all = window(num(text, /min_ts >= \(?(-?\d+)/), idList(text, /NOT IN \(([^)]*)\)/)).filter((r) => inRanges(r.recording_id, fs));
-      return [all.slice(Number(m[2]), Number(m[2]) + Number(m[1])), all.length];
+      const page = all.slice(Number(m[2]), Number(m[2]) + Number(m[1]));
+      return [page.map((r) => ({ ...r, last_activity_at: String(activity(r.recording_id)) })), all.length];
     }
     if (text.includes('sum(event_count)')) {
       const ids = idList(text, /recording_id IN \(([^)]*)\)/)!;
-      return ids.filter((r) => starts.has(r)).map((r) => ({ recording_id: r, started_at: String(starts.get(r)) }));
+      return ids.filter((r) => starts.has(r)).map((r) => ({ recording_id: r, started_at: String(starts.get(r)), last_activity_at: String(activity(r)) }));
     }
     if (text.startsWith('SELECT DISTINCT recording_id FROM (SELECT recording_id, seq FROM recordings')) {
       const since = num(text, /started_at < \(?(-?\d+)/);
@@ -79,8 +110,9 @@ export function fakeListing(model: Model) {
     if (text.includes('min(started_at) AS first_ts')) {
       const fs = ranges(text);
       const cap = num(text, /LIMIT (\d+)$/);
+      const live = liveIn(text);
       return [...starts]
-        .filter(([r]) => inRanges(r, fs))
+        .filter(([r]) => inRanges(r, fs) && liveOk(r, live))
         .map(([recording_id, ts]) => ({ recording_id, started_at: String(ts) }))
         .sort((a, b) => (ranksAfter(a, b) ? 1 : -1))
         .slice(0, cap)
@@ -99,13 +131,7 @@ export function fakeListing(model: Model) {
       return { rows, beforeLimit };
     },
   } as unknown as ClickHouse;
-  // The listing by definition: visible recordings, newest first, matching the latest value of every filter.
-  const expected = (filters: MetadataFilter[], limit: number, offset: number) =>
-    [...starts]
-      .filter(([r]) => filters.every((f) => latest.get(r)?.get(f.key)?.[0] === f.value))
-      .map(([recording_id, ts]) => ({ recording_id, started_at: String(ts) }))
-      .sort((a, b) => (ranksAfter(a, b) ? 1 : -1))
-      .slice(offset, offset + limit + 1);
+  const expected = (filters: MetadataFilter[], limit: number, offset: number, live?: LiveScope) => listing(filters, live).slice(offset, offset + limit + 1);
   return { ch, planner: new ListingPlanner(ch), queries, expected };
 }
 
