@@ -31,10 +31,10 @@ export class RecordingEventsService {
     return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, { signal, mustExist: true, window }));
   }
 
-  /** All events in memory (rendering needs them whole; bounded by the renderer's own limits). */
-  async loadEvents(tenantId: string, recordingId: string): Promise<RrwebEvent[]> {
+  /** All events (of `window` only, when given) in memory (rendering needs them whole; bounded by the renderer's own limits). */
+  async loadEvents(tenantId: string, recordingId: string, window?: ReadWindow): Promise<RrwebEvent[]> {
     const out: RrwebEvent[] = [];
-    for await (const e of this.store.read(tenantId, recordingId, { mustExist: true })) out.push(e);
+    for await (const e of this.store.read(tenantId, recordingId, { mustExist: true, window })) out.push(e);
     return out;
   }
 }

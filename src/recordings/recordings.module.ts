@@ -12,6 +12,6 @@ import { WindowHints } from './window-hints.service';
   imports: [ReadModelModule],
   controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController],
   providers: [RecordingEventsService, RecordingsQueryService, RecordingDeletion, WindowHints],
-  exports: [RecordingEventsService, RecordingsQueryService],
+  exports: [RecordingEventsService, RecordingsQueryService, WindowHints],
 })
 export class RecordingsModule {}

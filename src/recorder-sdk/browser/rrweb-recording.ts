@@ -14,6 +14,14 @@ export type RecordOptions = Omit<recordOptions<eventWithTime>, 'emit' | 'packFn'
 export const RECORDER_VERSION = typeof __TAPEDECK_VERSION__ === 'string' ? __TAPEDECK_VERSION__ : 'dev';
 const RRWEB_VERSION = typeof __RRWEB_VERSION__ === 'string' ? __RRWEB_VERSION__ : 'unknown';
 
+/**
+ * A new keyframe (Meta and FullSnapshot) this often, so a screenshot or a windowed read of any
+ * moment starts at most this far back (docs/recorder.md, "Keyframes": chosen from measurements of
+ * the bytes each checkout adds against the events a seek must read). `recordOptions.checkoutEveryNms`
+ * sets another interval; 0 turns checkouts off.
+ */
+export const DEFAULT_CHECKOUT_MS = 5 * 60_000;
+
 /** A `recording-meta` custom event carrying `payload`. */
 export function metaEvent(payload: Record<string, unknown>): Record<string, unknown> {
   return { type: 5, timestamp: Date.now(), data: { tag: 'recording-meta', payload } };
@@ -38,6 +46,7 @@ export function startRrweb(recordOptions: RecordOptions, push: (event: Record<st
       maskAllInputs: true,
       slimDOMOptions: 'all',
       inlineStylesheet: true,
+      checkoutEveryNms: DEFAULT_CHECKOUT_MS,
       ...options,
       emit: (event: eventWithTime, isCheckout?: boolean) => {
         push(event as unknown as Record<string, unknown>);

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { untilAborted } from '../browser-pool/until-aborted';
 import { inPageScript } from '../shared/in-page-scripts';
+import type { PageRange } from './page-window';
 import type { Viewport } from './screenshot-params';
 
 export const MAX_PAGE_SIDE = 4096;
@@ -40,6 +41,8 @@ html,body{margin:0;padding:0;background:#fff;overflow:hidden}
 export class ReplayPage {
   /** Set while a render uses the page; a busy page is never shared. */
   busy = false;
+  /** What the page can show, set by whoever opened it with its events (nothing until then). */
+  range: PageRange = { firstTs: 0, from: Infinity, to: -Infinity };
   private viewport: Viewport;
 
   private constructor(

@@ -14,10 +14,19 @@ import { untilAborted } from '../browser-pool/until-aborted';
 import { resolvePosition } from '../shared/time-selector';
 import { encodeImage } from './image-encoder';
 import type { ImageFormat } from './image-format';
+import { coversMoment, type Moment, momentIn, type PageEvents, type Span, WINDOW_AHEAD_MS, wholePage, windowPage } from './page-window';
 import { RecordingSummary, summarizeRecording, viewportAt } from './recording-summary';
 import { imageCache, warmPageCache } from './render-caches';
 import { ReplayPage } from './replay-page';
 import { resolveScreenshotSize, ScreenshotTime, Viewport } from './screenshot-params';
+
+/**
+ * Reads a window of the recording: `bounds` gets its first and last event times and answers the
+ * window (epoch ms), which begins at the last keyframe at or before `from`. `span` is the recording's
+ * first and last event as the read found them; without it the read could not window (batches without
+ * summaries) and `events` are the whole recording.
+ */
+export type WindowLoader = (bounds: (first: number, last: number) => { from: number; to: number }) => Promise<{ events: readonly RrwebEvent[]; span?: Span }>;
 
 export interface ScreenshotRendererOptions {
   /** RENDER_TIMEOUT_MS, applied to every page operation. */
@@ -41,6 +50,8 @@ export interface ScreenshotRequest {
   contentKey: string;
   /** The events, or a loader called only when no cache can answer. */
   events: readonly RrwebEvent[] | (() => Promise<readonly RrwebEvent[]>);
+  /** Windowed reads: cold pages then hold the events from the keyframe at or before the moment (page-window.ts). */
+  around?: WindowLoader;
   time: ScreenshotTime;
   format: ImageFormat;
   width?: number;
@@ -65,6 +76,9 @@ const scopeOf = (tenantId: string, contentKey: string) => `${tenantId}\u0000${co
 export class ScreenshotRenderer {
   private readonly images: LRUCache<string, RenderedImage>;
   private readonly summaries = new LRUCache<string, RecordingSummary>({ max: 1024 });
+  /** Without a summary: the recording's span, and moments placed by windowed reads (by scope and position). */
+  private readonly spans = new LRUCache<string, Span>({ max: 1024 });
+  private readonly moments = new LRUCache<string, Moment>({ max: 4096 });
   private readonly warm: LRUCache<string, ReplayPage>;
   private readonly pending = new Map<string, Promise<RenderedImage>>();
   private readonly counts = { imageHits: 0, warmHits: 0, coldRenders: 0 };
@@ -88,27 +102,12 @@ export class ScreenshotRenderer {
   }
 
   async render(req: ScreenshotRequest): Promise<RenderedImage> {
-    let loaded: Promise<readonly RrwebEvent[]> | undefined;
-    const events = () => (loaded ??= typeof req.events === 'function' ? req.events() : Promise.resolve(req.events));
     const scope = scopeOf(req.tenantId, req.contentKey);
-    let summary = this.summaries.get(scope);
-    if (!summary) {
-      summary = summarizeRecording(await events());
-      this.summaries.set(scope, summary);
-    }
-    if (summary.firstSnapshotTs === undefined) throw new AppError('unprocessable', 'The recording has no full snapshot to render yet');
-    // rrweb's Replayer refuses fewer than two events (a real recording starts with Meta and FullSnapshot).
-    if (summary.eventCount < 2)
-      throw new AppError('unprocessable', 'The recording has too few events to render yet: rrweb replays two or more (a full snapshot and at least one other)');
-    const at = req.time.kind === 'poster' ? summary.posterTs! : resolvePosition(req.time, summary.firstTs, summary.lastTs);
-    // The page as it stands after every event at or before `at` (rrweb applies those strictly
-    // before its baseline, hence +1); before the first snapshot, the first snapshot. A side left
-    // out follows the ratio of the window at that moment (the recording may have resized it).
-    const shown = Math.max(at, summary.firstSnapshotTs);
-    const seekMs = shown - summary.firstTs + 1;
-    const size = resolveScreenshotSize(req, viewportAt(summary, shown));
+    const { moment, page } = await this.plan(req, scope);
+    // A side left out follows the ratio of the window at the moment shown (the recording may have resized it).
+    const size = resolveScreenshotSize(req, moment.viewport);
     const quality = req.format === 'png' ? 0 : (req.quality ?? 80);
-    const key = [scope, at, req.format, size.width, size.height, quality].join('\u0000');
+    const key = [scope, moment.at, req.format, size.width, size.height, quality].join('\u0000');
 
     const cached = this.images.get(key);
     if (cached) {
@@ -117,7 +116,7 @@ export class ScreenshotRenderer {
     }
     let job = this.pending.get(key);
     if (!job) {
-      job = this.produce(req.tenantId, scope, events, summary, seekMs, { format: req.format, ...size, quality });
+      job = this.produce(req.tenantId, scope, page, moment.shown, { format: req.format, ...size, quality });
       this.pending.set(key, job);
       job
         .then(
@@ -129,11 +128,63 @@ export class ScreenshotRenderer {
     return job;
   }
 
+  /**
+   * The moment and the events of a page that can show it, reading as little as is known to be
+   * enough: with the recording's summary or the moment cached, nothing before a page is needed; else
+   * a windowed read places the moment and gives the page; else (a poster, a window that cannot say)
+   * the whole recording, as before windows.
+   */
+  private async plan(req: ScreenshotRequest, scope: string): Promise<{ moment: Moment; page: () => Promise<PageEvents> }> {
+    let whole: Promise<readonly RrwebEvent[]> | undefined;
+    const events = () => (whole ??= typeof req.events === 'function' ? req.events() : Promise.resolve(req.events));
+    const { time, around } = req;
+    let summary = this.summaries.get(scope);
+    // A poster is found from the first page view's changes: only the recording's summary places it.
+    if (!summary && around && time.kind !== 'poster') {
+      const span = this.spans.get(scope);
+      const at = span && resolvePosition(time, span.first, span.last);
+      const warm = at === undefined ? undefined : this.warm.peek(scope);
+      const known = at === undefined ? undefined : (this.moments.get(momentKey(scope, at)) ?? (warm && momentIn(warm.range, at)));
+      if (known) return { moment: known, page: once(() => this.pageAround(req, scope, known, events)) };
+      const bounds = (first: number, last: number) => {
+        const at = resolvePosition(time, first, last);
+        return { from: at, to: at + WINDOW_AHEAD_MS };
+      };
+      const read = await around(bounds);
+      if (!read.span)
+        whole = Promise.resolve(read.events); // the read could not window: it is the whole recording
+      else {
+        const { from, to } = bounds(read.span.first, read.span.last);
+        const found = windowPage(read.events, read.span, from, to);
+        if (found) {
+          this.spans.set(scope, read.span);
+          this.moments.set(momentKey(scope, found.moment.at), found.moment);
+          return { moment: found.moment, page: () => Promise.resolve(found.page) };
+        }
+      }
+    }
+    summary ??= summarizeRecording(await events());
+    this.summaries.set(scope, summary);
+    const moment = momentOf(summary, req.time);
+    const known = summary;
+    return { moment, page: once(async () => (req.around && !whole ? this.pageAround(req, scope, moment, events) : wholePage(await events(), known))) };
+  }
+
+  /** A page for a moment already placed: the window from its keyframe when that shows the same, else the whole recording. */
+  private async pageAround(req: ScreenshotRequest, scope: string, moment: Moment, events: () => Promise<readonly RrwebEvent[]>): Promise<PageEvents> {
+    const to = moment.shown + WINDOW_AHEAD_MS;
+    const read = await req.around!(() => ({ from: moment.shown, to }));
+    const found = read.span && windowPage(read.events, read.span, moment.shown, to);
+    if (found && found.moment.shown === moment.shown) return found.page;
+    const all = read.span ? await events() : read.events;
+    return wholePage(all, this.summaries.get(scope) ?? summarizeRecording(all));
+  }
+
   /** Drops every cached image, summary and warm page of a tenant (one being deleted). */
   forgetTenant(tenantId: string): void {
     const prefix = scopeOf(tenantId, '');
     for (const k of [...this.images.keys()]) if (k.startsWith(prefix)) this.images.delete(k);
-    for (const k of [...this.summaries.keys()]) if (k.startsWith(prefix)) this.summaries.delete(k);
+    for (const cache of [this.summaries, this.spans, this.moments]) for (const k of [...cache.keys()]) if (k.startsWith(prefix)) cache.delete(k);
     for (const [k, page] of [...this.warm.entries()]) {
       if (!k.startsWith(prefix)) continue;
       this.warm.delete(k);
@@ -150,17 +201,16 @@ export class ScreenshotRenderer {
   private async produce(
     tenantId: string,
     scope: string,
-    events: () => Promise<readonly RrwebEvent[]>,
-    summary: RecordingSummary,
-    offsetMs: number,
+    page: () => Promise<PageEvents>,
+    shown: number,
     out: { format: ImageFormat; width: number; height: number; quality: number },
   ): Promise<RenderedImage> {
     const done = await this.options.admit?.(tenantId);
     try {
-      if (!this.warm.peek(scope)) await events(); // load before taking a browser slot
-      const viewport = summary.viewport ?? { width: out.width, height: out.height };
+      const warm = this.warm.peek(scope);
+      if (!warm || !coversMoment(warm.range, shown)) await page(); // load before taking a browser slot
       const started = performance.now();
-      const png = await this.pool.run((lease) => this.shoot(lease, scope, events, viewport, offsetMs, out), { key: scope, owner: tenantId });
+      const png = await this.pool.run((lease) => this.shoot(lease, scope, page, shown, out), { key: scope, owner: tenantId });
       const bytes = await encodeImage(png, out);
       this.options.onRendered?.((performance.now() - started) / 1000);
       return { bytes, contentType: CONTENT_TYPES[out.format], etag: strongEtag(bytes), width: out.width, height: out.height };
@@ -169,17 +219,12 @@ export class ScreenshotRenderer {
     }
   }
 
-  private async shoot(
-    lease: BrowserLease,
-    scope: string,
-    events: () => Promise<readonly RrwebEvent[]>,
-    viewport: Viewport,
-    offsetMs: number,
-    box: Viewport,
-  ): Promise<Buffer> {
+  private async shoot(lease: BrowserLease, scope: string, load: () => Promise<PageEvents>, shown: number, box: Viewport): Promise<Buffer> {
     // A retry after a crash runs alone in a browser of its own: it neither uses nor keeps warm pages.
     let page = lease.isolated ? undefined : this.warm.get(scope);
-    if (page && (page.generation !== lease.generation || page.closed)) {
+    // A warm page from a later keyframe, or loaded up to an earlier moment, cannot show this one: a
+    // page from the keyframe before it replaces it.
+    if (page && (page.generation !== lease.generation || page.closed || (!page.busy && !coversMoment(page.range, shown)))) {
       this.drop(scope, page);
       page = undefined;
     }
@@ -188,11 +233,13 @@ export class ScreenshotRenderer {
       this.counts.warmHits++;
     } else {
       this.counts.coldRenders++;
-      const json = JSON.stringify(sortByTime(await events()));
-      const opened = await ReplayPage.open(lease.browser, lease.generation, json, viewport, {
+      const { events, range, viewport } = await load();
+      const json = JSON.stringify(sortByTime(events));
+      const opened = await ReplayPage.open(lease.browser, lease.generation, json, viewport ?? { width: box.width, height: box.height }, {
         timeoutMs: this.options.timeoutMs,
         signal: lease.signal,
       });
+      opened.range = range;
       // A busy warm page, another request that warmed this key meanwhile, or warming disabled:
       // this page serves one render and is closed after it.
       temporary = lease.isolated || !!page || !!this.warm.peek(scope) || (this.options.warmPages ?? 4) <= 0 || lease.signal.aborted;
@@ -204,7 +251,8 @@ export class ScreenshotRenderer {
     const onAbort = () => this.drop(scope, used);
     lease.signal.addEventListener('abort', onAbort);
     try {
-      return await untilAborted(used.shoot(offsetMs, { width: box.width, height: box.height }), lease.signal);
+      // Offsets count from the page's first event (rrweb applies events strictly before its baseline, hence +1).
+      return await untilAborted(used.shoot(shown - used.range.firstTs + 1, { width: box.width, height: box.height }), lease.signal);
     } catch (err) {
       this.drop(scope, used);
       throw err;
@@ -219,6 +267,27 @@ export class ScreenshotRenderer {
     if (this.warm.peek(scope) === page) this.warm.delete(scope);
     void page.close();
   }
+}
+
+/**
+ * The moment of a screenshot of the whole recording: the page after every event at or before it;
+ * before the first snapshot, the first snapshot.
+ */
+function momentOf(summary: RecordingSummary, time: ScreenshotTime): Moment {
+  if (summary.firstSnapshotTs === undefined) throw new AppError('unprocessable', 'The recording has no full snapshot to render yet');
+  // rrweb's Replayer refuses fewer than two events (a real recording starts with Meta and FullSnapshot).
+  if (summary.eventCount < 2)
+    throw new AppError('unprocessable', 'The recording has too few events to render yet: rrweb replays two or more (a full snapshot and at least one other)');
+  const at = time.kind === 'poster' ? summary.posterTs! : resolvePosition(time, summary.firstTs, summary.lastTs);
+  const shown = Math.max(at, summary.firstSnapshotTs);
+  return { at, shown, viewport: viewportAt(summary, shown) };
+}
+
+const momentKey = (scope: string, at: number) => `${scope}\u0000${at}`;
+
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
 }
 
 function sortByTime(events: readonly RrwebEvent[]): RrwebEvent[] {

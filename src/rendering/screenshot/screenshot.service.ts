@@ -43,7 +43,14 @@ export class ScreenshotService {
     const query = parseScreenshotQuery(input.query);
     const { format } = negotiateImageFormat(input.extension, input.accept);
     const source = await this.source.resolve(input.tenantId, input.recordingId);
-    const image = await this.renderer.render({ tenantId: input.tenantId, contentKey: source.contentKey, events: source.events, format, ...query });
+    const image = await this.renderer.render({
+      tenantId: input.tenantId,
+      contentKey: source.contentKey,
+      events: source.events,
+      around: source.around,
+      format,
+      ...query,
+    });
     return conditionalGet(input.ifNoneMatch, image.etag, image.bytes, this.headers(input), {
       'Content-Type': image.contentType,
       'Content-Disposition': `inline; filename="${input.recordingId}.${EXTENSION_OF[image.contentType]}"`,

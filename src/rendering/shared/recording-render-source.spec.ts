@@ -1,6 +1,7 @@
 import type { EventStore } from '../../domain/event-store';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import { RecordingEventsService } from '../../recordings/recording-events.service';
+import type { WindowHints } from '../../recordings/window-hints.service';
 import { assertRenderable, RecordingRenderSource } from './recording-render-source';
 
 const snapshot = (node: unknown): RrwebEvent => ({ type: 2, timestamp: 1, data: { node, initialOffset: { left: 0, top: 0 } } });
@@ -25,7 +26,7 @@ describe('assertRenderable', () => {
 describe('RecordingRenderSource.resolve', () => {
   const source = (lastEventSeq: number | undefined, exists: boolean) => {
     const store = { lastEventSeq: async () => lastEventSeq, exists: async () => exists } as unknown as EventStore;
-    return new RecordingRenderSource(store, new RecordingEventsService(store));
+    return new RecordingRenderSource(store, new RecordingEventsService(store), {} as WindowHints);
   };
 
   it('keys the content by the last event batch; 422 for a recording with metadata but no events yet; 404 for none', async () => {

@@ -3,15 +3,20 @@
 // The key is the JetStream sequence of the recording's last event batch: one direct lookup per
 // request, and stream sequences are never reused, so an append, a deletion or a re-ingestion after a
 // deletion all give a new key. Loaded events must hold replayable documents (see assertRenderable).
+// `around` reads a time window (from the keyframe at or before its start, docs/event-windows.md),
+// starting at the keyframe index's position when it has one.
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../common/app-error';
 import { EVENT_STORE, EventStore } from '../../domain/event-store';
 import { EventType, RrwebEvent } from '../../domain/rrweb-event';
 import { RecordingEventsService } from '../../recordings/recording-events.service';
+import { WindowHints } from '../../recordings/window-hints.service';
+import type { WindowLoader } from '../screenshot/screenshot-renderer';
 
 export interface RenderSource {
   contentKey: string;
   events: () => Promise<readonly RrwebEvent[]>;
+  around: WindowLoader;
 }
 
 @Injectable()
@@ -19,6 +24,7 @@ export class RecordingRenderSource {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly recordings: RecordingEventsService,
+    private readonly hints: WindowHints,
   ) {}
 
   /** 404 for an unknown recording; 422 for one that holds metadata but no events yet. */
@@ -31,7 +37,24 @@ export class RecordingRenderSource {
     return {
       contentKey: `${tenantId}/${recordingId}/${lastSeq}`,
       events: async () => assertRenderable(await this.recordings.loadEvents(tenantId, recordingId)),
+      around: (bounds) => this.around(tenantId, recordingId, bounds),
     };
+  }
+
+  private async around(tenantId: string, recordingId: string, bounds: (first: number, last: number) => { from: number; to: number }) {
+    const hinted = await this.hints.withHint(tenantId, recordingId, { resolve: bounds });
+    // The read resolves the window once it knows the recording's span from its headers: that span
+    // places the moment (the index's, which the hint used, may lag).
+    let span: { first: number; last: number } | undefined;
+    const window = {
+      ...hinted,
+      resolve: (first: number, last: number) => {
+        span = { first, last };
+        return bounds(first, last);
+      },
+    };
+    const events = assertRenderable(await this.recordings.loadEvents(tenantId, recordingId, window));
+    return { events, span };
   }
 
   /** 404 for an unknown recording. */
