@@ -9,7 +9,14 @@ export interface ReplayerInternals {
   skippedEvents?: number;
   pause(timeOffset?: number): void;
   handleResize(dimension: { width: number; height: number }): void;
-  service: { state: { context: { lastPlayedEvent: unknown } } };
+  service: { state: { context: { lastPlayedEvent: unknown; events: ReplayEvent[] } } };
+}
+
+/** The fields of a recorded event the in-page scripts read. */
+export interface ReplayEvent {
+  type: number;
+  timestamp: number;
+  data?: { source?: number; id?: number; x?: number; y?: number; node?: { id?: number }; initialOffset?: { left?: number; top?: number } };
 }
 
 /** An event rrweb-player dispatches to its listeners. */

@@ -6,6 +6,7 @@ import { finishAnimations } from './finish-animations';
 import { prepareReplay } from './prepare-replay';
 import type { ReplayerInternals } from './rrweb-shapes';
 import { skipBadEvents } from './skip-bad-events';
+import { windowScrollAt } from './window-scroll';
 
 declare global {
   interface Window {
@@ -68,6 +69,14 @@ async function seek(offset: number, settleMs: number): Promise<{ width: number; 
     }
   }
   if (waits.length) await Promise.race([Promise.all(waits), new Promise((res) => setTimeout(res, settleMs))]);
+  // rrweb scrolls the window to a rebuilt snapshot's initial offset at once, before the document is
+  // laid out: a page too short yet clamps the scroll (to 0, or to what an earlier seek left), and the
+  // image then depends on timing and on this warm page's past. Now that it is laid out, put the
+  // window where the recording had it.
+  const events = r.service.state.context.events;
+  const want = events.length ? windowScrollAt(events, events[0].timestamp + offset) : undefined;
+  const win = frame.contentWindow;
+  if (want && win && (Math.round(win.scrollX) !== want.left || Math.round(win.scrollY) !== want.top)) win.scrollTo(want.left, want.top);
   return { width: frame.offsetWidth, height: frame.offsetHeight };
 }
 
