@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { RecordingTails } from '../infrastructure/nats/recording-tail';
 import { LiveChannel, LiveSink } from './live-channel';
 import { KEEPALIVE } from './sse';
+import { WATCH_RENEW_MS, WatchSignals } from './watch-signals';
 
 const LINGER_MS = 5_000;
 const KEEPALIVE_MS = 15_000;
@@ -20,10 +21,12 @@ export class LiveHub implements OnModuleDestroy {
   private readonly channels = new Map<string, LiveChannel>();
   private readonly closing = new Map<LiveChannel, NodeJS.Timeout>();
   private readonly keepalive: NodeJS.Timeout;
+  private readonly renew: NodeJS.Timeout;
   private readonly idleMs: number;
 
   constructor(
     private readonly tails: RecordingTails,
+    private readonly watch: WatchSignals,
     @Inject(APP_CONFIG) cfg: Pick<AppConfig, 'LIVE_IDLE_SECONDS'>,
   ) {
     this.idleMs = cfg.LIVE_IDLE_SECONDS * 1000;
@@ -31,6 +34,11 @@ export class LiveHub implements OnModuleDestroy {
       for (const c of this.channels.values()) for (const v of c.viewers) (v as KeptAlive).keepalive?.(KEEPALIVE);
     }, KEEPALIVE_MS);
     this.keepalive.unref();
+    // Ingestion hurries while a recording is watched (watch-signals.ts): renewed while it has viewers.
+    this.renew = setInterval(() => {
+      for (const c of this.channels.values()) if (c.viewers.size > 0) this.watch.announce(c.tenantId, c.recordingId);
+    }, WATCH_RENEW_MS);
+    this.renew.unref();
   }
 
   /** Recordings followed on this instance, and their viewers here. */
@@ -54,6 +62,7 @@ export class LiveHub implements OnModuleDestroy {
       this.closing.delete(channel);
     }
     channel.viewers.add(viewer);
+    if (channel.viewers.size === 1) this.watch.announce(tenantId, recordingId);
     return channel;
   }
 
@@ -71,6 +80,7 @@ export class LiveHub implements OnModuleDestroy {
   /** Ends every feed (the instance is stopping: viewers may reconnect to another). */
   onModuleDestroy(): void {
     clearInterval(this.keepalive);
+    clearInterval(this.renew);
     for (const c of [...this.channels.values()]) {
       c.endAll('shutdown');
       this.forget(c);

@@ -5,6 +5,7 @@
 // link alone opens it and its expiry ends it; a deletion ends it; a viewer that does not read is
 // dropped with a reason; a tenant's live viewers are limited (429 with Retry-After).
 import { randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
 import { presignQuery, sign } from '../../src/auth/presign';
 import { api, sampleEvents } from '../harness/http';
 import { PrivateStack } from '../harness/private-stack';
@@ -217,5 +218,40 @@ describe('live event feed', () => {
     viewers[0].close();
     await new Promise((r) => setTimeout(r, 1500));
     expect((await feed(a, id)).status).toBe(200);
+  }, 30_000);
+
+  it('tells a recorder on another instance that its recording is watched, and stores its batches through the feed', async () => {
+    const id = randomUUID();
+    expect((await post(a, id, sampleEvents(3))).status).toBe(200);
+    const frames: { type: string; seconds?: number }[] = [];
+    const socket = (watch: string) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(`${a.replace(/^http/, 'ws')}/recordings/${id}/events/ws?token=${stack.keys.publicKey}${watch}`);
+        ws.on('open', () => resolve(ws));
+        ws.on('error', reject);
+      });
+    const recorder = await socket('&watch=1');
+    const official = await socket('');
+    const officialFrames: string[] = [];
+    recorder.on('message', (d: Buffer) => frames.push(JSON.parse(d.toString()) as { type: string }));
+    official.on('message', (d: Buffer) => officialFrames.push(d.toString()));
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(frames).toEqual([]);
+      const viewer = await feed(b, id); // on the other instance
+      await viewer.waitFor((m) => m.some((x) => x.event === 'events'));
+      const deadline = Date.now() + 5000;
+      while (!frames.some((f) => f.type === 'watch') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(frames).toContainEqual({ type: 'watch', seconds: 15 });
+      recorder.send(JSON.stringify({ type: 'batch', batch: randomUUID(), events: moves(2, Date.now()) }));
+      // rrweb's own clients' frames (no watch frame for them) are stored soon too.
+      official.send(JSON.stringify(moves(1, Date.now() + 10)[0]));
+      await viewer.waitFor((m) => m.filter((x) => x.event === 'events').length >= 3);
+      expect(viewer.events.length).toBe(6);
+      expect(officialFrames.every((f) => !f.includes('"watch"'))).toBe(true);
+    } finally {
+      recorder.close();
+      official.close();
+    }
   }, 30_000);
 });
