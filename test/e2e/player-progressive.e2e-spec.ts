@@ -8,7 +8,7 @@ import { launchChromium } from '../harness/browser';
 import { testEnv } from '../harness/env';
 import { api, postEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
-import { presignedQuery } from './rendering-e2e-fixtures';
+import { presignedQuery, snapshotData } from './rendering-e2e-fixtures';
 
 jest.setTimeout(120_000);
 
@@ -20,37 +20,15 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A page whose body text is `text` (node ids fixed, as rrweb keeps them within one snapshot). */
+/** A keyframe: a page whose body text is `text` (node ids fixed, as rrweb keeps them within one snapshot). */
 const snapshot = (timestamp: number, text: string) => [
   { type: 4, timestamp, data: { href: 'https://example.test/app', width: 800, height: 600 } },
-  {
-    type: 2,
-    timestamp,
-    data: {
-      node: {
-        type: 0,
-        id: 1,
-        childNodes: [
-          {
-            type: 2,
-            tagName: 'html',
-            attributes: {},
-            id: 2,
-            childNodes: [
-              { type: 2, tagName: 'head', attributes: {}, childNodes: [], id: 3 },
-              { type: 2, tagName: 'body', attributes: {}, childNodes: [{ type: 3, textContent: text, id: 5 }], id: 4 },
-            ],
-          },
-        ],
-      },
-      initialOffset: { left: 0, top: 0 },
-    },
-  },
+  { type: 2, timestamp, data: snapshotData({ childNodes: [{ type: 3, textContent: text, id: 10 }] }) },
 ];
 const text = (timestamp: number, value: string) => ({
   type: 3,
   timestamp,
-  data: { source: 0, texts: [{ id: 5, value }], attributes: [], removes: [], adds: [] },
+  data: { source: 0, texts: [{ id: 10, value }], attributes: [], removes: [], adds: [] },
 });
 
 describe('player opening a later moment', () => {
