@@ -1,0 +1,180 @@
+// The rules of docs/activity.md that need more than one stored batch, applied to a recording's
+// projected parts (batch-activity.ts, one entry per stored batch, in stream order by `seq`): page
+// views, click targets, rage clicks, dead clicks and active time. The listing filters apply the same
+// rules in SQL (read-model/activity.sql.ts); the e2e spec checks that both agree.
+import type { ActivityItem, ClickItem, ErrorItem, NetworkItem, PageItem } from './batch-activity';
+import type { NodeLabel } from './node-labels';
+
+/** At least this many clicks on one node within RAGE_WINDOW_MS make a rage click. */
+export const RAGE_CLICKS = 3;
+export const RAGE_WINDOW_MS = 1000;
+/** A click with no change within this long after it (and the recording going on that long) is dead. */
+export const DEAD_WINDOW_MS = 1000;
+
+type Seq<T> = T & { seq: number };
+export type StoredItem = Seq<ActivityItem>;
+export type StoredLabel = Seq<NodeLabel>;
+export interface StoredBatch {
+  seq: number;
+  inputs: number;
+  activeSeconds: number[];
+  changes: number[];
+}
+
+export interface PageView {
+  ts: number;
+  url: string;
+  path: string;
+  title: string;
+  durationMs: number;
+}
+
+export interface ResolvedClick {
+  ts: number;
+  nodeId: number;
+  x: number;
+  y: number;
+  text: string;
+  selector: string;
+  tag: string;
+  rage: boolean;
+  dead: boolean;
+}
+
+export interface RageClick {
+  ts: number;
+  nodeId: number;
+  clicks: number;
+  text: string;
+  selector: string;
+}
+
+export interface RecordingActivity {
+  pageViews: PageView[];
+  clicks: ResolvedClick[];
+  rageClicks: RageClick[];
+  errors: ErrorItem[];
+  networkFailures: NetworkItem[];
+  inputs: number;
+  /** ms, at most the recording's duration. */
+  activeTime: number;
+  idleTime: number;
+}
+
+const byTime = <T extends { ts: number; seq: number }>(a: T, b: T) => a.ts - b.ts || a.seq - b.seq;
+
+/**
+ * Page views from the Meta rows (one per rrweb Meta event): a Meta starts a page view when it is the
+ * first, when its URL differs from the current page view's, or when a page-start event preceded it
+ * in its batch (a reload); otherwise it is a keyframe (checkout) of the current page view. A page view
+ * lasts until the next one starts, the last until the recording's last event.
+ */
+export function pageViews(metas: readonly Seq<PageItem>[], lastTs: number): PageView[] {
+  const views: PageView[] = [];
+  for (const m of [...metas].sort(byTime)) {
+    const current = views[views.length - 1];
+    if (current && !m.pageLoad && m.url === current.url) {
+      current.title ||= m.title;
+      continue;
+    }
+    views.push({ ts: m.ts, url: m.url, path: m.path, title: m.title, durationMs: 0 });
+  }
+  views.forEach((v, i) => (v.durationMs = Math.max(0, (i + 1 < views.length ? views[i + 1].ts : lastTs) - v.ts)));
+  return views;
+}
+
+/**
+ * A click's target: the label of its node from the latest batch at or before the click's own that
+ * serialised it, but not before the latest Meta at or before the click's batch (node ids start again
+ * on each page load; a checkout serialises every node again).
+ */
+export function labelFor(click: Seq<ClickItem>, metaSeqs: readonly number[], labels: ReadonlyMap<number, readonly StoredLabel[]>): StoredLabel | undefined {
+  let from = 0;
+  for (const s of metaSeqs) if (s <= click.seq && s > from) from = s;
+  let found: StoredLabel | undefined;
+  for (const l of labels.get(click.nodeId) ?? []) if (l.seq >= from && l.seq <= click.seq && (!found || l.seq > found.seq)) found = l;
+  return found;
+}
+
+/** Rage clicks: from each click, RAGE_CLICKS or more clicks on its node within RAGE_WINDOW_MS make one, which takes every click of that window. */
+export function rageClicks(clicks: readonly { ts: number; nodeId: number }[]): { ts: number; nodeId: number; members: number[] }[] {
+  const byNode = new Map<number, number[]>();
+  clicks.forEach((c, i) => byNode.set(c.nodeId, [...(byNode.get(c.nodeId) ?? []), i]));
+  const out: { ts: number; nodeId: number; members: number[] }[] = [];
+  for (const [nodeId, idx] of byNode) {
+    const sorted = idx.sort((a, b) => clicks[a].ts - clicks[b].ts);
+    for (let i = 0; i + RAGE_CLICKS - 1 < sorted.length;) {
+      const start = clicks[sorted[i]].ts;
+      if (clicks[sorted[i + RAGE_CLICKS - 1]].ts - start > RAGE_WINDOW_MS) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < sorted.length && clicks[sorted[j]].ts - start <= RAGE_WINDOW_MS) j++;
+      out.push({ ts: start, nodeId, members: sorted.slice(i, j) });
+      i = j;
+    }
+  }
+  return out.sort((a, b) => a.ts - b.ts || a.nodeId - b.nodeId);
+}
+
+/** Dead: nothing changed in (ts, ts + DEAD_WINDOW_MS] and the recording has an event at or after its end. */
+export function isDead(ts: number, changes: readonly number[], lastTs: number): boolean {
+  return lastTs >= ts + DEAD_WINDOW_MS && !changes.some((c) => c > ts && c <= ts + DEAD_WINDOW_MS);
+}
+
+/** Active time: distinct active seconds × 1000, at most the duration. */
+export function activeTime(batches: readonly StoredBatch[], durationMs: number): number {
+  const seconds = new Set<number>();
+  for (const b of batches) for (const s of b.activeSeconds) seconds.add(s);
+  return Math.min(seconds.size * 1000, Math.max(0, durationMs));
+}
+
+/** Every rule of docs/activity.md over a recording's parts; `span`: its first and last event time. */
+export function recordingActivity(
+  items: readonly StoredItem[],
+  labels: readonly StoredLabel[],
+  batches: readonly StoredBatch[],
+  span: { first: number; last: number },
+): RecordingActivity {
+  const metas = items.filter((i): i is Seq<PageItem> => i.kind === 'page');
+  const metaSeqs = metas.map((m) => m.seq);
+  const labelsByNode = new Map<number, StoredLabel[]>();
+  for (const l of labels) labelsByNode.set(l.nodeId, [...(labelsByNode.get(l.nodeId) ?? []), l]);
+  const changes = batches.flatMap((b) => b.changes);
+  const clicks: ResolvedClick[] = items
+    .filter((i): i is Seq<ClickItem> => i.kind === 'click')
+    .sort(byTime)
+    .map((c) => {
+      const l = labelFor(c, metaSeqs, labelsByNode);
+      return {
+        ts: c.ts,
+        nodeId: c.nodeId,
+        x: c.x,
+        y: c.y,
+        text: l?.text ?? '',
+        selector: l?.selector ?? '',
+        tag: l?.tag ?? '',
+        rage: false,
+        dead: isDead(c.ts, changes, span.last),
+      };
+    });
+  const rage = rageClicks(clicks).map((r) => {
+    for (const m of r.members) clicks[m].rage = true;
+    const first = clicks[r.members[0]];
+    return { ts: r.ts, nodeId: r.nodeId, clicks: r.members.length, text: first.text, selector: first.selector };
+  });
+  const duration = Math.max(0, span.last - span.first);
+  const active = activeTime(batches, duration);
+  const sorted = [...items].sort(byTime);
+  return {
+    pageViews: pageViews(metas, span.last),
+    clicks,
+    rageClicks: rage,
+    errors: sorted.filter((i): i is Seq<ErrorItem> => i.kind === 'error').map(({ kind, ts, message }) => ({ kind, ts, message })),
+    networkFailures: sorted.filter((i): i is Seq<NetworkItem> => i.kind === 'network').map(({ seq: _seq, ...n }) => n),
+    inputs: batches.reduce((n, b) => n + b.inputs, 0),
+    activeTime: active,
+    idleTime: duration - active,
+  };
+}
