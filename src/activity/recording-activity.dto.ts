@@ -62,25 +62,23 @@ export const ActivityItemSchema = z
 export type ActivityItemView = z.output<typeof ActivityItemSchema>;
 
 export class RecordingActivityView extends createZodDto(
-  z
-    .object({
-      recordingId: recordingId(),
-      projected: z.boolean().describe('False until the projections hold an event batch of the recording: everything else is then empty'),
-      startedAt: epochMs('First event time, epoch ms').nullable(),
-      endedAt: epochMs('Last event time, epoch ms').nullable(),
-      summary: z.object({
-        pageViews: count('Page views'),
-        clicks: count('Clicks'),
-        rageClicks: count('Rage clicks (3 or more clicks on one element within 1 s, counted once per burst)'),
-        deadClicks: count('Clicks followed by no DOM change, input, scroll or navigation within 1 s'),
-        errors: count('Console errors and uncaught errors'),
-        networkFailures: count('Requests answered with status >= 400 or not at all'),
-        inputs: count('Input events (rrweb IncrementalSource.Input)'),
-        activeTime: count('ms: 1 s for every second with a user interaction in it or in the 4 s before, at most the duration'),
-        idleTime: count('ms: duration minus activeTime'),
-      }),
-      errorMessages: z.array(z.object({ message: z.string(), count: z.int().min(1) })).describe('Distinct error messages, most frequent first'),
-      items: z.array(ActivityItemSchema).describe('In time order (ties: page views, clicks, rage clicks, errors, network failures)'),
-    })
-    .meta({ id: 'RecordingActivity' }),
+  z.object({
+    recordingId: recordingId(),
+    projected: z.boolean().describe('False until the projections hold an event batch of the recording: everything else is then empty'),
+    startedAt: epochMs('First event time, epoch ms').nullable(),
+    endedAt: epochMs('Last event time, epoch ms').nullable(),
+    summary: z.object({
+      pageViews: count('Page views'),
+      clicks: count('Clicks'),
+      rageClicks: count('Rage clicks (3 or more clicks on one element within 1 s, counted once per burst)'),
+      deadClicks: count('Clicks followed by no DOM change, input, scroll or navigation within 1 s'),
+      errors: count('Console errors and uncaught errors'),
+      networkFailures: count('Requests answered with status >= 400 or not at all'),
+      inputs: count('Input events (rrweb IncrementalSource.Input)'),
+      activeTime: count('ms: 1 s for every second with a user interaction in it or in the 4 s before, at most the duration'),
+      idleTime: count('ms: duration minus activeTime'),
+    }),
+    errorMessages: z.array(z.object({ message: z.string(), count: z.int().min(1) })).describe('Distinct error messages, most frequent first'),
+    items: z.array(ActivityItemSchema).describe('In time order (ties: page views, clicks, rage clicks, errors, network failures)'),
+  }),
 ) {}

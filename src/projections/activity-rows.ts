@@ -29,7 +29,13 @@ export function activityRows(m: ProjectionMessage, tenantId: string, recordingId
     return { skip: 'event payload is not JSON' };
   }
   if (!Array.isArray(events)) return { skip: 'event payload is not an array' };
-  const a = batchActivity(events as RrwebEvent[]);
+  let a: ReturnType<typeof batchActivity>;
+  try {
+    a = batchActivity(events as RrwebEvent[]);
+  } catch (e) {
+    // A shape no rule foresaw must not hold the projection back (it would be redelivered forever).
+    return { skip: `events not understood: ${String((e as Error)?.message ?? e).slice(0, 200)}` };
+  }
   const key = { tenant_id: tenantId, recording_id: recordingId, seq: m.seq, batch_id: m.headers[H.batch] || `seq-${m.seq}` };
   const items: Row[] = a.items.map((i, idx) => {
     const row = {

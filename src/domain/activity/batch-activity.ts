@@ -96,10 +96,10 @@ function consoleArg(a: unknown): string {
   }
 }
 
-function isChange(e: RrwebEvent): boolean {
+function isChange(e: RrwebEvent, data: Record<string, unknown>): boolean {
   if (e.type === EventType.Meta || e.type === EventType.FullSnapshot) return true;
   if (e.type !== EventType.IncrementalSnapshot) return false;
-  const d = e.data as { source?: unknown; adds?: unknown[]; removes?: unknown[]; texts?: unknown[]; attributes?: unknown[] };
+  const d = data as { source?: unknown; adds?: unknown[]; removes?: unknown[]; texts?: unknown[]; attributes?: unknown[] };
   if (d.source === Source.Input || d.source === Source.Scroll) return true;
   return d.source === Source.Mutation && [d.adds, d.removes, d.texts, d.attributes].some((a) => Array.isArray(a) && a.length > 0);
 }
@@ -117,12 +117,12 @@ export function batchActivity(events: readonly RrwebEvent[]): BatchActivity {
   for (const e of events) {
     if (!e || typeof e !== 'object' || typeof e.timestamp !== 'number') continue;
     const ts = Math.trunc(e.timestamp);
-    const data = (e.data ?? {}) as Record<string, unknown>;
+    const data = (e.data && typeof e.data === 'object' ? e.data : {}) as Record<string, unknown>;
     if (e.type === EventType.Custom && PAGE_START_TAGS.has(data.tag as string)) pageStart = true;
     if (isMetadataEvent(e)) continue;
     minTs = Math.min(minTs, ts);
     maxTs = Math.max(maxTs, ts);
-    if (isChange(e)) changes.add(ts);
+    if (isChange(e, data)) changes.add(ts);
     switch (e.type) {
       case EventType.DomContentLoaded:
       case EventType.Load:

@@ -1,0 +1,140 @@
+// The rules across batches, over parts made from hand-made rrweb events batch by batch, as the
+// projector stores them (one batch a second, as our recorder cuts them).
+import { activeTime, isDead, pageViews, rageClicks, recordingActivity, StoredBatch, StoredItem, StoredLabel } from './activity-rules';
+import { addLink, click, consoleLog, input, meta, move, network, recordingMeta, snapshot, T0, textChange } from './testing/activity-fixtures';
+import { batchActivity } from './batch-activity';
+import type { RrwebEvent } from '../rrweb-event';
+
+/** The stored parts of a recording whose batches are `batches`, in stream order (seq 1, 2, …). */
+function stored(batches: unknown[][]) {
+  const items: StoredItem[] = [];
+  const labels: StoredLabel[] = [];
+  const parts: StoredBatch[] = [];
+  let first = Infinity;
+  let last = -Infinity;
+  batches.forEach((events, i) => {
+    const seq = i + 1;
+    const a = batchActivity(events as RrwebEvent[]);
+    items.push(...a.items.map((x) => ({ ...x, seq })));
+    labels.push(...a.nodes.map((n) => ({ ...n, seq })));
+    parts.push({ seq, inputs: a.inputs, activeSeconds: a.activeSeconds, changes: a.changes });
+    first = Math.min(first, a.minTs);
+    last = Math.max(last, a.maxTs);
+  });
+  return recordingActivity(items, labels, parts, { first, last });
+}
+
+describe('page views', () => {
+  const page = (seq: number, ts: number, url: string, pageLoad = false) => ({
+    kind: 'page' as const,
+    seq,
+    ts,
+    url,
+    path: new URL(url).pathname,
+    title: `t${seq}`,
+    pageLoad,
+  });
+
+  it('start at the first Meta, at a URL change and at a reload; a checkout (same URL, no page start) continues the view', () => {
+    const views = pageViews(
+      [
+        page(1, T0, 'https://a.test/'),
+        page(2, T0 + 300_000, 'https://a.test/'),
+        page(3, T0 + 400_000, 'https://a.test/cart'),
+        page(4, T0 + 500_000, 'https://a.test/cart', true),
+      ],
+      T0 + 560_000,
+    );
+    expect(views.map((v) => [v.path, v.ts - T0, v.durationMs, v.title])).toEqual([
+      ['/', 0, 400_000, 't1'],
+      ['/cart', 400_000, 100_000, 't3'],
+      ['/cart', 500_000, 60_000, 't4'],
+    ]);
+  });
+});
+
+describe('clicks across batches', () => {
+  it("are named by their node's label from an earlier batch of the same page, never from an earlier page", () => {
+    const a = stored([
+      [recordingMeta(T0), meta(T0, 'https://shop.test/checkout'), snapshot(T0 + 1)],
+      [click(T0 + 1_000, 11)], // the span inside the button
+      [addLink(T0 + 2_000)],
+      [click(T0 + 3_000, 21), click(T0 + 3_500, 9)], // the added link's text; a plain div
+      [
+        recordingMeta(T0 + 10_000),
+        meta(T0 + 10_000, 'https://shop.test/done'),
+        { type: 2, timestamp: T0 + 10_001, data: { node: { type: 0, id: 1, childNodes: [] } } },
+      ],
+      [click(T0 + 11_000, 7)], // id 7 was the button on the previous page only
+    ]);
+    expect(a.clicks.map((c) => [c.ts - T0, c.text, c.selector])).toEqual([
+      [1_000, 'Pay now', 'button#pay.btn.primary'],
+      [3_000, 'Help', 'a.nav'],
+      [3_500, '', ''],
+      [11_000, '', ''],
+    ]);
+  });
+
+  it('make a rage click at three on one node within a second, counted once per burst', () => {
+    const clicks = [0, 300, 600, 900, 5_000, 5_400, 6_500].map((t) => ({ ts: T0 + t, nodeId: 7 }));
+    expect(rageClicks([...clicks, { ts: T0 + 100, nodeId: 9 }, { ts: T0 + 200, nodeId: 9 }]).map((r) => [r.ts - T0, r.members.length])).toEqual([[0, 4]]);
+    expect(rageClicks([0, 500, 1_001].map((t) => ({ ts: T0 + t, nodeId: 7 })))).toEqual([]);
+    expect(rageClicks([0, 500, 1_000].map((t) => ({ ts: T0 + t, nodeId: 7 })))).toHaveLength(1);
+  });
+
+  it('are dead without a change in the next second, decided only once the recording went on that long', () => {
+    expect(isDead(T0, [T0 + 1_000], T0 + 5_000)).toBe(false);
+    expect(isDead(T0, [T0, T0 + 1_001], T0 + 5_000)).toBe(true);
+    expect(isDead(T0, [], T0 + 999)).toBe(false);
+    expect(isDead(T0, [], T0 + 1_000)).toBe(true);
+  });
+
+  it('find rage and dead clicks whose answer or repeats come in later batches', () => {
+    const a = stored([
+      [meta(T0, 'https://shop.test/checkout'), snapshot(T0 + 1)],
+      [click(T0 + 900, 7)], // answered by the text change in the next batch
+      [textChange(T0 + 1_400), click(T0 + 1_950, 7)],
+      [click(T0 + 2_100, 7), click(T0 + 2_300, 7)], // rage with the one before; no change follows
+      [move(T0 + 6_000)],
+    ]);
+    expect(a.clicks.map((c) => [c.ts - T0, c.rage, c.dead])).toEqual([
+      [900, false, false],
+      [1_950, true, true],
+      [2_100, true, true],
+      [2_300, true, true],
+    ]);
+    expect(a.rageClicks).toEqual([{ ts: T0 + 1_950, nodeId: 7, clicks: 3, text: 'Pay now', selector: 'button#pay.btn.primary' }]);
+  });
+});
+
+describe('active time', () => {
+  it('is the distinct active seconds of all batches, at most the duration; idle is the rest', () => {
+    const s = T0 / 1000;
+    expect(
+      activeTime(
+        [
+          { seq: 1, inputs: 0, activeSeconds: [s, s + 1], changes: [] },
+          { seq: 2, inputs: 0, activeSeconds: [s + 1, s + 2], changes: [] },
+        ],
+        60_000,
+      ),
+    ).toBe(3_000);
+    expect(activeTime([{ seq: 1, inputs: 0, activeSeconds: [s, s + 1, s + 2, s + 3, s + 4], changes: [] }], 1_500)).toBe(1_500);
+    const a = stored([[meta(T0, 'https://a.test/'), snapshot(T0), move(T0 + 100)], [input(T0 + 2_500)], [move(T0 + 60_000)]]);
+    // Seconds 0-4 and 2-6 (7), then 60-64 (but the recording ends at 60.000 s: 60 s of duration in all).
+    expect(a.activeTime).toBe(12_000);
+    expect(a.idleTime).toBe(48_000);
+    expect(a.inputs).toBe(1);
+  });
+});
+
+describe('recordingActivity', () => {
+  it('lists errors and failed requests in time order', () => {
+    const a = stored([
+      [consoleLog(T0 + 5, 'error', 'second')],
+      [consoleLog(T0 + 1, 'error', 'first'), network(T0 + 2, { name: 'https://a.test/x', status: 404 })],
+    ]);
+    expect(a.errors.map((e) => e.message)).toEqual(['first', 'second']);
+    expect(a.networkFailures).toEqual([{ kind: 'network', ts: T0 + 2, url: 'https://a.test/x', method: 'GET', status: 404, durationMs: 10 }]);
+  });
+});
