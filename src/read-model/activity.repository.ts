@@ -13,6 +13,7 @@ import { fromReadModel } from './read-model-errors.util';
 type N = string | number;
 interface ItemRow {
   seq: N;
+  idx: N;
   kind: StoredItem['kind'];
   ts: N;
   url: string;
@@ -42,17 +43,17 @@ interface LabelRow {
 }
 
 export function toItem(r: ItemRow): StoredItem {
-  const seq = Number(r.seq);
+  const at = { seq: Number(r.seq), idx: Number(r.idx) };
   const ts = Number(r.ts);
   switch (r.kind) {
     case 'page':
-      return { seq, kind: 'page', ts, url: r.url, path: r.path, title: r.title, pageLoad: Number(r.page_load) === 1 };
+      return { ...at, kind: 'page', ts, url: r.url, path: r.path, title: r.title, pageLoad: Number(r.page_load) === 1 };
     case 'click':
-      return { seq, kind: 'click', ts, nodeId: Number(r.node_id), x: Number(r.x), y: Number(r.y) };
+      return { ...at, kind: 'click', ts, nodeId: Number(r.node_id), x: Number(r.x), y: Number(r.y) };
     case 'error':
-      return { seq, kind: 'error', ts, message: r.text };
+      return { ...at, kind: 'error', ts, message: r.text };
     case 'network':
-      return { seq, kind: 'network', ts, url: r.url, method: r.method, status: Number(r.status), durationMs: Number(r.duration) };
+      return { ...at, kind: 'network', ts, url: r.url, method: r.method, status: Number(r.status), durationMs: Number(r.duration) };
   }
 }
 
@@ -117,10 +118,10 @@ export class ActivityRepository {
       const summary = out.get(a.recording_id);
       if (span && summary) summary.activeTime = Math.min(Number(a.active_secs) * 1000, Math.max(0, span.last - span.first));
     }
-    const metas = new Map<string, (PageItem & { seq: number })[]>();
+    const metas = new Map<string, (PageItem & { seq: number; idx: number })[]>();
     for (const p of pages) {
       const list = metas.get(p.recording_id) ?? [];
-      list.push({ kind: 'page', seq: Number(p.seq), ts: Number(p.ts), url: p.url, path: '', title: '', pageLoad: Number(p.page_load) === 1 });
+      list.push({ kind: 'page', seq: Number(p.seq), idx: 0, ts: Number(p.ts), url: p.url, path: '', title: '', pageLoad: Number(p.page_load) === 1 });
       metas.set(p.recording_id, list);
     }
     for (const [id, list] of metas) {

@@ -118,8 +118,9 @@ export const ActivitySql = {
   clickedText(tenantId: string, text: string): Sql {
     const labelled = sql`SELECT recording_id, node_id FROM recording_activity_nodes WHERE tenant_id = ${tenantId} AND ${contains(sql`text`, text)}`;
     const candidateClicks = sql`SELECT recording_id, seq AS click_seq, idx, node_id FROM (${clicks(tenantId, sql`(recording_id, node_id) IN (${labelled})`)})`;
-    const metas = sql`SELECT recording_id, seq AS meta_seq FROM recording_activity WHERE tenant_id = ${tenantId} AND kind = 'page'`;
-    const withPage = sql`SELECT recording_id, click_seq, idx, node_id, max(if(meta_seq <= click_seq, meta_seq, 0)) AS from_seq
+    const metas = sql`SELECT recording_id, seq AS meta_seq, idx AS meta_idx FROM recording_activity WHERE tenant_id = ${tenantId} AND kind = 'page'`;
+    // The latest Meta before the click in the stream (its batch, then its position in the batch).
+    const withPage = sql`SELECT recording_id, click_seq, idx, node_id, max(if(meta_seq < click_seq OR (meta_seq = click_seq AND meta_idx < idx), meta_seq, 0)) AS from_seq
       FROM (${candidateClicks}) AS c ALL LEFT JOIN (${metas}) AS m USING (recording_id) GROUP BY recording_id, click_seq, idx, node_id`;
     const labelRows = sql`SELECT recording_id, node_id, seq AS label_seq, text AS label_text FROM ${withDeletions(
       tenantId,

@@ -15,7 +15,7 @@ function stored(batches: unknown[][]) {
   batches.forEach((events, i) => {
     const seq = i + 1;
     const a = batchActivity(events as RrwebEvent[]);
-    items.push(...a.items.map((x) => ({ ...x, seq })));
+    items.push(...a.items.map((x, idx) => ({ ...x, seq, idx })));
     labels.push(...a.nodes.map((n) => ({ ...n, seq })));
     parts.push({ seq, inputs: a.inputs, activeSeconds: a.activeSeconds, changes: a.changes });
     first = Math.min(first, a.minTs);
@@ -59,7 +59,7 @@ describe('clicks across batches', () => {
       [recordingMeta(T0), meta(T0, 'https://shop.test/checkout'), snapshot(T0 + 1)],
       [click(T0 + 1_000, 11)], // the span inside the button
       [addLink(T0 + 2_000)],
-      [click(T0 + 3_000, 21), click(T0 + 3_500, 9)], // the added link's text; a plain div
+      [click(T0 + 3_000, 21), click(T0 + 3_500, 9), meta(T0 + 3_600, 'https://shop.test/help')], // the added link's text; a plain div; then a navigation
       [
         recordingMeta(T0 + 10_000),
         meta(T0 + 10_000, 'https://shop.test/done'),

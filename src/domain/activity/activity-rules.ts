@@ -12,8 +12,12 @@ export const RAGE_WINDOW_MS = 1000;
 export const DEAD_WINDOW_MS = 1000;
 
 type Seq<T> = T & { seq: number };
-export type StoredItem = Seq<ActivityItem>;
+/** An item with its stream sequence and its position among its batch's items. */
+export type StoredItem = ActivityItem & { seq: number; idx: number };
 export type StoredLabel = Seq<NodeLabel>;
+type At = { seq: number; idx: number };
+/** a comes before b in the stream (batch, then position in the batch). */
+const before = (a: At, b: At) => a.seq < b.seq || (a.seq === b.seq && a.idx < b.idx);
 export interface StoredBatch {
   seq: number;
   inputs: number;
@@ -85,12 +89,12 @@ export function pageViews(metas: readonly Seq<PageItem>[], lastTs: number): Page
 
 /**
  * A click's target: the label of its node from the latest batch at or before the click's own that
- * serialised it, but not before the latest Meta at or before the click's batch (node ids start again
- * on each page load; a checkout serialises every node again).
+ * serialised it, but not from a batch before that of the latest Meta before the click (node ids start
+ * again on each page load; a checkout serialises every node again).
  */
-export function labelFor(click: Seq<ClickItem>, metaSeqs: readonly number[], labels: ReadonlyMap<number, readonly StoredLabel[]>): StoredLabel | undefined {
+export function labelFor(click: ClickItem & At, metas: readonly At[], labels: ReadonlyMap<number, readonly StoredLabel[]>): StoredLabel | undefined {
   let from = 0;
-  for (const s of metaSeqs) if (s <= click.seq && s > from) from = s;
+  for (const m of metas) if (before(m, click) && m.seq > from) from = m.seq;
   let found: StoredLabel | undefined;
   for (const l of labels.get(click.nodeId) ?? []) if (l.seq >= from && l.seq <= click.seq && (!found || l.seq > found.seq)) found = l;
   return found;
@@ -137,16 +141,15 @@ export function recordingActivity(
   batches: readonly StoredBatch[],
   span: { first: number; last: number },
 ): RecordingActivity {
-  const metas = items.filter((i): i is Seq<PageItem> => i.kind === 'page');
-  const metaSeqs = metas.map((m) => m.seq);
+  const metas = items.filter((i): i is PageItem & At => i.kind === 'page');
   const labelsByNode = new Map<number, StoredLabel[]>();
   for (const l of labels) labelsByNode.set(l.nodeId, [...(labelsByNode.get(l.nodeId) ?? []), l]);
   const changes = batches.flatMap((b) => b.changes);
   const clicks: ResolvedClick[] = items
-    .filter((i): i is Seq<ClickItem> => i.kind === 'click')
+    .filter((i): i is ClickItem & At => i.kind === 'click')
     .sort(byTime)
     .map((c) => {
-      const l = labelFor(c, metaSeqs, labelsByNode);
+      const l = labelFor(c, metas, labelsByNode);
       return {
         ts: c.ts,
         nodeId: c.nodeId,
@@ -171,8 +174,8 @@ export function recordingActivity(
     pageViews: pageViews(metas, span.last),
     clicks,
     rageClicks: rage,
-    errors: sorted.filter((i): i is Seq<ErrorItem> => i.kind === 'error').map(({ kind, ts, message }) => ({ kind, ts, message })),
-    networkFailures: sorted.filter((i): i is Seq<NetworkItem> => i.kind === 'network').map(({ seq: _seq, ...n }) => n),
+    errors: sorted.filter((i): i is ErrorItem & At => i.kind === 'error').map(({ kind, ts, message }) => ({ kind, ts, message })),
+    networkFailures: sorted.filter((i): i is NetworkItem & At => i.kind === 'network').map(({ seq: _seq, idx: _idx, ...n }) => n),
     inputs: batches.reduce((n, b) => n + b.inputs, 0),
     activeTime: active,
     idleTime: duration - active,
