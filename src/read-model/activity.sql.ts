@@ -137,10 +137,15 @@ export const ActivitySql = {
     return sql`SELECT recording_id FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq`;
   },
 
-  /** Ids with a rage click: RAGE_CLICKS clicks on one node within RAGE_WINDOW_MS. */
-  rageClicks(tenantId: string): Sql {
+  /** Visible items of the tenant matching `where`, each once (recording_id, batch_id, idx and `columns`). */
+  itemsWhere(tenantId: string, where: Sql, columns: readonly string[]): Sql {
+    return items(tenantId, where, columns);
+  },
+
+  /** Ids with a rage click (among the recordings `where` selects): RAGE_CLICKS clicks on one node within RAGE_WINDOW_MS. */
+  rageClicks(tenantId: string, where: Sql = sql`1`): Sql {
     const span = RAGE_CLICKS - 1;
-    const times = sql`SELECT recording_id, node_id, arraySort(groupArray(ts)) AS t FROM (${clicks(tenantId)}) GROUP BY recording_id, node_id HAVING count() >= ${RAGE_CLICKS}`;
+    const times = sql`SELECT recording_id, node_id, arraySort(groupArray(ts)) AS t FROM (${clicks(tenantId, where)}) GROUP BY recording_id, node_id HAVING count() >= ${RAGE_CLICKS}`;
     return sql`SELECT recording_id FROM (${times}) WHERE arrayExists(i -> i + ${span} <= length(t) AND t[i + ${span}] - t[i] <= ${RAGE_WINDOW_MS}, arrayEnumerate(t))`;
   },
 
