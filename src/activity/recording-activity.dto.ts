@@ -75,7 +75,7 @@ export class RecordingActivityView extends createZodDto(
       errors: count('Console errors and uncaught errors'),
       networkFailures: count('Requests answered with status >= 400 or not at all'),
       inputs: count('Input events (rrweb IncrementalSource.Input)'),
-      activeTime: count('ms: 1 s for every second with a user interaction in it or in the 4 s before, at most the duration'),
+      activeTime: count('ms: 1 s for every second with a user interaction in it or in the 4 s before (up to the last event), at most the duration'),
       idleTime: count('ms: duration minus activeTime'),
     }),
     errorMessages: z.array(z.object({ message: z.string(), count: z.int().min(1) })).describe('Distinct error messages, most frequent first'),

@@ -116,6 +116,7 @@ export class ActivityRepository {
     for (const a of active) {
       const span = spans.get(a.recording_id);
       const summary = out.get(a.recording_id);
+      // The seconds are those up to the last event's (activity.sql.ts); the cap is the duration.
       if (span && summary) summary.activeTime = Math.min(Number(a.active_secs) * 1000, Math.max(0, span.last - span.first));
     }
     const metas = new Map<string, (PageItem & { seq: number; idx: number })[]>();

@@ -3,8 +3,8 @@
 // rules spanning batches are those of domain/activity/activity-rules.ts, in SQL: rage clicks (three
 // clicks on one node within a second, over the sorted click times of each node), dead clicks (no
 // change time in the second after the click, the recording going on that long), a click's label
-// (the latest label of its node from the click's page on), active time (distinct active seconds, at
-// most the duration). Items are collapsed per (recording_id, batch_id, idx), batches per batch id,
+// (the latest label of its node from the click's page on), active time (distinct active seconds up
+// to the last event's, at most the duration). Items are collapsed per (recording_id, batch_id, idx), batches per batch id,
 // and every read applies the deletion rule. Runs on ClickHouse 18.16 and current servers: one JOIN
 // per SELECT, every joined subquery aliased, lambdas over arrays, values inlined by `sql`.
 import { ident, join, list, Sql, sql } from '../infrastructure/clickhouse/sql';
@@ -63,6 +63,12 @@ function spans(tenantId: string, where: Sql = sql`1`): Sql {
   return sql`SELECT recording_id, min(min_ts) AS first_ts, max(max_ts) AS last_ts FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq GROUP BY recording_id`;
 }
 
+/** Per recording (among `where`): its distinct active seconds up to the second of its last event (active_secs). */
+function activeSeconds(tenantId: string, where: Sql): Sql {
+  const seconds = sql`SELECT recording_id, sec FROM (${activityBatches(tenantId, where, ['active_seconds'])}) ARRAY JOIN active_seconds AS sec`;
+  return sql`SELECT recording_id, uniqExactIf(sec, sec <= intDiv(last_ts, 1000)) AS active_secs FROM (${seconds}) AS a ALL INNER JOIN (${spans(tenantId, where)}) AS s USING (recording_id) GROUP BY recording_id`;
+}
+
 function textMatch(column: Sql, value: string, match: TextMatch): Sql {
   switch (match) {
     case 'exact':
@@ -100,8 +106,7 @@ export const ActivitySql = {
     return sql`SELECT recording_id, countIf(kind = 'click') AS clicks, countIf(kind = 'error') AS errors FROM (${items(tenantId, sql`${idSet} AND kind IN ('click', 'error')`, ['kind'])}) GROUP BY recording_id`;
   },
   summaryActive(tenantId: string, ids: readonly string[]): Sql {
-    const rows = activityBatches(tenantId, sql`recording_id IN ${list([...ids])}`, ['active_seconds']);
-    return sql`SELECT recording_id, uniqExact(sec) AS active_secs FROM (${rows}) ARRAY JOIN active_seconds AS sec GROUP BY recording_id`;
+    return activeSeconds(tenantId, sql`recording_id IN ${list([...ids])}`);
   },
   summaryPages(tenantId: string, ids: readonly string[]): Sql {
     return sql`SELECT * FROM (${items(tenantId, sql`recording_id IN ${list([...ids])} AND kind = 'page'`, ['seq', 'ts', 'url', 'page_load'])}) ORDER BY recording_id, ts, seq`;
@@ -149,12 +154,12 @@ export const ActivitySql = {
     return sql`SELECT recording_id FROM (${times}) WHERE arrayExists(i -> i + ${span} <= length(t) AND t[i + ${span}] - t[i] <= ${RAGE_WINDOW_MS}, arrayEnumerate(t))`;
   },
 
-  /** Ids with a dead click: no change in (ts, ts + DEAD_WINDOW_MS], and the recording's last event at or after its end. */
+  /** Ids with a dead click: no change in [ts, ts + DEAD_WINDOW_MS], and the recording's last event at or after its end. */
   deadClicks(tenantId: string): Sql {
     const changes = sql`SELECT recording_id, groupArray(change) AS change_times FROM (${activityBatches(tenantId, sql`1`, ['changes'])}) ARRAY JOIN changes AS change GROUP BY recording_id`;
     const withChanges = sql`SELECT recording_id, ts, change_times FROM (SELECT recording_id, ts FROM (${clicks(tenantId)})) AS c ANY LEFT JOIN (${changes}) AS ch USING (recording_id)`;
     return sql`SELECT recording_id FROM (${withChanges}) AS cc ALL INNER JOIN (${spans(tenantId)}) AS s USING (recording_id)
-      WHERE last_ts >= ts + ${DEAD_WINDOW_MS} AND NOT arrayExists(x -> x > ts AND x <= ts + ${DEAD_WINDOW_MS}, change_times)`;
+      WHERE last_ts >= ts + ${DEAD_WINDOW_MS} AND NOT arrayExists(x -> x >= ts AND x <= ts + ${DEAD_WINDOW_MS}, change_times)`;
   },
 
   /** Ids whose duration (last minus first event time) lies within the bounds. */
@@ -165,8 +170,7 @@ export const ActivitySql = {
 
   /** Ids whose active time (distinct active seconds × 1000, at most the duration) lies within the bounds. */
   activeTime(tenantId: string, min?: number, max?: number): Sql {
-    const active = sql`SELECT recording_id, uniqExact(sec) AS active_secs FROM (${activityBatches(tenantId, sql`1`, ['active_seconds'])}) ARRAY JOIN active_seconds AS sec GROUP BY recording_id`;
-    const joined = sql`SELECT recording_id, least(active_secs * 1000, last_ts - first_ts) AS active_ms FROM (${spans(tenantId)}) AS s ANY LEFT JOIN (${active}) AS a USING (recording_id)`;
+    const joined = sql`SELECT recording_id, least(active_secs * 1000, last_ts - first_ts) AS active_ms FROM (${spans(tenantId)}) AS s ANY LEFT JOIN (${activeSeconds(tenantId, sql`1`)}) AS a USING (recording_id)`;
     const bounds = [...(min !== undefined ? [sql`active_ms >= ${min}`] : []), ...(max !== undefined ? [sql`active_ms <= ${max}`] : [])];
     return sql`SELECT recording_id FROM (${joined}) WHERE ${join(bounds, ' AND ')}`;
   },

@@ -219,10 +219,10 @@ describe('activity', () => {
     expect(a.items[9]).toMatchObject({ rage: true, dead: true, text: 'Pay now' });
 
     const b = (await timeline(rec.B)).json();
-    expect(b.summary).toMatchObject({ pageViews: 1, clicks: 1, rageClicks: 0, deadClicks: 1, errors: 0, activeTime: 10_000, idleTime: 20_000 });
+    expect(b.summary).toMatchObject({ pageViews: 1, clicks: 1, rageClicks: 0, deadClicks: 1, errors: 0, activeTime: 6_000, idleTime: 24_000 });
     expect(b.items[1]).toMatchObject({ kind: 'click', text: '', selector: '', dead: true });
     const c = (await timeline(rec.C)).json();
-    expect(c.summary).toMatchObject({ pageViews: 2, clicks: 2, rageClicks: 0, deadClicks: 0, errors: 0, networkFailures: 0, activeTime: 12_000 });
+    expect(c.summary).toMatchObject({ pageViews: 2, clicks: 2, rageClicks: 0, deadClicks: 0, errors: 0, networkFailures: 0, activeTime: 8_000 });
     expect(c.items.filter((i: { kind: string }) => i.kind === 'click').map((i: { text: string }) => i.text)).toEqual(['Pay now', 'Help']);
 
     // A presigned link of the recording opens it; no credential, another recording's link, a bad id, an unknown recording do not.
@@ -259,15 +259,16 @@ describe('activity', () => {
       ['minDuration=20000', 'B,C'],
       ['maxDuration=10000', 'A'],
       ['minDuration=20000&maxDuration=60000', 'B'],
-      ['minActiveTime=9000', 'B,C'],
-      ['maxActiveTime=8000', 'A'],
-      ['minActiveTime=11000', 'C'],
+      ['minActiveTime=7000', 'A,C'],
+      ['maxActiveTime=6000', 'B'],
+      ['minActiveTime=8000&maxActiveTime=8000', 'A,C'],
+      ['minActiveTime=8001', ''],
       ['visitedPathPrefix=/&hasDeadClicks=true&maxDuration=10000', 'A'],
       ['clickedText=pay&hasErrors=false', 'C'],
       ['metadata[plan]=pro&hasErrors=false', 'C'],
       ['metadata[plan]=pro&clickedText=pay', 'A,C'],
       ['metadata[plan]=free&clickedText=pay', ''],
-      ['metadata[plan]=free&hasDeadClicks=true&minActiveTime=10000&maxActiveTime=10000', 'B'],
+      ['metadata[plan]=free&hasDeadClicks=true&minActiveTime=6000&maxActiveTime=6000', 'B'],
     ];
     const answers: [string, string][] = [];
     for (const [q] of cases) answers.push([q, await found(q)]);
@@ -286,10 +287,10 @@ describe('activity', () => {
     const listed = (await stack.api('/recordings?limit=10')).json().recordings;
     expect(Object.fromEntries(listed.map((x: { recordingId: string; activity: unknown }) => [name.get(x.recordingId), x.activity]))).toEqual({
       A: { pages: 2, clicks: 4, errors: 2, activeTime: 8000 },
-      B: { pages: 1, clicks: 1, errors: 0, activeTime: 10_000 },
-      C: { pages: 2, clicks: 2, errors: 0, activeTime: 12_000 },
+      B: { pages: 1, clicks: 1, errors: 0, activeTime: 6_000 },
+      C: { pages: 2, clicks: 2, errors: 0, activeTime: 8_000 },
     });
-    expect((await stack.api(`/recordings/${rec.C}`)).json().activity).toEqual({ pages: 2, clicks: 2, errors: 0, activeTime: 12_000 });
+    expect((await stack.api(`/recordings/${rec.C}`)).json().activity).toEqual({ pages: 2, clicks: 2, errors: 0, activeTime: 8_000 });
   });
 
   it.each([

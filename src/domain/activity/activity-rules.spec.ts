@@ -84,7 +84,8 @@ describe('clicks across batches', () => {
 
   it('are dead without a change in the next second, decided only once the recording went on that long', () => {
     expect(isDead(T0, [T0 + 1_000], T0 + 5_000)).toBe(false);
-    expect(isDead(T0, [T0, T0 + 1_001], T0 + 5_000)).toBe(true);
+    expect(isDead(T0, [T0 - 1, T0 + 1_001], T0 + 5_000)).toBe(true);
+    expect(isDead(T0, [T0], T0 + 5_000)).toBe(false); // a handler's change in the click's own millisecond
     expect(isDead(T0, [], T0 + 999)).toBe(false);
     expect(isDead(T0, [], T0 + 1_000)).toBe(true);
   });
@@ -108,22 +109,22 @@ describe('clicks across batches', () => {
 });
 
 describe('active time', () => {
-  it('is the distinct active seconds of all batches, at most the duration; idle is the rest', () => {
+  it('is the distinct active seconds of all batches up to the last event, at most the duration; idle is the rest', () => {
     const s = T0 / 1000;
-    expect(
-      activeTime(
-        [
-          { seq: 1, inputs: 0, activeSeconds: [s, s + 1], changes: [] },
-          { seq: 2, inputs: 0, activeSeconds: [s + 1, s + 2], changes: [] },
-        ],
-        60_000,
-      ),
-    ).toBe(3_000);
-    expect(activeTime([{ seq: 1, inputs: 0, activeSeconds: [s, s + 1, s + 2, s + 3, s + 4], changes: [] }], 1_500)).toBe(1_500);
+    const span = (ms: number) => ({ first: T0, last: T0 + ms });
+    const five = [{ seq: 1, inputs: 0, activeSeconds: [s, s + 1, s + 2, s + 3, s + 4], changes: [] }];
+    const twoBatches = [
+      { seq: 1, inputs: 0, activeSeconds: [s, s + 1], changes: [] },
+      { seq: 2, inputs: 0, activeSeconds: [s + 1, s + 2], changes: [] },
+    ];
+    expect(activeTime(twoBatches, span(60_000))).toBe(3_000);
+    expect(activeTime(five, span(1_500))).toBe(1_500);
+    expect(activeTime(five, span(2_500))).toBe(2_500);
+    expect(activeTime(five, span(60_000))).toBe(5_000);
     const a = stored([[meta(T0, 'https://a.test/'), snapshot(T0), move(T0 + 100)], [input(T0 + 2_500)], [move(T0 + 60_000)]]);
-    // Seconds 0-4 and 2-6 (7), then 60-64 (but the recording ends at 60.000 s: 60 s of duration in all).
-    expect(a.activeTime).toBe(12_000);
-    expect(a.idleTime).toBe(48_000);
+    // Seconds 0-4 and 2-6 (7), then 60 (the recording ends in it: 61-64 do not count).
+    expect(a.activeTime).toBe(8_000);
+    expect(a.idleTime).toBe(52_000);
     expect(a.inputs).toBe(1);
   });
 });

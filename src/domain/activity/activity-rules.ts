@@ -122,16 +122,21 @@ export function rageClicks(clicks: readonly { ts: number; nodeId: number }[]): {
   return out.sort((a, b) => a.ts - b.ts || a.nodeId - b.nodeId);
 }
 
-/** Dead: nothing changed in (ts, ts + DEAD_WINDOW_MS] and the recording has an event at or after its end. */
+/**
+ * Dead: nothing changed in [ts, ts + DEAD_WINDOW_MS] and the recording has an event at or after its
+ * end. A change in the click's own millisecond counts: a click handler's DOM change is recorded
+ * with the click's time or later.
+ */
 export function isDead(ts: number, changes: readonly number[], lastTs: number): boolean {
-  return lastTs >= ts + DEAD_WINDOW_MS && !changes.some((c) => c > ts && c <= ts + DEAD_WINDOW_MS);
+  return lastTs >= ts + DEAD_WINDOW_MS && !changes.some((c) => c >= ts && c <= ts + DEAD_WINDOW_MS);
 }
 
-/** Active time: distinct active seconds × 1000, at most the duration. */
-export function activeTime(batches: readonly StoredBatch[], durationMs: number): number {
+/** Active time: distinct active seconds up to the second of the last event, × 1000, at most the duration. */
+export function activeTime(batches: readonly StoredBatch[], span: { first: number; last: number }): number {
+  const lastSecond = Math.floor(span.last / 1000);
   const seconds = new Set<number>();
-  for (const b of batches) for (const s of b.activeSeconds) seconds.add(s);
-  return Math.min(seconds.size * 1000, Math.max(0, durationMs));
+  for (const b of batches) for (const s of b.activeSeconds) if (s <= lastSecond) seconds.add(s);
+  return Math.min(seconds.size * 1000, Math.max(0, span.last - span.first));
 }
 
 /** Every rule of docs/activity.md over a recording's parts; `span`: its first and last event time. */
@@ -168,7 +173,7 @@ export function recordingActivity(
     return { ts: r.ts, nodeId: r.nodeId, clicks: r.members.length, text: first.text, selector: first.selector };
   });
   const duration = Math.max(0, span.last - span.first);
-  const active = activeTime(batches, duration);
+  const active = activeTime(batches, span);
   const sorted = [...items].sort(byTime);
   return {
     pageViews: pageViews(metas, span.last),
