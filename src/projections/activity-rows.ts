@@ -1,7 +1,10 @@
 // Rows from one `ev` message for the activity tables (migration 007): its events are decoded and
-// reduced to batch-activity.ts's parts. A chunked batch (bigger than a message) is left out: its chunks
-// are separate messages, and a projection sees one message at a time (docs/activity.md, limits).
-import { batchActivity } from '../domain/activity/batch-activity';
+// reduced to batch-activity.ts's parts. A chunked batch (bigger than a message: its chunks are
+// separate messages, and a projection sees one message at a time) gives only the page row its
+// summary names (the URL of its first Meta event), from the chunk that carries the summary
+// (docs/activity.md, limits).
+import { batchActivity, MAX_URL, pathOf } from '../domain/activity/batch-activity';
+import { clip, wellFormed } from '../domain/batch-summary';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { H } from '../infrastructure/nats/subjects';
 import type { ProjectionMessage, Row } from './projection';
@@ -19,8 +22,24 @@ const chunked = (chunk: string | undefined) => {
   return m !== null && Number(m[2]) > 1;
 };
 
+/** The page row of a chunked batch, from its summary (on the last chunk): URL and time of its first Meta. */
+function chunkedPage(m: ProjectionMessage, key: Row): Row[] {
+  let s: { url?: unknown; metaTs?: unknown } | undefined;
+  try {
+    s = JSON.parse(m.headers[H.summary] ?? 'null') as typeof s;
+  } catch {
+    return [];
+  }
+  if (!s || typeof s.url !== 'string' || typeof s.metaTs !== 'number') return [];
+  const url = wellFormed(clip(s.url, MAX_URL));
+  return [{ ...key, ...EMPTY_ITEM, kind: 'page', ts: Math.trunc(s.metaTs), url, path: pathOf(url) }];
+}
+
+const EMPTY_ITEM = { idx: 0, url: '', path: '', title: '', text: '', node_id: 0, x: 0, y: 0, page_load: 0, status: 0, method: '', duration: 0 };
+
 export function activityRows(m: ProjectionMessage, tenantId: string, recordingId: string): ActivityResult {
-  if (chunked(m.headers[H.chunk])) return { rows: { items: [], nodes: [] } };
+  const key = { tenant_id: tenantId, recording_id: recordingId, seq: m.seq, batch_id: m.headers[H.batch] || `seq-${m.seq}` };
+  if (chunked(m.headers[H.chunk])) return { rows: { items: chunkedPage(m, key), nodes: [] } };
   if (!m.data) return { skip: 'event payload unavailable (message removed from the stream)' };
   let events: unknown;
   try {
@@ -36,25 +55,8 @@ export function activityRows(m: ProjectionMessage, tenantId: string, recordingId
     // A shape no rule foresaw must not hold the projection back (it would be redelivered forever).
     return { skip: `events not understood: ${String((e as Error)?.message ?? e).slice(0, 200)}` };
   }
-  const key = { tenant_id: tenantId, recording_id: recordingId, seq: m.seq, batch_id: m.headers[H.batch] || `seq-${m.seq}` };
   const items: Row[] = a.items.map((i, idx) => {
-    const row = {
-      ...key,
-      idx,
-      kind: i.kind,
-      ts: i.ts,
-      url: '',
-      path: '',
-      title: '',
-      text: '',
-      node_id: 0,
-      x: 0,
-      y: 0,
-      page_load: 0,
-      status: 0,
-      method: '',
-      duration: 0,
-    };
+    const row = { ...key, ...EMPTY_ITEM, idx, kind: i.kind, ts: i.ts };
     switch (i.kind) {
       case 'page':
         return { ...row, url: i.url, path: i.path, title: i.title, page_load: i.pageLoad ? 1 : 0 };
