@@ -70,7 +70,7 @@ export class RecordingActivityView extends createZodDto(
     summary: z.object({
       pageViews: count('Page views'),
       clicks: count('Clicks'),
-      rageClicks: count('Rage clicks (3 or more clicks on one element within 1 s, counted once per burst)'),
+      rageClicks: count('Rage clicks (3 or more clicks on one node within 1 s; one per run of clicks on the node less than 1 s apart)'),
       deadClicks: count('Clicks followed by no DOM change, input, scroll or navigation within 1 s'),
       errors: count('Console errors and uncaught errors'),
       networkFailures: count('Requests answered with status >= 400 or not at all'),

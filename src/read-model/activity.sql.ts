@@ -81,6 +81,14 @@ function textMatch(column: Sql, value: string, match: TextMatch): Sql {
 }
 
 const contains = (column: Sql, value: string) => textMatch(column, value, 'contains');
+
+/** Per recording and node with at least RAGE_CLICKS clicks (among `where`): their sorted times `t`. */
+function clickTimes(tenantId: string, where: Sql): Sql {
+  return sql`SELECT recording_id, node_id, arraySort(groupArray(ts)) AS t FROM (${clicks(tenantId, where)}) GROUP BY recording_id, node_id HAVING count() >= ${RAGE_CLICKS}`;
+}
+
+/** Whether the clicks i to i + RAGE_CLICKS - 1 of `t` are within RAGE_WINDOW_MS. */
+const window = (i: Sql) => sql`${i} + ${RAGE_CLICKS - 1} <= length(t) AND t[${i} + ${RAGE_CLICKS - 1}] - t[${i}] <= ${RAGE_WINDOW_MS}`;
 const clicks = (tenantId: string, where: Sql = sql`1`) => items(tenantId, sql`kind = 'click' AND ${where}`, ['seq', 'ts', 'node_id']);
 
 export const ActivitySql = {
@@ -149,9 +157,17 @@ export const ActivitySql = {
 
   /** Ids with a rage click (among the recordings `where` selects): RAGE_CLICKS clicks on one node within RAGE_WINDOW_MS. */
   rageClicks(tenantId: string, where: Sql = sql`1`): Sql {
-    const span = RAGE_CLICKS - 1;
-    const times = sql`SELECT recording_id, node_id, arraySort(groupArray(ts)) AS t FROM (${clicks(tenantId, where)}) GROUP BY recording_id, node_id HAVING count() >= ${RAGE_CLICKS}`;
-    return sql`SELECT recording_id FROM (${times}) WHERE arrayExists(i -> i + ${span} <= length(t) AND t[i + ${span}] - t[i] <= ${RAGE_WINDOW_MS}, arrayEnumerate(t))`;
+    return sql`SELECT recording_id FROM (${clickTimes(tenantId, where)}) WHERE arrayExists(i -> ${window(sql`i`)}, arrayEnumerate(t))`;
+  },
+
+  /**
+   * Rage clicks per recording (among `where`), as activity-rules.ts counts them: the runs of clicks on
+   * a node (no gap over RAGE_WINDOW_MS) that hold a window of RAGE_CLICKS clicks within RAGE_WINDOW_MS.
+   */
+  rageClickCounts(tenantId: string, where: Sql): Sql {
+    const runOf = sql`arrayCumSum(arrayMap(i -> i = 1 OR t[i] - t[i - 1] > ${RAGE_WINDOW_MS}, arrayEnumerate(t)))`;
+    const runs = sql`length(arrayDistinct(arrayFilter((run, i) -> ${window(sql`i`)}, ${runOf}, arrayEnumerate(t))))`;
+    return sql`SELECT recording_id, sum(${runs}) AS rage_clicks FROM (${clickTimes(tenantId, where)}) GROUP BY recording_id`;
   },
 
   /** Ids with a dead click: no change in [ts, ts + DEAD_WINDOW_MS], and the recording's last event at or after its end. */

@@ -20,7 +20,7 @@ export type BucketRow = {
   types: [Num[], Num[]];
 };
 export type BreakdownRow = { has_value: Num; value: string; recordings: Num; events: Num };
-export type ActivityBucketRow = { t: Num; errors: Num; with_errors: Num; with_rage: Num };
+export type ActivityBucketRow = { t: Num; errors: Num; with_errors: Num; rage_clicks: Num; with_rage: Num };
 export type TopPageRow = { path: string; recordings: Num };
 
 @Injectable()

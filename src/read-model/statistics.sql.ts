@@ -62,15 +62,17 @@ export const StatisticsSql = {
   },
 
   /**
-   * Activity per bucket of first event time, and WITH TOTALS (read as format JSON): console errors,
-   * recordings with an error, recordings with a rage click (docs/activity.md).
+   * Activity per bucket of first event time, and WITH TOTALS (read as format JSON): console errors and
+   * rage clicks, and the recordings with any (docs/activity.md).
    */
   activityBuckets(scope: WindowScope, b: Bucketing): Sql {
     const among = inWindow(scope);
     const errors = sql`SELECT recording_id, count() AS recording_errors FROM (${ActivitySql.itemsWhere(scope.tenantId, sql`kind = 'error' AND ${among}`, ['kind'])}) GROUP BY recording_id`;
-    const per = sql`SELECT recording_id, started_at, recording_errors, recording_id IN (${ActivitySql.rageClicks(scope.tenantId, among)}) AS has_rage
-      FROM (${RecordingsSql.starts(scope)}) AS starts ANY LEFT JOIN (${errors}) AS e USING (recording_id)`;
-    return sql`SELECT ${bucketOf(b)} AS t, sum(recording_errors) AS errors, countIf(recording_errors > 0) AS with_errors, countIf(has_rage) AS with_rage FROM (${per}) GROUP BY t WITH TOTALS ORDER BY t`;
+    const rage = sql`SELECT recording_id, rage_clicks AS recording_rage FROM (${ActivitySql.rageClickCounts(scope.tenantId, among)})`;
+    const withErrors = sql`SELECT recording_id, started_at, recording_errors FROM (${RecordingsSql.starts(scope)}) AS starts ANY LEFT JOIN (${errors}) AS e USING (recording_id)`;
+    const per = sql`SELECT recording_id, started_at, recording_errors, recording_rage FROM (${withErrors}) AS we ANY LEFT JOIN (${rage}) AS r USING (recording_id)`;
+    return sql`SELECT ${bucketOf(b)} AS t, sum(recording_errors) AS errors, countIf(recording_errors > 0) AS with_errors, sum(recording_rage) AS rage_clicks, countIf(recording_rage > 0) AS with_rage
+      FROM (${per}) GROUP BY t WITH TOTALS ORDER BY t`;
   },
 
   /** URL paths by the number of the window's recordings with a page view of them; limit + 1 rows. */

@@ -102,6 +102,7 @@ const StatisticsSchema = z
         totals: z.object({
           errors: count("Console errors and uncaught errors of the window's recordings", 85),
           recordingsWithErrors: count('Recordings with at least one', 40),
+          rageClicks: count('Rage clicks of those recordings (docs/activity.md)', 19),
           recordingsWithRageClicks: count('Recordings with at least one rage click', 12),
         }),
         series: z
@@ -110,6 +111,7 @@ const StatisticsSchema = z
               t: count('Bucket start, as in series', 1735084800000),
               errors: count('Errors of the recordings whose first event falls in the bucket', 4),
               recordingsWithErrors: count('Those recordings with an error', 2),
+              rageClicks: count('Rage clicks of those recordings', 1),
               recordingsWithRageClicks: count('Those recordings with a rage click', 1),
             }),
           )

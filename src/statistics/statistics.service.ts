@@ -46,10 +46,10 @@ function activityOf(p: StatisticsParams, a: ActivityRows): Statistics['activity'
   const t = a.buckets.totals;
   const byBucket = new Map(a.buckets.data.map((r) => [Number(r.t), r]));
   return {
-    totals: { errors: n(t?.errors), recordingsWithErrors: n(t?.with_errors), recordingsWithRageClicks: n(t?.with_rage) },
+    totals: { errors: n(t?.errors), recordingsWithErrors: n(t?.with_errors), rageClicks: n(t?.rage_clicks), recordingsWithRageClicks: n(t?.with_rage) },
     series: p.bucketStarts.map((at) => {
       const r = byBucket.get(at);
-      return { t: at, errors: n(r?.errors), recordingsWithErrors: n(r?.with_errors), recordingsWithRageClicks: n(r?.with_rage) };
+      return { t: at, errors: n(r?.errors), recordingsWithErrors: n(r?.with_errors), rageClicks: n(r?.rage_clicks), recordingsWithRageClicks: n(r?.with_rage) };
     }),
     topPages: a.topPages.slice(0, TOP_PAGES).map((r) => ({ path: String(r.path ?? ''), recordings: n(r.recordings) })),
     topPagesTruncated: a.topPages.length > TOP_PAGES,

@@ -311,15 +311,19 @@ describe('activity', () => {
     const window = `from=${at(-60_000)}&to=${at(3_600_000)}&interval=hour`;
     const s = (await stack.api(`/statistics?${window}`)).json();
     expect(s.totals.recordings).toBe(3);
-    expect(s.activity.totals).toEqual({ errors: 2, recordingsWithErrors: 1, recordingsWithRageClicks: 1 });
+    expect(s.activity.totals).toEqual({ errors: 2, recordingsWithErrors: 1, rageClicks: 1, recordingsWithRageClicks: 1 });
     expect(s.activity.series.reduce((n: number, b: { errors: number }) => n + b.errors, 0)).toBe(2);
-    expect(s.activity.series.find((b: { errors: number }) => b.errors > 0)).toMatchObject({ recordingsWithErrors: 1, recordingsWithRageClicks: 1 });
+    expect(s.activity.series.find((b: { errors: number }) => b.errors > 0)).toMatchObject({
+      recordingsWithErrors: 1,
+      rageClicks: 1,
+      recordingsWithRageClicks: 1,
+    });
     expect(s.activity.topPages).toEqual(['/cart', '/checkout', '/help', '/home', '/pricing'].map((path) => ({ path, recordings: 1 })));
     expect(s.activity.topPagesTruncated).toBe(false);
     const pro = (await stack.api(`/statistics?${window}&metadata[plan]=pro&hasRageClicks=false`)).json();
     expect([pro.totals.recordings, pro.activity.totals, pro.activity.topPages.map((p: { path: string }) => p.path)]).toEqual([
       1,
-      { errors: 0, recordingsWithErrors: 0, recordingsWithRageClicks: 0 },
+      { errors: 0, recordingsWithErrors: 0, rageClicks: 0, recordingsWithRageClicks: 0 },
       ['/help', '/home'],
     ]);
     expect((await stack.api(`/statistics?${window}&minActiveTime=1&maxActiveTime=0`)).status).toBe(400);

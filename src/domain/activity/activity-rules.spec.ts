@@ -79,6 +79,14 @@ describe('clicks across batches', () => {
     const clicks = [0, 300, 600, 900, 5_000, 5_400, 6_500].map((t) => ({ ts: T0 + t, nodeId: 7 }));
     expect(rageClicks([...clicks, { ts: T0 + 100, nodeId: 9 }, { ts: T0 + 200, nodeId: 9 }]).map((r) => [r.ts - T0, r.members.length])).toEqual([[0, 4]]);
     expect(rageClicks([0, 500, 1_001].map((t) => ({ ts: T0 + t, nodeId: 7 })))).toEqual([]);
+    // One run (no gap over a second), two windows of three: one rage click of all six clicks.
+    expect(rageClicks([0, 500, 900, 1_600, 2_000, 2_400].map((t) => ({ ts: T0 + t, nodeId: 7 }))).map((r) => r.members.length)).toEqual([6]);
+    // Two runs apart by more than a second: two rage clicks; the slow clicks of a run are not members.
+    const two = rageClicks([0, 100, 200, 1_150, 2_050, 3_200, 3_300, 3_400].map((t) => ({ ts: T0 + t, nodeId: 7 })));
+    expect(two.map((r) => [r.ts - T0, r.members.length])).toEqual([
+      [0, 3],
+      [3_200, 3],
+    ]);
     expect(rageClicks([0, 500, 1_000].map((t) => ({ ts: T0 + t, nodeId: 7 })))).toHaveLength(1);
   });
 

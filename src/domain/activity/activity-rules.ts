@@ -100,24 +100,32 @@ export function labelFor(click: ClickItem & At, metas: readonly At[], labels: Re
   return found;
 }
 
-/** Rage clicks: from each click, RAGE_CLICKS or more clicks on its node within RAGE_WINDOW_MS make one, which takes every click of that window. */
+/**
+ * Rage clicks. Clicks on one node less than RAGE_WINDOW_MS apart form a run; a run holding
+ * RAGE_CLICKS clicks within RAGE_WINDOW_MS (a window: the first to the last of them) is one rage
+ * click, made of the clicks of all such windows. (The SQL of the statistics counts the same runs.)
+ */
 export function rageClicks(clicks: readonly { ts: number; nodeId: number }[]): { ts: number; nodeId: number; members: number[] }[] {
   const byNode = new Map<number, number[]>();
   clicks.forEach((c, i) => byNode.set(c.nodeId, [...(byNode.get(c.nodeId) ?? []), i]));
   const out: { ts: number; nodeId: number; members: number[] }[] = [];
   for (const [nodeId, idx] of byNode) {
-    const sorted = idx.sort((a, b) => clicks[a].ts - clicks[b].ts);
-    for (let i = 0; i + RAGE_CLICKS - 1 < sorted.length;) {
-      const start = clicks[sorted[i]].ts;
-      if (clicks[sorted[i + RAGE_CLICKS - 1]].ts - start > RAGE_WINDOW_MS) {
-        i++;
-        continue;
+    const sorted = idx.sort((a, b) => clicks[a].ts - clicks[b].ts || a - b);
+    const t = sorted.map((i) => clicks[i].ts);
+    let run: Set<number> | undefined;
+    const flush = () => {
+      if (run?.size) {
+        const members = [...run].sort((a, b) => clicks[a].ts - clicks[b].ts || a - b);
+        out.push({ ts: clicks[members[0]].ts, nodeId, members });
       }
-      let j = i;
-      while (j < sorted.length && clicks[sorted[j]].ts - start <= RAGE_WINDOW_MS) j++;
-      out.push({ ts: start, nodeId, members: sorted.slice(i, j) });
-      i = j;
+      run = new Set();
+    };
+    for (let i = 0; i < t.length; i++) {
+      if (i === 0 || t[i] - t[i - 1] > RAGE_WINDOW_MS) flush();
+      const last = i + RAGE_CLICKS - 1;
+      if (last < t.length && t[last] - t[i] <= RAGE_WINDOW_MS) for (let j = i; j <= last; j++) run!.add(sorted[j]);
     }
+    flush();
   }
   return out.sort((a, b) => a.ts - b.ts || a.nodeId - b.nodeId);
 }
