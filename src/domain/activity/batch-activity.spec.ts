@@ -59,6 +59,11 @@ describe('batchActivity', () => {
     ]);
   });
 
+  it("takes rrweb 1's console log events (IncrementalSource.Log) as the console plugin's", () => {
+    const log = (level: string) => ({ type: 3, timestamp: T0, data: { source: 11, level, payload: ['"old boom"'], trace: [] } });
+    expect(of(log('error'), log('info')).items).toEqual([{ kind: 'error', ts: T0, message: 'old boom' }]);
+  });
+
   it('counts inputs, marks each interaction second and the next four active, and collects change times', () => {
     const a = of(move(T0 + 500), input(T0 + 2_100), textChange(T0 + 2_200), click(T0 + 9_999, 7), textChange(T0 + 2_200));
     expect(a.inputs).toBe(1);

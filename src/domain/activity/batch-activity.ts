@@ -7,7 +7,7 @@ import { EventType, RrwebEvent } from '../rrweb-event';
 import { NodeLabel, NodeLabeller } from './node-labels';
 
 /** rrweb IncrementalSource codes read here. */
-export const Source = { Mutation: 0, MouseMove: 1, MouseInteraction: 2, Scroll: 3, Input: 5, TouchMove: 6, Drag: 12 } as const;
+export const Source = { Mutation: 0, MouseMove: 1, MouseInteraction: 2, Scroll: 3, Input: 5, TouchMove: 6, Log: 11, Drag: 12 } as const;
 /** rrweb MouseInteractions.Click. */
 const CLICK = 2;
 /** Sources of incremental events that are the user acting (each keeps the user active for ACTIVE_LINGER_S). */
@@ -147,6 +147,7 @@ export function batchActivity(events: readonly RrwebEvent[]): BatchActivity {
           const s = Math.floor(ts / 1000);
           for (let i = 0; i < ACTIVE_LINGER_S; i++) active.add(s + i);
         }
+        if (source === Source.Log) consoleItem(ts, data, out.items); // rrweb 1's recordLog: the console plugin's payload, inline
         if (source === Source.Input) out.inputs++;
         else if (source === Source.Mutation && Array.isArray(data.adds)) labeller.addMutation(data.adds);
         else if (source === Source.MouseInteraction && data.type === CLICK && typeof data.id === 'number') {
@@ -167,13 +168,17 @@ export function batchActivity(events: readonly RrwebEvent[]): BatchActivity {
   return out;
 }
 
+/** A console message ({level, payload: JSON texts, trace}) as an error item when its level is error. */
+function consoleItem(ts: number, log: Record<string, unknown>, items: ActivityItem[]) {
+  if (log.level !== 'error') return;
+  const args = Array.isArray(log.payload) ? log.payload : [];
+  items.push({ kind: 'error', ts, message: wellFormed(clip(args.map(consoleArg).join(' '), MAX_TEXT)) });
+}
+
 function pluginItems(ts: number, data: Record<string, unknown>, items: ActivityItem[]) {
   const payload = (data.payload ?? {}) as Record<string, unknown>;
-  if (data.plugin === CONSOLE_PLUGIN) {
-    if (payload.level !== 'error') return;
-    const args = Array.isArray(payload.payload) ? payload.payload : [];
-    items.push({ kind: 'error', ts, message: wellFormed(clip(args.map(consoleArg).join(' '), MAX_TEXT)) });
-  } else if (data.plugin === NETWORK_PLUGIN && Array.isArray(payload.requests)) {
+  if (data.plugin === CONSOLE_PLUGIN) consoleItem(ts, payload, items);
+  else if (data.plugin === NETWORK_PLUGIN && Array.isArray(payload.requests)) {
     for (const r of payload.requests as Record<string, unknown>[]) {
       if (!r || typeof r !== 'object') continue;
       const status = Math.trunc(num(r.status));
