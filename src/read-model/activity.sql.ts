@@ -4,8 +4,8 @@
 // clicks on one node within a second, over the sorted click times of each node), dead clicks (no
 // change time in the second after the click, the recording going on that long), a click's label
 // (the latest label of its node from the click's page on), active time (distinct active seconds up
-// to the last event's, at most the duration). Items are collapsed per (recording_id, batch_id, idx), batches per batch id,
-// and every read applies the deletion rule. Runs on ClickHouse 18.16 and current servers: one JOIN
+// to the last event's, at most the duration). Items are collapsed per (recording_id, batch_id, idx),
+// batches per batch id, and every read applies the deletion rule. Runs on ClickHouse 18.16 and current servers: one JOIN
 // per SELECT, every joined subquery aliased, lambdas over arrays, values inlined by `sql`.
 import { ident, join, list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import { DEAD_WINDOW_MS, RAGE_CLICKS, RAGE_WINDOW_MS } from '../domain/activity/activity-rules';
