@@ -3,6 +3,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { AppConfig } from './config/config';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { ActivityModule } from './activity/activity.module';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
@@ -23,6 +24,7 @@ export const API_MODULES: Type[] = [
   LimitsModule,
   IngestionModule,
   RecordingsModule,
+  ActivityModule,
   ReplaysModule,
   SdkModule,
   AdminModule,
