@@ -1,7 +1,9 @@
 // The recordings projection: every message of TAPEDECK_EVENTS (`td.rec.>`) becomes rows of
 // recording_batches (and its copy sorted by time,
 // recording_timeline), recording_minutes, recording_keyframes, recordings, recording_metadata (and its
-// copy sorted by key, recording_metadata_by_key) and deleted_recordings. All rows are versioned by stream sequence, so
+// copy sorted by key, recording_metadata_by_key) and deleted_recordings. A server-made keyframe (`kf`)
+// gives one recording_keyframes row ('server', or 'failed' for an attempt that failed) and nothing
+// else: it is no event of the recording. All rows are versioned by stream sequence, so
 // applying a message twice (redelivery, rebuild) changes nothing once ReplacingMergeTree or a
 // de-duplicating read collapses the copies.
 //
@@ -9,7 +11,8 @@
 // is remembered in deleted_recordings; reads ignore rows with seq < the recording's max deletion
 // seq, which covers an older message redelivered after the mutation ran (the read side:
 // read-model/visibility.sql.ts).
-import { ALL_RECORDINGS, parseSubject } from '../infrastructure/nats/subjects';
+import { parseKeyframeHeader } from '../domain/server-keyframes';
+import { ALL_RECORDINGS, H, parseSubject } from '../infrastructure/nats/subjects';
 import { DeletionMarkers } from './deletion-markers';
 import { metadataRows } from './metadata-rows';
 import type { Projection, ProjectionMessage, ProjectionOutput } from './projection';
@@ -41,6 +44,12 @@ export function applyRecordingMessages(messages: readonly ProjectionMessage[]): 
         out.rows[T.metadata].push(...r.rows);
         out.rows[T.metadataByKey].push(...r.rows);
       }
+      continue;
+    }
+    if (kind === 'kf') {
+      const h = parseKeyframeHeader(m.headers[H.keyframe]);
+      if (!h) out.skipped.push({ seq: m.seq, reason: 'no readable Td-Keyframe header' });
+      else out.rows[T.keyframes].push({ tenant_id: tenantId, recording_id: recordingId, kind: h.ok ? 'server' : 'failed', ts: h.ts, seq: m.seq });
       continue;
     }
     const r = summaryRows(m, tenantId, recordingId);

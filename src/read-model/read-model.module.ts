@@ -3,6 +3,7 @@
 // the planner and repositories; ClickHouse itself comes from the global InfrastructureModule.
 import { Module } from '@nestjs/common';
 import { ActivityRepository } from './activity.repository';
+import { KeyframeCandidatesRepository } from './keyframe-candidates.repository';
 import { KeyframesRepository } from './keyframes.repository';
 import { ListingPlanner } from './listing.planner';
 import { RecordingsRepository } from './recordings.repository';
@@ -18,6 +19,7 @@ const READ_MODEL = [
   StorageUsageRepository,
   KeyframesRepository,
   ActivityRepository,
+  KeyframeCandidatesRepository,
 ];
 
 @Module({ providers: READ_MODEL, exports: READ_MODEL })

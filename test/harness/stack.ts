@@ -117,6 +117,9 @@ export async function startStack(): Promise<{ env: TestEnv; procs: ManagedProces
     TAPEDECK_BOOTSTRAP_SIGNING_SECRET: keys.signingSecret,
     CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     INGEST_PUBLISH_TIMEOUT_MS: '2000',
+    // No server-made keyframes: they would add messages to other suites' recordings (their own suite
+    // starts a stack that makes them).
+    KEYFRAME_CONCURRENCY: '0',
     // Per-tenant limits far above what the suites and benches send, yet on: the limiter's code runs
     // on every request (the noisy-neighbour bench gives its tenants their own limits).
     ...HIGH_TENANT_LIMITS,
