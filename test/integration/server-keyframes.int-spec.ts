@@ -8,7 +8,7 @@
 // what it was; deleting the recording removes the keyframes.
 import { randomBytes, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, chromium } from 'playwright-core';
 import { summarizeBatch } from '../../src/domain/batch-summary';
 import type { EventStore, RawEvent } from '../../src/domain/event-store';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
@@ -25,7 +25,7 @@ import { ScreenshotRenderer } from '../../src/rendering/screenshot/screenshot-re
 import { RecordingRenderSource } from '../../src/rendering/shared/recording-render-source';
 import { natsClient } from '../e2e/projections-fixtures';
 import { CHROMIUM_ARGS } from '../harness/browser';
-import { fixtureHtml, RECORD_UMD } from './rendering-fixtures';
+import { recordWithoutCheckouts } from './server-keyframes-fixtures';
 
 jest.setTimeout(300_000);
 
@@ -41,43 +41,6 @@ async function identicalShare(a: Buffer, b: Buffer): Promise<number> {
   let same = 0;
   for (let i = 0; i < pa.data.length; i += 3) if (pa.data[i] === pb.data[i] && pa.data[i + 1] === pb.data[i + 1] && pa.data[i + 2] === pb.data[i + 2]) same++;
   return same / (pa.data.length / 3);
-}
-
-/** Records the fixture page without checkouts while inputs, style changes, added and removed nodes and scrolls happen. */
-async function record(page: Page): Promise<RrwebEvent[]> {
-  await page.setContent(
-    fixtureHtml('data:,') +
-      '<div id="box" style="height:120px;overflow:auto"><div style="height:600px;background:linear-gradient(#fc0,#08c)">inner</div></div>' +
-      '<div style="height:1400px;background:linear-gradient(#fff,#38c)">tall</div>',
-  );
-  await page.addScriptTag({ content: RECORD_UMD });
-  await page.evaluate(() => {
-    const w = window as unknown as { __events: unknown[]; rrwebRecord: { record: (o: object) => void } };
-    w.__events = [];
-    w.rrwebRecord.record({ emit: (e: unknown) => w.__events.push(e) });
-  });
-  const pause = () => page.waitForTimeout(450);
-  const steps: (() => Promise<unknown>)[] = [
-    () => page.fill('#name', 'Ada'),
-    () => page.click('#toggle'),
-    () => page.click('#add'),
-    () => page.click('#add'),
-    () => page.evaluate(() => window.scrollTo(0, 260)),
-    () => page.evaluate(() => (document.querySelector('#box') as HTMLElement).scrollTo(0, 200)),
-    () => page.fill('#name', 'Ada Lovelace'),
-    () => page.evaluate(() => document.querySelector('.card:nth-child(2)')!.remove()),
-    () => page.evaluate(() => ((document.querySelector('header') as HTMLElement).style.background = '#a02040')),
-    () => page.evaluate(() => window.scrollTo(0, 120)),
-    () => page.click('#add'),
-    () => page.evaluate(() => document.querySelector('#list li')!.remove()),
-    () => page.click('#toggle'),
-  ];
-  for (const step of steps) {
-    await step();
-    await pause();
-  }
-  await page.mouse.move(5, 5);
-  return page.evaluate(() => JSON.parse(JSON.stringify((window as unknown as { __events: unknown[] }).__events)) as RrwebEvent[]);
 }
 
 const bytesOf = async (runs: AsyncIterable<RawEvent[]>) => {
@@ -102,7 +65,7 @@ describe('server-made keyframes (nats-server, Chromium)', () => {
     nats = await natsClient();
     recorder = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     const context = await recorder.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-    events = (await record(await context.newPage())).sort((a, b) => a.timestamp - b.timestamp);
+    events = (await recordWithoutCheckouts(await context.newPage())).sort((a, b) => a.timestamp - b.timestamp);
     await context.close();
     expect(events.filter((e) => e.type === 2)).toHaveLength(1); // no checkout: one FullSnapshot
     store = new JetStreamEventStore(nats, 10_000);

@@ -1,0 +1,125 @@
+// Server-made keyframes against the whole stack (a private one: nats-server, clickhouse-server, the
+// service): a recording made in Chromium by rrweb without checkouts is posted over HTTP while the
+// keyframe maker is off; then an instance with it on (projector role work, KEYFRAME_* small enough
+// for a recording of seconds) gives it keyframes. The keyframe index gets their rows and windowed
+// reads start at them; GET …/events without a window, the recording's detail and /statistics
+// answer byte for byte what they did; a projection rebuild gives the rows back; deleting the
+// recording removes the messages and the rows.
+import { randomUUID } from 'node:crypto';
+import { chromium } from 'playwright-core';
+import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
+import { sql } from '../../src/infrastructure/clickhouse/sql';
+import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
+import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
+import { KeyframesRepository } from '../../src/read-model/keyframes.repository';
+import { CHROMIUM_ARGS } from '../harness/browser';
+import { pollUntil } from '../harness/poll-until';
+import { PrivateStack } from '../harness/private-stack';
+import type { RrwebEvent } from '../../src/domain/rrweb-event';
+import { recordWithoutCheckouts } from '../integration/server-keyframes-fixtures';
+import { clickhouse, natsClient, runCli } from './projections-fixtures';
+
+jest.setTimeout(300_000);
+
+
+let stack: PrivateStack;
+let ch: ClickHouse;
+let nats: NatsClient;
+let store: JetStreamEventStore;
+let keyframes: KeyframesRepository;
+let events: RrwebEvent[];
+const rec = randomUUID();
+
+beforeAll(async () => {
+  // Live for the whole test: the detail and statistics compared before and after would say so.
+  stack = await PrivateStack.start({ env: { KEYFRAME_CONCURRENCY: '0', LIVE_IDLE_SECONDS: '3600' } });
+  await stack.startService('service');
+  ch = clickhouse(stack.serviceEnv);
+  nats = await natsClient(stack.serviceEnv.NATS_URL);
+  store = new JetStreamEventStore(nats, 5000);
+  keyframes = new KeyframesRepository(ch);
+  const browser = await chromium.launch({ executablePath: stack.serviceEnv.CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    const context = await browser.newContext({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
+    events = await recordWithoutCheckouts(await context.newPage());
+  } finally {
+    await browser.close();
+  }
+});
+
+afterAll(async () => {
+  await ch?.close();
+  await nats?.close();
+  await stack?.close();
+});
+
+const serverRows = () =>
+  ch.rows<{ kind: string; ts: string; seq: string }>(
+    sql`SELECT kind, toString(ts) AS ts, toString(seq) AS seq FROM recording_keyframes FINAL WHERE tenant_id = ${stack.keys.tenantId} AND recording_id = ${rec} AND kind IN ('server', 'failed') ORDER BY ts`,
+  );
+
+it('gives a recording without checkouts server-made keyframes, and changes no answer about its events', async () => {
+  const { publicKey, tenantId } = stack.keys;
+  for (let i = 0; i < events.length; i += 4) {
+    const r = await stack.api(`/recordings/${rec}/events`, {
+      method: 'POST',
+      key: publicKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(events.slice(i, i + 4)),
+    });
+    expect(r.status).toBe(200);
+  }
+  const first = events[0].timestamp;
+  const last = events[events.length - 1].timestamp;
+  const statistics = `/statistics?from=${first - 3_600_000}&to=${last + 3_600_000}`;
+  const detail = await pollUntil(
+    () => stack.api(`/recordings/${rec}`),
+    (r) => r.status === 200 && r.json().eventCount === events.length,
+    30_000,
+  );
+  const before = { events: (await stack.api(`/recordings/${rec}/events`)).text, detail: detail.text, statistics: (await stack.api(statistics)).text };
+  expect(JSON.parse(before.events)).toHaveLength(events.length);
+  expect(await keyframes.keyframes(tenantId, rec)).toEqual([expect.objectContaining({ ts: first })]); // its one page view
+
+  // The maker on: an instance whose projector role makes keyframes, about every fifth of the events after the snapshot.
+  const snapshotAt = events.findIndex((e) => e.type === 2);
+  const after = events.slice(snapshotAt + 1).reduce((n, e) => n + JSON.stringify(e).length, 0);
+  const MAKER = { KEYFRAME_CONCURRENCY: '1', KEYFRAME_SCAN_SECONDS: '1', KEYFRAME_EVERY_MINUTES: '0', KEYFRAME_EVERY_BYTES: String(Math.floor(after / 5)) };
+  await stack.services[0].stop();
+  stack.services.length = 0;
+  await stack.startService('maker', MAKER);
+  const rows = await pollUntil(serverRows, (r) => r.length >= 2, 40_000);
+  expect(rows.every((r) => r.kind === 'server')).toBe(true);
+  const made = rows.map((r) => Number(r.ts));
+  expect((await store.messageCounts(tenantId, rec)).kf).toBe(made.length);
+
+  // The index orders them with the recording's own keyframe; windows start at them.
+  expect((await keyframes.keyframes(tenantId, rec)).map((k) => k.ts)).toEqual([first, ...made]);
+  for (const t of made) {
+    const w = await stack.api(`/recordings/${rec}/events?from=epoch:${Math.min(t + 5, last)}`);
+    expect(w.status).toBe(200);
+    const got = w.json<RrwebEvent[]>();
+    expect(got.slice(0, 2).map((e) => [e.type, e.timestamp])).toEqual([
+      [4, t],
+      [2, t],
+    ]);
+    expect(got.slice(2).map((e) => e.timestamp)).toEqual(events.filter((e) => e.timestamp > t).map((e) => e.timestamp));
+  }
+  const shot = await stack.api(`/recordings/${rec}/screenshot.png?time=epoch:${made[made.length - 1] + 1}`);
+  expect([shot.status, shot.headers.get('content-type')]).toEqual([200, 'image/png']);
+
+  // Nothing else moved, byte for byte.
+  expect((await stack.api(`/recordings/${rec}/events`)).text).toBe(before.events);
+  expect((await stack.api(`/recordings/${rec}`)).text).toBe(before.detail);
+  expect((await stack.api(statistics)).text).toBe(before.statistics);
+
+  // A rebuild of the projections gives the rows back.
+  const rebuilt = await runCli(['projections', 'rebuild', 'recordings'], stack.serviceEnv).done;
+  expect(rebuilt.code).toBe(0);
+  expect((await serverRows()).map((r) => Number(r.ts))).toEqual(made);
+
+  // Deleting the recording deletes them: messages and rows.
+  expect((await stack.api(`/recordings/${rec}`, { method: 'DELETE' })).status).toBeLessThan(300);
+  expect(await store.messageCounts(tenantId, rec)).toMatchObject({ ev: 0, kf: 0 });
+  expect(await pollUntil(() => keyframes.keyframes(tenantId, rec), (k) => k.length === 0, 15_000)).toEqual([]);
+});
