@@ -7,6 +7,7 @@
 // not after MAX_FAILURES. Off the request path; several projector instances only repeat work (the
 // same moment is a duplicate message within the stream's duplicate window).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore, RawEvent } from '../domain/event-store';
@@ -29,9 +30,9 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
   private running?: Promise<unknown>;
   private stopping = false;
   /** By recording: the moment last tried here (the index may not show it yet). */
-  private readonly tried = new Map<string, number>();
+  private readonly tried = new LRUCache<string, number>({ max: 10_000 });
   /** By recording: the end at which it was found to need nothing (a coarse candidate). */
-  private readonly settled = new Map<string, number>();
+  private readonly settled = new LRUCache<string, number>({ max: 10_000 });
   made = 0;
   failed = 0;
 
