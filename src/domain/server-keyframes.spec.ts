@@ -37,6 +37,8 @@ describe('parseKeyframeHeader', () => {
   it('reads a stored header, and nothing else', () => {
     expect(parseKeyframeHeader('{"v":1,"ts":5,"ok":true}')).toEqual({ v: 1, ts: 5, ok: true });
     expect(parseKeyframeHeader('{"v":1,"ts":5,"ok":false,"reason":"x"}')).toEqual({ v: 1, ts: 5, ok: false, reason: 'x' });
+    expect(parseKeyframeHeader('{"v":1,"ts":5,"ok":true,"enc":"gzip"}')).toEqual({ v: 1, ts: 5, ok: true, enc: 'gzip' });
+    expect(parseKeyframeHeader('{"v":1,"ts":5,"ok":true,"enc":"br"}')).toEqual({ v: 1, ts: 5, ok: true });
     for (const bad of [undefined, '', 'nope', '{"v":2,"ts":5,"ok":true}', '{"v":1,"ts":1.5,"ok":true}', '{"v":1,"ts":5}'])
       expect(parseKeyframeHeader(bad)).toBeUndefined();
   });

@@ -13,6 +13,8 @@ export interface KeyframeHeader {
   ok: boolean;
   /** Why making it failed (ok false). */
   reason?: string;
+  /** The payload is gzip-compressed (a serialised page compresses several times over: fewer keyframes exceed one message). */
+  enc?: 'gzip';
 }
 
 export function parseKeyframeHeader(raw: string | undefined): KeyframeHeader | undefined {
@@ -20,7 +22,7 @@ export function parseKeyframeHeader(raw: string | undefined): KeyframeHeader | u
   try {
     const h = JSON.parse(raw) as Record<string, unknown>;
     if (h.v !== 1 || typeof h.ts !== 'number' || !Number.isSafeInteger(h.ts) || typeof h.ok !== 'boolean') return undefined;
-    return { v: 1, ts: h.ts, ok: h.ok, ...(typeof h.reason === 'string' ? { reason: h.reason } : {}) };
+    return { v: 1, ts: h.ts, ok: h.ok, ...(typeof h.reason === 'string' ? { reason: h.reason } : {}), ...(h.enc === 'gzip' ? { enc: 'gzip' as const } : {}) };
   } catch {
     return undefined;
   }

@@ -8,6 +8,7 @@
 // same moment is a duplicate message within the stream's duplicate window).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { gzipSync } from 'node:zlib';
 import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore, RawEvent } from '../domain/event-store';
@@ -119,7 +120,7 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
     let stored = 0;
     for (const k of result.made) {
       try {
-        await this.append(c, { v: 1, ts: k.ts, ok: true }, new TextEncoder().encode(k.json));
+        await this.append(c, { v: 1, ts: k.ts, ok: true, enc: 'gzip' }, gzipSync(k.json));
         this.made++;
       } catch (e) {
         if (!(e instanceof AppError && e.code === 'payload_too_large')) throw e;

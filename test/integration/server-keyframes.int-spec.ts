@@ -7,6 +7,7 @@
 // after it (after inputs, scrolls, style changes, removed nodes); the whole read is byte for byte
 // what it was; deleting the recording removes the keyframes.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { Browser, chromium } from 'playwright-core';
 import { summarizeBatch } from '../../src/domain/batch-summary';
@@ -92,7 +93,14 @@ describe('server-made keyframes (nats-server, Chromium)', () => {
     const made = await new KeyframeMaker(pool, 60_000).make('k', eventsJson(raw), raw[0].timestamp, VIEWPORT, moments);
     expect(made.failed).toBeUndefined();
     expect(made.made.map((k) => k.ts)).toEqual(moments);
-    for (const k of made.made) await store.appendKeyframe(tenantId, recordingId, { v: 1, ts: k.ts, ok: true }, Buffer.from(k.json));
+    // Stored as the service stores them (gzip), and every other one plain (a header without enc).
+    for (const [i, k] of made.made.entries())
+      await store.appendKeyframe(
+        tenantId,
+        recordingId,
+        { v: 1, ts: k.ts, ok: true, ...(i % 2 ? {} : { enc: 'gzip' as const }) },
+        i % 2 ? Buffer.from(k.json) : gzipSync(k.json),
+      );
     // A failed attempt is remembered in the stream and changes no read.
     await store.appendKeyframe(tenantId, recordingId, { v: 1, ts: moments[moments.length - 1] + 1, ok: false, reason: 'test' }, new Uint8Array(0));
   });

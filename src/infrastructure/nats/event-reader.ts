@@ -2,6 +2,7 @@
 // (an interrupted deletion is finished first). A read that did not get the messages it planned fails
 // before anything is sent: not_found when a deletion took them meanwhile, else StoreUnavailable.
 import { Logger } from '@nestjs/common';
+import { gunzipSync } from 'node:zlib';
 import { AppError, notFound, StoreUnavailable } from '../../common/app-error';
 import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound } from '../../domain/event-store';
 import type { Keyframe } from '../../domain/keyframes';
@@ -137,14 +138,14 @@ export class EventReader {
     const window = opts.window && planWindow(heads, opts.window, server);
     if (window?.rescan) return yield* this.merged(tenantId, recordingId, decode, merger, { ...opts, window: { ...opts.window!, hint: undefined } }, skipServer);
     // A server-made keyframe starts the window: its Meta and FullSnapshot first (gone meanwhile: plan without it).
-    const keyframe = window?.server && (await this.messages.get(window.server.seq));
-    if (window?.server && keyframe?.subject !== recordingSubject(tenantId, recordingId, 'kf'))
+    const keyframe = window?.server && (await this.keyframeEvents(tenantId, recordingId, window.server.seq));
+    if (window?.server && !keyframe)
       return yield* this.merged(tenantId, recordingId, decode, merger, opts, new Set([...(skipServer ?? []), window.server.seq]));
     const planned = window?.heads ?? heads;
     const plan = orderBatches(planned);
     const cut = window && new WindowCut<E>(window);
     if (cut && keyframe) {
-      const lead = cut.take(decode(keyframe.data), true);
+      const lead = cut.take(decode(keyframe), true);
       if (lead.length) yield lead;
       if (cut.done) return;
     }
@@ -180,6 +181,18 @@ export class EventReader {
     const drained = [...merger.drainAll()];
     const rest = cut ? cut.take(drained) : drained;
     if (rest.length) yield rest;
+  }
+
+  /** The payload (events JSON) of the server-made keyframe at `seq`; undefined when it is gone or unreadable. */
+  private async keyframeEvents(tenantId: string, recordingId: string, seq: number): Promise<Uint8Array | undefined> {
+    const m = await this.messages.get(seq);
+    const h = m?.subject === recordingSubject(tenantId, recordingId, 'kf') ? parseKeyframeHeader(m.header?.get(H.keyframe)) : undefined;
+    if (!m || !h?.ok) return undefined;
+    try {
+      return h.enc === 'gzip' ? gunzipSync(m.data) : m.data;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The recording's server-made keyframes (those made, not failed attempts), by time, from the headers of its `kf` messages. */
