@@ -32,6 +32,8 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
   private stopping = false;
   /** By recording: the moment last tried here (the index may not show it yet). */
   private readonly tried = new LRUCache<string, number>({ max: 10_000 });
+  /** By recording: failed attempts made here (the index may not count them yet). */
+  private readonly failures = new LRUCache<string, number>({ max: 10_000 });
   /** By recording: the end at which it was found to need nothing (a coarse candidate). */
   private readonly settled = new LRUCache<string, number>({ max: 10_000 });
   made = 0;
@@ -96,7 +98,7 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
   /** Makes the recording's due keyframes; answers how many were stored (failed attempts included). */
   async makeFor(c: KeyframeCandidate): Promise<number> {
     const key = `${c.tenantId}\u0000${c.recordingId}`;
-    if (this.settled.get(key) === c.lastTs) return 0;
+    if (this.settled.get(key) === c.lastTs || (this.failures.get(key) ?? 0) >= MAX_FAILURES) return 0;
     const since = Math.max(c.triedTs ?? Number.NEGATIVE_INFINITY, this.tried.get(key) ?? Number.NEGATIVE_INFINITY);
     const events: RawEvent[] = [];
     try {
@@ -134,6 +136,7 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
       this.logger.warn({ msg: 'keyframe not made', tenantId: c.tenantId, recordingId: c.recordingId, ts: result.failed.ts, reason: result.failed.reason });
       await this.append(c, { v: 1, ts: result.failed.ts, ok: false, reason: result.failed.reason }, new Uint8Array(0));
       this.failed++;
+      this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
       stored++;
       this.tried.set(key, result.failed.ts);
     }

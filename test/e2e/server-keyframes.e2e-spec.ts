@@ -21,7 +21,6 @@ import { clickhouse, natsClient, runCli } from './projections-fixtures';
 
 jest.setTimeout(300_000);
 
-
 let stack: PrivateStack;
 let ch: ClickHouse;
 let nats: NatsClient;
@@ -121,5 +120,63 @@ it('gives a recording without checkouts server-made keyframes, and changes no an
   // Deleting the recording deletes them: messages and rows.
   expect((await stack.api(`/recordings/${rec}`, { method: 'DELETE' })).status).toBeLessThan(300);
   expect(await store.messageCounts(tenantId, rec)).toMatchObject({ ev: 0, kf: 0 });
-  expect(await pollUntil(() => keyframes.keyframes(tenantId, rec), (k) => k.length === 0, 15_000)).toEqual([]);
+  expect(
+    await pollUntil(
+      () => keyframes.keyframes(tenantId, rec),
+      (k) => k.length === 0,
+      15_000,
+    ),
+  ).toEqual([]);
+});
+
+it('remembers a keyframe it could not make, tries no more than three times, and the recording still renders from its start', async () => {
+  const { publicKey, tenantId } = stack.keys;
+  const broken = randomUUID();
+  // A page holding an iframe: the maker makes no keyframe of it (docs/keyframes.md).
+  const t0 = Date.now() - 120_000;
+  const el = (id: number, tagName: string, childNodes: unknown[] = []) => ({ type: 2, tagName, attributes: {}, childNodes, id });
+  const page = [
+    { type: 4, timestamp: t0, data: { href: 'https://example.test/frames', width: 800, height: 600 } },
+    {
+      type: 2,
+      timestamp: t0 + 1,
+      data: { node: { type: 0, id: 1, childNodes: [el(2, 'html', [el(3, 'head'), el(4, 'body', [el(5, 'iframe')])])] }, initialOffset: { left: 0, top: 0 } },
+    },
+    ...Array.from({ length: 60 }, (_, i) => ({
+      type: 3,
+      timestamp: t0 + 100 * (i + 1),
+      data: { source: 1, positions: [{ x: i, y: i, id: 4, timeOffset: 0 }], pad: 'x'.repeat(200) },
+    })),
+  ];
+  for (let i = 0; i < page.length; i += 10) {
+    const r = await stack.api(`/recordings/${broken}/events`, {
+      method: 'POST',
+      key: publicKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(page.slice(i, i + 10)),
+    });
+    expect(r.status).toBe(200);
+  }
+  const failedRows = () =>
+    ch.rows<{ kind: string; ts: string }>(
+      sql`SELECT kind, toString(ts) AS ts FROM recording_keyframes FINAL WHERE tenant_id = ${tenantId} AND recording_id = ${broken} AND kind IN ('server', 'failed') ORDER BY ts`,
+    );
+  const rows = await pollUntil(failedRows, (r) => r.length >= 1, 60_000);
+  expect(rows.every((r) => r.kind === 'failed')).toBe(true);
+  // Each attempt waits for another interval of events after the last; after three, none (several passes later).
+  // A fixed wait: what is shown is that nothing more happens.
+  await new Promise((r) => setTimeout(r, 5000));
+  const [attempts, counts] = await pollUntil(
+    () => Promise.all([failedRows(), store.messageCounts(tenantId, broken)]),
+    ([r, c]) => r.length === c.kf,
+    15_000,
+  );
+  expect(attempts.length).toBeLessThanOrEqual(3);
+  expect(attempts.every((r) => r.kind === 'failed')).toBe(true);
+  console.log(`${counts.kf} failed attempts stored`);
+  // Reads and screenshots go on from the recording's own keyframe, its start.
+  const w = await stack.api(`/recordings/${broken}/events?from=epoch:${t0 + 5000}&limit=2`);
+  expect(w.json<RrwebEvent[]>().map((e) => e.timestamp)).toEqual([t0, t0 + 1]);
+  const shot = await stack.api(`/recordings/${broken}/screenshot.png?time=epoch:${t0 + 5000}`);
+  expect(shot.status).toBe(200);
 });
