@@ -62,6 +62,11 @@ export interface WindowHint {
   ts: number;
   first: number;
   last: number;
+  /**
+   * The keyframe at `ts` is a server-made one, stored at this stream sequence (its `kf` message). With
+   * a hint the read takes its server-made keyframe from here instead of reading every `kf` header.
+   */
+  server?: number;
 }
 
 /** One event as stored: its JSON object's bytes, and what ordering and de-duplication need. */

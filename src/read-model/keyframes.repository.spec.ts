@@ -25,9 +25,9 @@ describe('keyframes from recording_keyframes rows', () => {
       { kind: 'failed', ts: '3000', seq: '10' },
     ] as const;
     expect(keyframesFromRows(rows)).toEqual([
-      { ts: 1000, seq: 5 },
+      { ts: 1000, seq: 5, server: true },
       { ts: 2000, seq: 7 },
-      { ts: 2500, seq: 8 },
+      { ts: 2500, seq: 8, server: true },
     ]);
   });
 

@@ -41,7 +41,7 @@ export function keyframesFromRows(rows: readonly KeyframeRow[]): Keyframe[] {
     const ts = Number(r.ts);
     if (r.kind === 'failed') continue;
     if (r.kind === 'server') {
-      server.push({ ts, seq });
+      server.push({ ts, seq, server: true });
       continue;
     }
     let b = bySeq.get(seq);

@@ -17,7 +17,9 @@ import { pollUntil } from '../harness/poll-until';
 import { PrivateStack } from '../harness/private-stack';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import { recordWithoutCheckouts } from '../integration/server-keyframes-fixtures';
-import { clickhouse, natsClient, runCli } from './projections-fixtures';
+import { eventWindow } from '../../src/recordings/event-window';
+import { WindowHints } from '../../src/recordings/window-hints.service';
+import { clickhouse, natsClient, runCli, waitCaughtUp } from './projections-fixtures';
 
 jest.setTimeout(300_000);
 
@@ -104,6 +106,16 @@ it('gives a recording without checkouts server-made keyframes, and changes no an
     ]);
     expect(got.slice(2).map((e) => e.timestamp)).toEqual(events.filter((e) => e.timestamp > t).map((e) => e.timestamp));
   }
+  // The index's hint names the server keyframe: windows read it without listing every kf message.
+  await waitCaughtUp(nats);
+  const hinted = await new WindowHints(keyframes, nats).withHint(tenantId, rec, eventWindow({ from: { kind: 'epoch', value: made[0] } }));
+  expect(hinted?.hint).toMatchObject({ ts: made[0], server: expect.any(Number) });
+  const viaHint: RrwebEvent[] = [];
+  for await (const e of store.read(tenantId, rec, { window: hinted })) viaHint.push(e);
+  expect(viaHint.slice(0, 2).map((e) => [e.type, e.timestamp])).toEqual([
+    [4, made[0]],
+    [2, made[0]],
+  ]);
   const shot = await stack.api(`/recordings/${rec}/screenshot.png?time=epoch:${Math.min(made[made.length - 1] + 1, last)}`);
   expect([shot.status, shot.headers.get('content-type')]).toEqual([200, 'image/png']);
 

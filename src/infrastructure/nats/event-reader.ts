@@ -4,7 +4,7 @@
 import { Logger } from '@nestjs/common';
 import { gunzipSync } from 'node:zlib';
 import { AppError, notFound, StoreUnavailable } from '../../common/app-error';
-import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound } from '../../domain/event-store';
+import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound, WindowHint } from '../../domain/event-store';
 import type { Keyframe } from '../../domain/keyframes';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import { parseKeyframeHeader } from '../../domain/server-keyframes';
@@ -133,9 +133,9 @@ export class EventReader {
     if (heads.length === 0) return;
     // A window reads only the messages it needs, from the first to the last of them (the scan
     // delivers those between too), and stops once its cut is done.
-    const server =
-      opts.window && counts.kf ? (await this.serverKeyframes(tenantId, recordingId, counts.kf, signal)).filter((k) => !skipServer?.has(k.seq)) : [];
-    const window = opts.window && planWindow(heads, opts.window, server);
+    const server = opts.window ? await this.windowKeyframes(tenantId, recordingId, hint, counts.kf ?? 0, signal) : [];
+    const usable = server.filter((k) => !skipServer?.has(k.seq));
+    const window = opts.window && planWindow(heads, opts.window, usable);
     if (window?.rescan) return yield* this.merged(tenantId, recordingId, decode, merger, { ...opts, window: { ...opts.window!, hint: undefined } }, skipServer);
     // A server-made keyframe starts the window: its Meta and FullSnapshot first (gone meanwhile: plan without it).
     const keyframe = window?.server && (await this.keyframeEvents(tenantId, recordingId, window.server.seq));
@@ -181,6 +181,16 @@ export class EventReader {
     const drained = [...merger.drainAll()];
     const rest = cut ? cut.take(drained) : drained;
     if (rest.length) yield rest;
+  }
+
+  /**
+   * The server-made keyframes a window may start at: with the index's hint, the one it names (none
+   * when its keyframe is the recording's own: a later one not projected yet only costs a longer
+   * read); without, every one the stream holds.
+   */
+  private async windowKeyframes(tenantId: string, recordingId: string, hint: WindowHint | undefined, count: number, signal?: AbortSignal): Promise<Keyframe[]> {
+    if (hint) return hint.server !== undefined ? [{ ts: hint.ts, seq: hint.server }] : [];
+    return count > 0 ? this.serverKeyframes(tenantId, recordingId, count, signal) : [];
   }
 
   /** The payload (events JSON) of the server-made keyframe at `seq`; undefined when it is gone or unreadable. */
