@@ -49,9 +49,13 @@ export class KeyframesModule implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  /** The pass under way ends first (a replay cut short is no failed attempt), then Chromium. */
+  /**
+   * Chromium is closed at once, cutting a replay under way short (up to KEYFRAME_TIMEOUT_MS
+   * otherwise): not a failed attempt, the next pass makes its keyframes. Then the pass ends.
+   */
   async onApplicationShutdown(): Promise<void> {
-    await this.service.onApplicationShutdown();
+    this.service.stop();
     await this.pool.close();
+    await this.service.onApplicationShutdown();
   }
 }

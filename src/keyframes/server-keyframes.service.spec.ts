@@ -65,6 +65,15 @@ describe('ServerKeyframesService.makeFor', () => {
     expect(service.failed).toBe(1);
   });
 
+  it('records no failure for a replay cut short by shutdown', async () => {
+    const { service, appended } = setup(
+      (m) => (service.stop(), { made: [{ ts: m[0], json: '[]' }], failed: { ts: m[1], reason: 'Renderer is shutting down' } }),
+    );
+    await service.makeFor(candidate);
+    expect(appended.map((a) => a.header.ok)).toEqual([true]);
+    expect(service.failed).toBe(0);
+  });
+
   it('stores a keyframe too large for one message as a failed attempt', async () => {
     let moments: readonly number[] = [];
     const { service, appended } = setup((m) => ((moments = m), madeAll(m)), { tooLarge: () => moments[1] });

@@ -56,9 +56,14 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
     this.timer.unref();
   }
 
-  async onApplicationShutdown() {
+  /** No new pass, nor a failure recorded for a replay cut short from here on. */
+  stop(): void {
     this.stopping = true;
     clearInterval(this.timer);
+  }
+
+  async onApplicationShutdown() {
+    this.stop();
     await this.running;
   }
 
