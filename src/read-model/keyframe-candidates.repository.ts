@@ -28,7 +28,7 @@ export interface CandidateQuery {
   limit: number;
 }
 
-type Row = { tenant_id: string; recording_id: string; last_ts: string | number; tried_ts: string | number };
+type Row = { tenant_id: string; recording_id: string; end_ts: string | number; tried: string | number };
 
 export const KeyframeCandidatesSql = {
   candidates(q: CandidateQuery): Sql {
@@ -44,7 +44,8 @@ export const KeyframeCandidatesSql = {
     if (q.everyBytes > 0) due.push(sql`bytes_after >= ${q.everyBytes}`);
     if (due.length === 0) due.push(sql`0`);
     const dueSql = due.length === 2 ? sql`(${due[0]} OR ${due[1]})` : due[0];
-    return sql`SELECT tenant_id, recording_id, toString(last_ts) AS last_ts, toString(tried_ts) AS tried_ts FROM (
+    // Output names differ from the inner ones too: older servers would take `last_ts` in WHERE for the string.
+    return sql`SELECT tenant_id, recording_id, toString(last_ts) AS end_ts, toString(tried_ts) AS tried FROM (
         SELECT tenant_id, recording_id, max(max_ts) AS last_ts, min(min_ts) AS first_ts, any(kf_at) AS kf_ts, any(tried_at) AS tried_ts,
           any(fails) AS failures, sumIf(bytes, min_ts > kf_at) AS bytes_after, max(ingested_at) AS stored_at
         FROM (SELECT tenant_id, recording_id, min_ts, max_ts, bytes, ingested_at FROM recording_batches WHERE event_count > 0
@@ -65,8 +66,8 @@ export class KeyframeCandidatesRepository {
     return rows.map((r) => ({
       tenantId: r.tenant_id,
       recordingId: r.recording_id,
-      lastTs: Number(r.last_ts),
-      ...(Number(r.tried_ts) > 0 ? { triedTs: Number(r.tried_ts) } : {}),
+      lastTs: Number(r.end_ts),
+      ...(Number(r.tried) > 0 ? { triedTs: Number(r.tried) } : {}),
     }));
   }
 }

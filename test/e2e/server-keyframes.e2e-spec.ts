@@ -11,6 +11,7 @@ import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-
 import { sql } from '../../src/infrastructure/clickhouse/sql';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
+import { KeyframeCandidatesRepository } from '../../src/read-model/keyframe-candidates.repository';
 import { KeyframesRepository } from '../../src/read-model/keyframes.repository';
 import { CHROMIUM_ARGS } from '../harness/browser';
 import { pollUntil } from '../harness/poll-until';
@@ -85,7 +86,13 @@ it('gives a recording without checkouts server-made keyframes, and changes no an
   // The maker on: an instance whose projector role makes keyframes, about every fifth of the events after the snapshot.
   const snapshotAt = events.findIndex((e) => e.type === 2);
   const after = events.slice(snapshotAt + 1).reduce((n, e) => n + JSON.stringify(e).length, 0);
-  const MAKER = { KEYFRAME_CONCURRENCY: '1', KEYFRAME_SCAN_SECONDS: '1', KEYFRAME_EVERY_MINUTES: '0', KEYFRAME_EVERY_BYTES: String(Math.floor(after / 5)) };
+  const MAKER = { KEYFRAME_CONCURRENCY: '1', KEYFRAME_SCAN_SECONDS: '1', KEYFRAME_EVERY_MINUTES: '1', KEYFRAME_EVERY_BYTES: String(Math.floor(after / 5)) };
+  // The maker's query finds it (each criterion alone, both together); nothing else is stored here.
+  const candidates = new KeyframeCandidatesRepository(ch);
+  const query = { everyMs: 60_000, everyBytes: Number(MAKER.KEYFRAME_EVERY_BYTES), maxFailures: 3, nowMs: Date.now(), limit: 10 };
+  for (const q of [query, { ...query, everyBytes: 0, everyMs: 1000 }, { ...query, everyMs: 0 }])
+    expect(await candidates.candidates(q)).toEqual([{ tenantId, recordingId: rec, lastTs: last }]);
+  expect(await candidates.candidates({ ...query, everyMs: 3_600_000, everyBytes: 1e9 })).toEqual([]);
   await stack.services[0].stop();
   stack.services.length = 0;
   await stack.startService('maker', MAKER);
