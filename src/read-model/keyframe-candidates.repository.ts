@@ -34,11 +34,12 @@ export const KeyframeCandidatesSql = {
   candidates(q: CandidateQuery): Sql {
     // Enum8 columns compare by name; a recording without keyframe rows joins zeros. Inner and outer
     // names differ: older servers resolve a column to a same-named alias (an aggregate in an aggregate).
+    const recent = sql`SELECT tenant_id, recording_id FROM recording_batches WHERE ingested_at >= ${q.nowMs - RECENT_MS}`;
     const keyframes = sql`SELECT tenant_id, recording_id,
         maxIf(ts, kind IN ('kf', 'open', 'server', 'failed')) AS kf_at,
         maxIf(ts, kind IN ('server', 'failed')) AS tried_at,
         countIf(kind = 'failed') AS fails
-      FROM recording_keyframes GROUP BY tenant_id, recording_id`;
+      FROM recording_keyframes WHERE (tenant_id, recording_id) IN (${recent}) GROUP BY tenant_id, recording_id`;
     const due: Sql[] = [];
     if (q.everyMs > 0) due.push(sql`last_ts - greatest(kf_ts, first_ts) >= ${q.everyMs}`);
     if (q.everyBytes > 0) due.push(sql`bytes_after >= ${q.everyBytes}`);
@@ -49,7 +50,7 @@ export const KeyframeCandidatesSql = {
         SELECT tenant_id, recording_id, max(max_ts) AS last_ts, min(min_ts) AS first_ts, any(kf_at) AS kf_ts, any(tried_at) AS tried_ts,
           any(fails) AS failures, sumIf(bytes, min_ts > kf_at) AS bytes_after, max(ingested_at) AS stored_at
         FROM (SELECT tenant_id, recording_id, min_ts, max_ts, bytes, ingested_at FROM recording_batches WHERE event_count > 0
-          AND (tenant_id, recording_id) IN (SELECT tenant_id, recording_id FROM recording_batches WHERE ingested_at >= ${q.nowMs - RECENT_MS})) AS b
+          AND (tenant_id, recording_id) IN (${recent})) AS b
         ANY LEFT JOIN (${keyframes}) AS k USING (tenant_id, recording_id)
         GROUP BY tenant_id, recording_id
       ) WHERE failures < ${q.maxFailures} AND ${dueSql}
