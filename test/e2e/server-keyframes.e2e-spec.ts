@@ -55,10 +55,20 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const serverRows = () =>
+const serverRows = (id = rec) =>
   ch.rows<{ kind: string; ts: string; seq: string }>(
-    sql`SELECT kind, toString(ts) AS ts, toString(seq) AS seq FROM recording_keyframes FINAL WHERE tenant_id = ${stack.keys.tenantId} AND recording_id = ${rec} AND kind IN ('server', 'failed') ORDER BY ts`,
+    sql`SELECT kind, toString(ts) AS ts, toString(seq) AS seq FROM recording_keyframes FINAL WHERE tenant_id = ${stack.keys.tenantId} AND recording_id = ${id} AND kind IN ('server', 'failed') ORDER BY ts`,
   );
+
+const post = async (id: string, batch: unknown[]) => {
+  const r = await stack.api(`/recordings/${id}/events`, {
+    method: 'POST',
+    key: stack.keys.publicKey,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(batch),
+  });
+  expect(r.status).toBe(200);
+};
 
 it('gives a recording without checkouts server-made keyframes, and changes no answer about its events', async () => {
   const { publicKey, tenantId } = stack.keys;
@@ -96,7 +106,11 @@ it('gives a recording without checkouts server-made keyframes, and changes no an
   await stack.services[0].stop();
   stack.services.length = 0;
   await stack.startService('maker', MAKER);
-  const rows = await pollUntil(serverRows, (r) => r.length >= 2, 40_000);
+  const rows = await pollUntil(
+    () => serverRows(),
+    (r) => r.length >= 2,
+    40_000,
+  );
   expect(rows.every((r) => r.kind === 'server')).toBe(true);
   const made = rows.map((r) => Number(r.ts));
   expect((await store.messageCounts(tenantId, rec)).kf).toBe(made.length);
@@ -198,4 +212,28 @@ it('remembers a keyframe it could not make, tries no more than three times, and 
   expect(w.json<RrwebEvent[]>().map((e) => e.timestamp)).toEqual([t0, t0 + 1]);
   const shot = await stack.api(`/recordings/${broken}/screenshot.png?time=epoch:${t0 + 5000}`);
   expect(shot.status).toBe(200);
+});
+
+it('gives an ongoing recording keyframes as it grows', async () => {
+  const growing = randomUUID();
+  const half = Math.floor(events.length / 2);
+  for (let i = 0; i < half; i += 4) await post(growing, events.slice(i, Math.min(i + 4, half)));
+  const early = await pollUntil(
+    () => serverRows(growing),
+    (r) => r.length >= 1,
+    40_000,
+  );
+  expect(early.every((r) => r.kind === 'server' && Number(r.ts) <= events[half - 1].timestamp)).toBe(true);
+  for (let i = half; i < events.length; i += 4) await post(growing, events.slice(i, i + 4));
+  const later = await pollUntil(
+    () => serverRows(growing),
+    (r) => r.some((k) => Number(k.ts) > events[half - 1].timestamp),
+    40_000,
+  );
+  const t = Number(later[later.length - 1].ts);
+  const w = await stack.api(`/recordings/${growing}/events?from=epoch:${t}&limit=2`);
+  expect(w.json<RrwebEvent[]>().map((e) => [e.type, e.timestamp])).toEqual([
+    [4, t],
+    [2, t],
+  ]);
 });
