@@ -40,4 +40,3 @@ export async function recordWithoutCheckouts(page: Page): Promise<RrwebEvent[]> 
   await page.mouse.move(5, 5);
   return page.evaluate(() => JSON.parse(JSON.stringify((window as unknown as { __events: unknown[] }).__events)) as RrwebEvent[]);
 }
-
