@@ -1,7 +1,7 @@
 // The hosted player opening a later moment of a recording with keyframes (issue #27): its first
-// request is a window from the moment (the service starts it at the keyframe at or before), it shows
-// that moment without the events before the window, then loads them in the background, after which
-// seeking back shows the recording's beginning and the length is the whole recording's.
+// request is a window from the moment (the service starts it at the keyframe at or before) to a
+// minute after it, it shows that moment, then loads the events before and after the window in the
+// background, after which seeking back and forth works and the length is the whole recording's.
 import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
@@ -59,10 +59,14 @@ describe('player opening a later moment', () => {
     await page.waitForFunction(() => (window as unknown as { __tapedeck: { ready: boolean } }).__tapedeck.ready);
     const replayText = () => page.evaluate(() => document.querySelector('iframe')!.contentDocument!.body.textContent);
     expect(await replayText()).toBe('late change');
-    expect(requests[0]).toContain(`from=epoch:${t0 + 450_000}`);
+    expect(requests[0]).toContain(`from=epoch:${t0 + 450_000}&to=epoch:${t0 + 510_000}`);
     await page.waitForFunction(() => (window as unknown as { __tapedeck: { loaded: string } }).__tapedeck.loaded === 'all');
-    expect(requests[1]).toContain(`to=epoch:${t0 + 300_000 - 1}`);
-    expect(requests).toHaveLength(2);
+    // The rest: before the window (to its keyframe) and after it (from its last event, 400 s).
+    expect(requests.slice(1).sort()).toEqual([
+      expect.stringContaining(`from=epoch:${t0 + 400_000 + 1}`),
+      expect.stringContaining(`to=epoch:${t0 + 300_000 - 1}`),
+    ]);
+    expect(requests).toHaveLength(3);
     const meta = await page.evaluate(() =>
       (window as unknown as { __tapedeck: { player: { getMetaData(): { totalTime: number } } } }).__tapedeck.player.getMetaData(),
     );
@@ -74,6 +78,10 @@ describe('player opening a later moment', () => {
     await page.evaluate(() => (window as unknown as { __tapedeck: { player: { goto(ms: number): void } } }).__tapedeck.player.goto(450_000));
     await page.waitForTimeout(200);
     expect(await replayText()).toBe('late change');
+    // And after it, from the events loaded after the window (its last event included: half a millisecond past it).
+    await page.evaluate(() => (window as unknown as { __tapedeck: { player: { goto(ms: number): void } } }).__tapedeck.player.goto(600_000.5));
+    await page.waitForTimeout(200);
+    expect(await replayText()).toBe('the end');
     await context.close();
   });
 

@@ -5,7 +5,7 @@ import { finishAnimations } from './finish-animations';
 import { accessibleControls } from './player-a11y';
 import type { PlayerPageConfig } from './player-config';
 import { prepareReplay } from './prepare-replay';
-import { earlierUrl, openingWindow, prependEarlier, startOffset, windowShows } from './progressive-load';
+import { appendLater, earlierUrl, laterUrl, openingWindow, prependEarlier, startOffset, windowShows } from './progressive-load';
 import type { RrwebPlayer } from './rrweb-shapes';
 import { skipBadEvents } from './skip-bad-events';
 
@@ -78,24 +78,39 @@ function main(): void {
   }
 
   /**
-   * Everything before the window, put in front of rrweb's events; a custom event at the end makes
-   * rrweb-player read the longer recording's length. The viewer keeps the moment shown.
+   * The rest of a recording opened on a window: everything before it put in front, everything after
+   * it appended. A custom event at the end makes rrweb-player read the longer recording's length; a
+   * replay playing on is restarted from where it is so that it plays the appended events too. The
+   * viewer keeps the moment shown.
    */
-  function loadEarlier(player: RrwebPlayer, firstTs: number): void {
-    load(earlierUrl(cfg.eventsUrl, firstTs))
-      .then((earlier) => {
-        if (!earlier || !earlier.length) return;
-        earlier.sort((a, b) => a.timestamp - b.timestamp);
-        state.sanitized += prepareReplay(earlier).sanitized;
-        const events = player.getReplayer().service.state.context.events;
-        prependEarlier(events, earlier);
-        const last = events[events.length - 1].timestamp;
-        player.addEvent({ type: 5, timestamp: last, data: { tag: 'tapedeck-loaded', payload: {} } });
-        state.loaded = 'all';
-      })
-      .catch(() => {
-        // The window still plays; seeking before it shows its first moment.
-      });
+  function loadRest(player: RrwebPlayer, firstTs: number, lastTs: number, before: boolean, after: boolean): void {
+    const events = () => player.getReplayer().service.state.context.events;
+    const parts = [
+      before
+        ? load(earlierUrl(cfg.eventsUrl, firstTs)).then((earlier) => {
+            if (!earlier || !earlier.length) return;
+            earlier.sort((a, b) => a.timestamp - b.timestamp);
+            state.sanitized += prepareReplay(earlier).sanitized;
+            prependEarlier(events(), earlier);
+          })
+        : Promise.resolve(),
+      after
+        ? load(laterUrl(cfg.eventsUrl, lastTs)).then((later) => {
+            if (!later || !later.length) return;
+            later.sort((a, b) => a.timestamp - b.timestamp);
+            state.sanitized += prepareReplay(later).sanitized;
+            if (!appendLater(events(), later)) return;
+            const replayer = player.getReplayer();
+            if (replayer.service.state.value === 'playing') replayer.play(replayer.getCurrentTime());
+          })
+        : Promise.resolve(),
+    ];
+    Promise.all(parts.map((p) => p.catch(() => undefined))).then(() => {
+      // Seeking outside what loaded shows the nearest moment it has.
+      const all = events();
+      player.addEvent({ type: 5, timestamp: all[all.length - 1].timestamp, data: { tag: 'tapedeck-loaded', payload: {} } });
+      state.loaded = 'all';
+    });
   }
 
   const lib = window.rrwebPlayer;
@@ -176,9 +191,12 @@ function main(): void {
         if (replayer.iframe.contentDocument) finishAnimations(replayer.iframe.contentDocument);
         state.ready = true;
         document.body.classList.add('ready');
-        if (opening && cfg.span && first > cfg.span.first) {
+        const last = sorted[sorted.length - 1].timestamp;
+        const before = !!opening && !!cfg.span && first > cfg.span.first;
+        const after = !!opening && opening.to !== undefined;
+        if (before || after) {
           state.loaded = 'window';
-          loadEarlier(player, first);
+          loadRest(player, first, last, before, after);
         }
       });
     })

@@ -1,4 +1,4 @@
-import { earlierUrl, openingWindow, prependEarlier, startOffset, windowShows, withParams } from './progressive-load';
+import { appendLater, earlierUrl, laterUrl, openingWindow, prependEarlier, startOffset, windowShows, withParams } from './progressive-load';
 
 describe('progressive player loading', () => {
   const span = { first: 1_000_000, last: 1_100_000 };
@@ -19,7 +19,13 @@ describe('progressive player loading', () => {
 
   it('opens on a window from the moment only when the span is known and the moment is after the start', () => {
     const cfg = { eventsUrl: 'events?a=1', time: { kind: 'percent', value: 90 } as const };
-    expect(openingWindow({ ...cfg, span })).toEqual({ url: `events?a=1&from=epoch%3A${span.first + 90_000}`, at: span.first + 90_000 });
+    // 90 %: the last 10 s, so the window runs to the end; 10 %: a minute after the moment.
+    expect(openingWindow({ ...cfg, span })).toEqual({ url: `events?a=1&from=epoch%3A${span.first + 90_000}`, at: span.first + 90_000, to: undefined });
+    expect(openingWindow({ ...cfg, span, time: { kind: 'percent', value: 10 } })).toEqual({
+      url: `events?a=1&from=epoch%3A${span.first + 10_000}&to=epoch%3A${span.first + 70_000}`,
+      at: span.first + 10_000,
+      to: span.first + 70_000,
+    });
     expect(openingWindow(cfg)).toBeUndefined();
     expect(openingWindow({ ...cfg, span, time: { kind: 'offset', value: 0 } })).toBeUndefined();
     expect(openingWindow({ ...cfg, span: { first: 5, last: 5 } })).toBeUndefined();
@@ -49,5 +55,22 @@ describe('progressive player loading', () => {
     expect(windowShows(events, 1030)).toBe(false);
     expect(windowShows(events, 1050)).toBe(true);
     expect(windowShows([], 5)).toBe(false);
+  });
+
+  it('appends what comes after the window, dropping what it repeats', () => {
+    const events = [
+      { type: 4, timestamp: 50 },
+      { type: 3, timestamp: 60 },
+    ];
+    expect(laterUrl('events?a=1', 60)).toBe('events?a=1&from=epoch%3A61');
+    expect(
+      appendLater(events, [
+        { type: 4, timestamp: 50 },
+        { type: 3, timestamp: 60 },
+        { type: 3, timestamp: 61 },
+        { type: 3, timestamp: 90 },
+      ]),
+    ).toBe(2);
+    expect(events.map((e) => e.timestamp)).toEqual([50, 60, 61, 90]);
   });
 });

@@ -1,8 +1,13 @@
 // The hosted player opens a later moment of a long recording from its nearest keyframe first (issue
 // #27): with the recording's span in its config, it asks the events URL for a window from the
-// moment (`from`, which the service starts at the keyframe at or before it), shows that moment, then
-// loads everything before the window in the background and puts it in front, so seeking back works
-// as in a recording loaded whole. Pure functions here; the bootstrap does the fetching.
+// moment (`from`, which the service starts at the keyframe at or before it) to a minute after it,
+// shows that moment, then loads everything before the window and everything after it in the
+// background and puts them in place, so seeking and playing on work as in a recording loaded whole.
+// The first frame so waits for the keyframe and a minute of events, whatever the recording's length.
+// Pure functions here; the bootstrap does the fetching.
+
+/** How much of the recording after the moment the first window holds (ms). */
+export const AHEAD_MS = 60_000;
 import type { PlayerPageConfig } from './player-config';
 import type { ReplayEvent } from './rrweb-shapes';
 
@@ -31,11 +36,12 @@ export function withParams(url: string, params: Record<string, string>): string 
 }
 
 /** The first request of a page that opens after the recording's start: a window from that moment; undefined to load it whole. */
-export function openingWindow(cfg: Pick<PlayerPageConfig, 'eventsUrl' | 'time' | 'span'>): { url: string; at: number } | undefined {
+export function openingWindow(cfg: Pick<PlayerPageConfig, 'eventsUrl' | 'time' | 'span'>): { url: string; at: number; to?: number } | undefined {
   if (!cfg.span || cfg.span.last <= cfg.span.first) return undefined;
   const at = cfg.span.first + startOffset(cfg.time, cfg.span.first, cfg.span.last);
   if (at <= cfg.span.first) return undefined;
-  return { url: withParams(cfg.eventsUrl, { from: `epoch:${at}` }), at };
+  const to = at + AHEAD_MS < cfg.span.last ? at + AHEAD_MS : undefined;
+  return { url: withParams(cfg.eventsUrl, to === undefined ? { from: `epoch:${at}` } : { from: `epoch:${at}`, to: `epoch:${to}` }), at, to };
 }
 
 /** Whether a window's events can show the moment `at`: a FullSnapshot at or before it. */
@@ -45,6 +51,20 @@ export function windowShows(events: readonly ReplayEvent[], at: number): boolean
 
 /** The request for everything before a window whose first event is at `firstTs`. */
 export const earlierUrl = (eventsUrl: string, firstTs: number) => withParams(eventsUrl, { to: `epoch:${firstTs - 1}` });
+
+/**
+ * The request for everything after a window whose last event is at `lastTs` (the service starts it at
+ * the keyframe at or before, so it repeats part of the window: appendLater drops that).
+ */
+export const laterUrl = (eventsUrl: string, lastTs: number) => withParams(eventsUrl, { from: `epoch:${lastTs + 1}` });
+
+/** Appends the events of `later` after the last of `events` (both sorted); returns how many were added. */
+export function appendLater(events: ReplayEvent[], later: readonly ReplayEvent[]): number {
+  const last = events.length ? events[events.length - 1].timestamp : -Infinity;
+  const add = later.filter((e) => e.timestamp > last);
+  for (const e of add) events.push(e);
+  return add.length;
+}
 
 /**
  * Puts `earlier` (sorted, as the service sends them) in front of `events` (rrweb's own sorted list),

@@ -8,10 +8,12 @@ export interface ReplayerInternals {
   /** Set by skipBadEvents(): incremental events rrweb threw on. */
   skippedEvents?: number;
   pause(timeOffset?: number): void;
+  play(timeOffset?: number): void;
+  getCurrentTime(): number;
   /** The node map of the replayed document: node ids as recorded. */
   getMirror(): ReplayMirror;
   handleResize(dimension: { width: number; height: number }): void;
-  service: { state: { context: { lastPlayedEvent: unknown; events: ReplayEvent[] } } };
+  service: { state: { value?: unknown; context: { lastPlayedEvent: unknown; events: ReplayEvent[] } } };
 }
 
 /** The fields of a recorded event the in-page scripts read. */
