@@ -105,7 +105,7 @@ function main(): void {
           })
         : Promise.resolve(),
     ];
-    Promise.all(parts.map((p) => p.catch(() => undefined))).then(() => {
+    void Promise.all(parts.map((p) => p.catch(() => undefined))).then(() => {
       // Seeking outside what loaded shows the nearest moment it has.
       const all = events();
       player.addEvent({ type: 5, timestamp: all[all.length - 1].timestamp, data: { tag: 'tapedeck-loaded', payload: {} } });
