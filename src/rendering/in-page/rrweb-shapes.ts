@@ -8,8 +8,17 @@ export interface ReplayerInternals {
   /** Set by skipBadEvents(): incremental events rrweb threw on. */
   skippedEvents?: number;
   pause(timeOffset?: number): void;
+  play(timeOffset?: number): void;
+  getCurrentTime(): number;
   handleResize(dimension: { width: number; height: number }): void;
-  service: { state: { context: { lastPlayedEvent: unknown; events: ReplayEvent[] } } };
+  service: { state: { value: string; context: { lastPlayedEvent: unknown; events: ReplayEvent[]; baselineTime: number } } };
+  /** The playback clock: its position past baselineTime, in ms (the live player moves it on). */
+  timer: { timeOffset: number };
+  /** True while mutations go to rrweb's virtual DOM (a synchronous cast); a "flush" event writes them to the frame. */
+  usingVirtualDom: boolean;
+  emitter: { emit(type: string): void };
+  on(event: string, handler: (payload?: unknown) => void): void;
+  config: { insertStyleRules?: string[] };
 }
 
 /** The fields of a recorded event the in-page scripts read. */
@@ -34,4 +43,6 @@ export interface RrwebPlayer {
   setSpeed(speed: number): void;
   triggerResize(): void;
   $set(props: { width: number; height: number }): void;
+  addEvent(event: unknown): void;
+  $destroy(): void;
 }
