@@ -279,15 +279,15 @@ export function startLive(o: LiveOptions): LiveState {
   const playing = () => !!replayer && replayer.service.state.value === 'playing';
 
   /**
-   * Shows the moment `ms` (from the first event), playing on or not. Held within the FullSnapshot and
-   * the newest event, and +1 as the recorded player does: rrweb applies the events strictly before
-   * the position, and a seek that applied no snapshot after rrweb reset its node map (seeking back
-   * does) would leave the next seek without a page.
+   * Shows the moment `ms` (from the first event), playing on or not. Held within the FullSnapshot
+   * and the newest event (a seek that applied no snapshot after rrweb reset its node map, as seeking
+   * back does, would leave the next seek without a page), and +0.5 as the recorded player does: rrweb
+   * applies the events strictly before the position, but starts at a Meta at or before it.
    */
   function seekTo(ms: number, play: boolean): void {
     const r = replayer;
     if (!r) return;
-    const to = Math.min(Math.max(earliest, newest - first), Math.max(earliest, ms)) + 1;
+    const to = Math.min(Math.max(earliest, newest - first), Math.max(earliest, ms)) + 0.5;
     seeking = true;
     try {
       if (play) r.play(to);
