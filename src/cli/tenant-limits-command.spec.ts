@@ -12,6 +12,7 @@ const cfg = {
   TENANT_READ_BYTES_PER_SECOND: 8388608,
   TENANT_STORED_BYTES: 0,
   TENANT_RENDERS: 8,
+  TENANT_LIVE_VIEWERS: 200,
 };
 
 async function cli() {

@@ -84,6 +84,8 @@ export const configSchema = z.object({
   TENANT_STORED_BYTES: count().default(20 * 1024 * 1024 * 1024),
   /** Screenshots of a tenant rendering or waiting at once, all instances together (a browser asks at most 6 at once per host). */
   TENANT_RENDERS: count().default(8),
+  /** Live event feeds (live players) of a tenant open at once, all instances together. */
+  TENANT_LIVE_VIEWERS: count().default(200),
   /** How many seconds of a rate a tenant may use at once after being idle (token bucket depth). */
   TENANT_BURST_SECONDS: number((n) => n.min(0.1).max(3600)).default(2),
   /** How often an instance re-reads an ingesting tenant's stored bytes from the projections. */
@@ -149,6 +151,8 @@ export const configSchema = z.object({
    * longer shows as not live until the next event.
    */
   LIVE_IDLE_SECONDS: int(1, 24 * 3600).default(60),
+  /** A live viewer with more than this many bytes waiting to be sent is dropped (close reason slow_viewer). */
+  LIVE_VIEWER_BUFFER_BYTES: int(64 * 1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
   /** How often the projector role deletes recordings past their tenant's retention period (0: never). */
   RETENTION_SWEEP_SECONDS: int(0, 7 * 86400).default(3600),
   /** Most messages per projector batch (one ClickHouse insert per table). */

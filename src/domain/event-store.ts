@@ -25,6 +25,11 @@ export interface ReadOptions {
   mustExist?: boolean;
   /** Only part of the recording (GET …/events?from=&to=&limit=): see ReadWindow. */
   window?: ReadWindow;
+  /**
+   * Only the batches stored at stream sequences after `after` and up to `upTo` (the live feed: what a
+   * viewer lacks, up to where its subscription takes over).
+   */
+  seqs?: { after?: number; upTo?: number };
 }
 
 /**

@@ -7,6 +7,7 @@ const defaults = defaultLimits({
   TENANT_READ_BYTES_PER_SECOND: 200,
   TENANT_STORED_BYTES: 300,
   TENANT_RENDERS: 4,
+  TENANT_LIVE_VIEWERS: 5,
 });
 
 describe('tenant limits', () => {

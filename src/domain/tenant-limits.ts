@@ -2,7 +2,15 @@
 // default in the configuration (TENANT_*); a tenant's own value, set with the admin API or the CLI
 // and stored with the tenant in the registry, wins over it. 0 means unlimited.
 
-export const LIMIT_NAMES = ['ingestEventsPerSecond', 'ingestBytesPerSecond', 'webSockets', 'readBytesPerSecond', 'storedBytes', 'renders'] as const;
+export const LIMIT_NAMES = [
+  'ingestEventsPerSecond',
+  'ingestBytesPerSecond',
+  'webSockets',
+  'readBytesPerSecond',
+  'storedBytes',
+  'renders',
+  'liveViewers',
+] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** Every limit's value; 0: unlimited. */
@@ -43,6 +51,12 @@ export const LIMIT_INFO: Record<LimitName, { unit: string; what: string; env: st
     env: 'TENANT_RENDERS',
     flag: 'renders',
   },
+  liveViewers: {
+    unit: 'live viewers',
+    what: 'live event feeds open at once (GET …/events?live=true, the live player), all instances together',
+    env: 'TENANT_LIVE_VIEWERS',
+    flag: 'live-viewers',
+  },
 };
 
 /** The tenant's limits: its own values over the defaults. */
@@ -72,6 +86,7 @@ export function defaultLimits(cfg: {
   TENANT_READ_BYTES_PER_SECOND: number;
   TENANT_STORED_BYTES: number;
   TENANT_RENDERS: number;
+  TENANT_LIVE_VIEWERS: number;
 }): TenantLimits {
   return {
     ingestEventsPerSecond: cfg.TENANT_INGEST_EVENTS_PER_SECOND,
@@ -80,5 +95,6 @@ export function defaultLimits(cfg: {
     readBytesPerSecond: cfg.TENANT_READ_BYTES_PER_SECOND,
     storedBytes: cfg.TENANT_STORED_BYTES,
     renders: cfg.TENANT_RENDERS,
+    liveViewers: cfg.TENANT_LIVE_VIEWERS,
   };
 }

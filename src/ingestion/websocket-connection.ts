@@ -20,12 +20,18 @@ export interface WsOptions {
   client: ClientInfo;
   /** rrweb Cloud's `debug=true`: each stored flush of compatible frames is echoed as NDJSON first. */
   debug: boolean;
+  /** `watch=1`: the client takes `watch` frames (someone watches the recording live: send quickly). */
+  watch: boolean;
   /** Told the status of every error frame sent (metrics). */
   onErrorFrame?: (status: number) => void;
 }
 
 const FLUSH_BYTES = 256 * 1024;
 const FLUSH_MS = 250;
+/** While the recording is watched live: compatible frames are stored this soon. */
+const WATCHED_FLUSH_MS = 20;
+/** `watch` frames at most this often (the signal is renewed every few seconds). */
+const WATCH_FRAME_EVERY_MS = 4_000;
 const INFLIGHT_BYTES = 8 * 1024 * 1024;
 /**
  * Replies (acks, error frames, the debug echo) queued for a client that does not read them: above
@@ -49,6 +55,8 @@ export class IngestConnection {
   private readonly heartbeat: NodeJS.Timeout;
   private pending = new Set<Promise<unknown>>();
   private revoked = false;
+  /** Watched live until then (epoch ms), and when the client was last told. */
+  private watched = { until: 0, told: 0 };
 
   constructor(
     private readonly ws: WebSocket,
@@ -81,6 +89,16 @@ export class IngestConnection {
       this.alive = false;
       this.ws.ping();
     }, cfg.WS_HEARTBEAT_MS);
+  }
+
+  /** Someone watches the recording live (watch-signals.ts) for the next `seconds`. */
+  watchedFor(seconds: number) {
+    const now = Date.now();
+    this.watched.until = now + seconds * 1000;
+    if (this.opts.watch && now - this.watched.told >= WATCH_FRAME_EVERY_MS) {
+      this.watched.told = now;
+      this.send({ type: 'watch', seconds });
+    }
   }
 
   private send(frame: object) {
@@ -193,7 +211,7 @@ export class IngestConnection {
     this.buffer.raws.push(raw);
     this.buffer.bytes += raw.length;
     if (this.buffer.bytes >= FLUSH_BYTES) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    else this.timer ??= setTimeout(() => this.flush(), this.watched.until > Date.now() ? WATCHED_FLUSH_MS : FLUSH_MS);
   }
 
   private flush() {

@@ -24,6 +24,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { clientInfo } from './client-info';
 import { clientAddress, TrustFn, trustFunction } from '../common/trust-proxy';
 import { recordingIdFrom } from './recording-id';
+import { WatchSignals } from '../live/watch-signals';
 import { IngestConnection, WsOptions } from './websocket-connection';
 
 const PATH = /^\/recordings\/([^/]+)\/(?:events|ingest)\/ws\/?$/;
@@ -50,6 +51,7 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     metrics: MetricsService,
     private readonly limits: TenantLimiter,
+    private readonly watch: WatchSignals,
   ) {
     metrics.gauge('tapedeck_ws_connections', 'Open ingestion WebSockets', () => this.connections.size);
     this.refused = metrics.labelledCounter(
@@ -122,7 +124,11 @@ export class WebSocketIngestion implements OnApplicationBootstrap, BeforeApplica
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const conn = new IngestConnection(ws, auth.tenantId, recordingId, options, this.ingestion, this.cfg, this.logger, socket);
       this.connections.set(conn, auth);
-      ws.once('close', () => this.connections.delete(conn));
+      const stopWatching = this.watch.listen(auth.tenantId, recordingId, (seconds) => conn.watchedFor(seconds));
+      ws.once('close', () => {
+        this.connections.delete(conn);
+        stopWatching();
+      });
     });
   }
 
@@ -160,6 +166,7 @@ function wsOptions(query: Record<string, string | string[]>): Omit<WsOptions, 'c
     coding: contentCoding(q('contentEncoding'), 'bad_request'),
     // Lenient, as it was when ignored: only true/1 turn it on, anything else leaves it off.
     debug: q('debug') === 'true' || q('debug') === '1',
+    watch: q('watch') === '1' || q('watch') === 'true',
   };
 }
 

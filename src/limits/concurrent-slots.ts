@@ -37,6 +37,17 @@ export const RENDERS: SlotKind = {
     new OverLimit('renders', `Too many renders at once: this tenant may have ${limit} ${LIMIT_INFO.renders.unit} (limit renders); retry shortly`, 1),
 };
 
+/** Live event feeds: a viewer keeps one open while watching. */
+export const LIVE_VIEWERS: SlotKind = {
+  key: 'viewers',
+  refuse: (limit) =>
+    new OverLimit(
+      'liveViewers',
+      `Too many live viewers: this tenant may have ${limit} ${LIMIT_INFO.liveViewers.unit} at once (limit liveViewers); close one or retry later`,
+      10,
+    ),
+};
+
 export const HEARTBEAT_MS = 10_000;
 /** An instance's entry older than this is ignored (and dropped at the next write): it stopped confirming. */
 export const STALE_MS = 3.5 * HEARTBEAT_MS;

@@ -16,7 +16,7 @@ import { LimitDocuments } from './limit-documents';
 import { ReadMeter } from './read-meter';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, TenantRates } from './tenant-rates';
-import { ConcurrentSlots, RENDERS, WEBSOCKETS } from './concurrent-slots';
+import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
 
 /** What every event or replay read pays at least, whatever its size (docs/limits.md). */
 export const READ_MIN_BYTES = 256 * 1024;
@@ -31,6 +31,7 @@ export class TenantLimiter implements OnModuleDestroy {
   private readonly rates: TenantRates;
   private readonly sockets: ConcurrentSlots;
   private readonly renders: ConcurrentSlots;
+  private readonly viewers: ConcurrentSlots;
   private readonly quota: StorageQuota;
   private readonly reads = new ReadMeter();
   private readonly refused: (labels: { limit: LimitName }) => void;
@@ -48,6 +49,7 @@ export class TenantLimiter implements OnModuleDestroy {
     this.rates = new TenantRates(docs, cfg.TENANT_BURST_SECONDS, (e) => this.storeFailed('the limits bucket', e));
     this.sockets = new ConcurrentSlots(WEBSOCKETS, docs, (e) => this.storeFailed('the limits bucket', e));
     this.renders = new ConcurrentSlots(RENDERS, docs, (e) => this.storeFailed('the limits bucket', e));
+    this.viewers = new ConcurrentSlots(LIVE_VIEWERS, docs, (e) => this.storeFailed('the limits bucket', e));
     this.quota = new StorageQuota(usage, cfg.TENANT_USAGE_REFRESH_SECONDS * 1000, (e) => this.storeFailed('stored bytes (ClickHouse)', e));
     this.refused = metrics.labelledCounter('tapedeck_tenant_limit_refusals_total', 'Requests, frames and upgrades refused by a per-tenant limit', ['limit']);
   }
@@ -55,6 +57,7 @@ export class TenantLimiter implements OnModuleDestroy {
   onModuleDestroy() {
     this.sockets.stop();
     this.renders.stop();
+    this.viewers.stop();
   }
 
   /** The tenant's limits: its own values over the configured defaults. */
@@ -116,6 +119,11 @@ export class TenantLimiter implements OnModuleDestroy {
   /** Reserves one of the tenant's renders (in progress or waiting for the renderer); resolves the function that frees it. */
   startRender(tenantId: string): Promise<() => void> {
     return this.countedAsync(() => this.renders.acquire(tenantId, this.limitsOf(tenantId).renders));
+  }
+
+  /** Reserves one of the tenant's live viewers (an open live feed); resolves the function that frees it. */
+  openLiveViewer(tenantId: string): Promise<() => void> {
+    return this.countedAsync(() => this.viewers.acquire(tenantId, this.limitsOf(tenantId).liveViewers));
   }
 
   private counted<T>(work: () => T): T {

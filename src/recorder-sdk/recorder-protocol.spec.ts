@@ -14,6 +14,10 @@ describe('protocol', () => {
   it('parses server frames', () => {
     expect(parseServerFrame('{"type":"ack","batch":"b","events":3,"duplicate":false}')).toEqual({ type: 'ack', batch: 'b' });
     expect(parseServerFrame('{"type":"pong"}')).toEqual({ type: 'pong' });
+    expect(parseServerFrame('{"type":"watch","seconds":15}')).toEqual({ type: 'watch', seconds: 15 });
+    expect(parseServerFrame('{"type":"watch","seconds":9999}')).toEqual({ type: 'watch', seconds: 300 });
+    expect(parseServerFrame('{"type":"watch","seconds":0}')).toEqual({ type: 'other' });
+    expect(parseServerFrame('{"type":"watch"}')).toEqual({ type: 'other' });
     expect(parseServerFrame('{"type":"error","status":503,"message":"x","batch":"b"}')).toEqual({
       type: 'error',
       status: 503,
@@ -75,7 +79,7 @@ describe('protocol', () => {
   it('names the events endpoint, and the socket beside it with the key as its token', () => {
     expect(eventUrls('https://rec.example.com', 'a b', 'public_key_svc_k+1', true)).toEqual({
       http: 'https://rec.example.com/recordings/a%20b/events',
-      websocket: 'wss://rec.example.com/recordings/a%20b/events/ws?token=public_key_svc_k%2B1',
+      websocket: 'wss://rec.example.com/recordings/a%20b/events/ws?token=public_key_svc_k%2B1&watch=1',
     });
     expect(eventUrls('http://127.0.0.1:4000', 'r', 'k', false)).toEqual({ http: 'http://127.0.0.1:4000/recordings/r/events', websocket: null });
   });

@@ -4,7 +4,7 @@
 // bounds that depend on the recording are checked once it is read (event-window.ts).
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { queryInt } from '../common/validation';
+import { queryBoolean, queryInt } from '../common/validation';
 import { parseTimeSelector, TimeSelector } from '../rendering/shared/time-selector';
 
 /** Most events one windowed read may be asked for. */
@@ -39,3 +39,19 @@ export const EventWindowQuerySchema = z.object({
 
 /** The window of an event read; without from, to and limit the read is the whole recording, as before. */
 export class EventWindowQuery extends createZodDto(EventWindowQuerySchema) {}
+
+export const RecordingEventsQuerySchema = EventWindowQuerySchema.extend({
+  live: queryBoolean(false).describe(
+    'true: a live feed instead of one array (text/event-stream, Server-Sent Events; docs/live.md): the recording from its latest keyframe (or its first event), then every batch as soon as it is stored, until the recording is deleted, the link expires or the viewer goes away. Not with from, to or limit.',
+  ),
+  lastEventId: z
+    .string()
+    .regex(/^\d{1,15}$/, { message: 'must be the id of a live feed message (digits)' })
+    .optional()
+    .describe(
+      'Live feeds only: resume after this message id (what EventSource sends as Last-Event-ID, which wins when both are given): only what was stored after it, no gap, no repeat.',
+    ),
+});
+
+/** GET /recordings/{id}/events: a window, or the live feed. */
+export class RecordingEventsQuery extends createZodDto(RecordingEventsQuerySchema) {}

@@ -25,6 +25,35 @@ export function writeNumber(buf: Buffer, pos: number, v: number): number {
   return end;
 }
 
+/** Room `e` needs after a comma: the event, the suffix and the digits. */
+function roomFor(e: RawEvent): number {
+  return 1 + e.json.length + SUFFIX.length + (Number.isSafeInteger(e.timestamp) ? MAX_DIGITS : String(e.timestamp).length);
+}
+
+/** Writes `e` (after a comma unless first) with its originalTimestamp at `pos`; returns the end. Needs roomFor(e). */
+function writeEvent(buf: Buffer, pos: number, e: RawEvent, first: boolean): number {
+  const json = e.json;
+  if (!first) buf[pos++] = 0x2c; // ,
+  buf.set(json, pos);
+  pos += json.length - 1; // over the closing brace
+  for (let s = 0; s < SUFFIX.length; s++) buf[pos + s] = SUFFIX[s];
+  pos = writeNumber(buf, pos + SUFFIX.length, e.timestamp);
+  buf[pos++] = 0x7d; // }
+  return pos;
+}
+
+/** A few events as one JSON array in one buffer (the live feed's batches). */
+export function rawEventsJson(events: readonly RawEvent[]): Buffer {
+  let room = 2;
+  for (const e of events) room += roomFor(e);
+  const buf = Buffer.allocUnsafe(room);
+  let pos = 0;
+  buf[pos++] = 0x5b; // [
+  for (let k = 0; k < events.length; k++) pos = writeEvent(buf, pos, events[k], k === 0);
+  buf[pos++] = 0x5d; // ]
+  return buf.subarray(0, pos);
+}
+
 export function rawEventsJsonArray(runs: AsyncIterable<RawEvent[]>): Readable {
   async function* gen() {
     let buf = Buffer.allocUnsafe(CHUNK);
@@ -34,22 +63,14 @@ export function rawEventsJsonArray(runs: AsyncIterable<RawEvent[]>): Readable {
     for await (const run of runs) {
       for (let k = 0; k < run.length; k++) {
         const e = run[k];
-        const json = e.json;
-        const digits = Number.isSafeInteger(e.timestamp) ? MAX_DIGITS : String(e.timestamp).length;
-        // comma, the event, the suffix and the digits (the event's `}` is moved past them)
-        const need = 1 + json.length + SUFFIX.length + digits;
+        const need = roomFor(e);
         if (pos + need > buf.length) {
           if (pos > 0) yield buf.subarray(0, pos);
           buf = Buffer.allocUnsafe(Math.max(CHUNK, need));
           pos = 0;
         }
-        if (!first) buf[pos++] = 0x2c; // ,
+        pos = writeEvent(buf, pos, e, first);
         first = false;
-        buf.set(json, pos);
-        pos += json.length - 1; // over the closing brace
-        for (let s = 0; s < SUFFIX.length; s++) buf[pos + s] = SUFFIX[s];
-        pos = writeNumber(buf, pos + SUFFIX.length, e.timestamp);
-        buf[pos++] = 0x7d; // }
       }
     }
     if (pos + 1 > buf.length) {

@@ -2,7 +2,7 @@
 // acknowledged (read-your-writes), even while projections lag or ClickHouse is down.
 import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { assertRecordingExists, EVENT_STORE, EventStore, ReadWindow } from '../domain/event-store';
+import { assertRecordingExists, EVENT_STORE, EventStore, ReadOptions, ReadWindow } from '../domain/event-store';
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { rawEventsJsonArray } from './recording-events.json';
 
@@ -27,8 +27,8 @@ export class RecordingEventsService {
    * The events (of `window` only, when given) as a JSON array; the read fails with 404 when the
    * recording has no message (see sendJsonStream for when that can still be a status).
    */
-  streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal, window?: ReadWindow): Readable {
-    return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, { signal, mustExist: true, window }));
+  streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal, window?: ReadWindow, seqs?: ReadOptions['seqs']): Readable {
+    return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, { signal, mustExist: true, window, seqs }));
   }
 
   /** All events (of `window` only, when given) in memory (rendering needs them whole; bounded by the renderer's own limits). */

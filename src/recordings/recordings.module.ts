@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LiveModule } from '../live/live.module';
 import { ReadModelModule } from '../read-model/read-model.module';
 import { RecordingDeletionController } from './recording-deletion.controller';
 import { RecordingDeletion } from './recording-deletion.service';
@@ -9,7 +10,7 @@ import { RecordingsQueryService } from './recordings-query.service';
 import { WindowHints } from './window-hints.service';
 
 @Module({
-  imports: [ReadModelModule],
+  imports: [ReadModelModule, LiveModule],
   controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController],
   providers: [RecordingEventsService, RecordingsQueryService, RecordingDeletion, WindowHints],
   exports: [RecordingEventsService, RecordingsQueryService, WindowHints],

@@ -26,6 +26,7 @@ const defaults = {
   readBytesPerSecond: Number(HIGH_TENANT_LIMITS.TENANT_READ_BYTES_PER_SECOND),
   storedBytes: Number(HIGH_TENANT_LIMITS.TENANT_STORED_BYTES),
   renders: Number(HIGH_TENANT_LIMITS.TENANT_RENDERS),
+  liveViewers: Number(HIGH_TENANT_LIMITS.TENANT_LIVE_VIEWERS),
 };
 
 describe("a tenant's limits", () => {

@@ -50,6 +50,7 @@ export const HIGH_TENANT_LIMITS: Record<string, string> = {
   TENANT_READ_BYTES_PER_SECOND: '1000000000000',
   TENANT_STORED_BYTES: '1000000000000000',
   TENANT_RENDERS: '1000',
+  TENANT_LIVE_VIEWERS: '1000',
 };
 
 export interface ServiceProcess {

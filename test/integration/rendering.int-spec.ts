@@ -262,6 +262,26 @@ describe('rendering with Chromium', () => {
       expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
     });
 
+    it('renders the moment just before a keyframe as it was, not as the recording began', async () => {
+      // A keyframe (Meta, FullSnapshot) one millisecond after T: rrweb starts a seek at the last Meta
+      // at or before its baseline, so a baseline of T + 1 began there and applied nothing.
+      const meta = fixture.events.find((e) => e.type === 4)!;
+      const first = fixture.events.find((e) => e.type === 2)!;
+      const events = [...fixture.events, { ...meta, timestamp: fixture.at + 1 }, { ...first, timestamp: fixture.at + 1 }].sort(
+        (a, b) => a.timestamp - b.timestamp,
+      );
+      const image = await renderer.render({
+        tenantId: 't',
+        contentKey: 'keyframe-next',
+        events,
+        time: { kind: 'epoch', value: fixture.at },
+        format: 'png',
+        ...VIEWPORT,
+      });
+      const same = await similarity(fixture.live, image.bytes);
+      expect(same.similarPixels).toBeGreaterThanOrEqual(MIN_SIMILAR_PIXELS);
+    });
+
     it('skips events rrweb cannot apply (a mouse move without positions) and renders the rest', async () => {
       // The service stores any event with an integer type and timestamp and an object data; a
       // malformed one made rrweb throw inside the seek, and the screenshot was a 500.

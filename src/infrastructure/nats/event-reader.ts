@@ -100,8 +100,12 @@ export class EventReader {
 
     // A window's hint (ReadWindow.hint) starts the headers pass further on; the plan checks it.
     const hint = opts.window?.hint;
-    const heads: MessageHead[] = [];
-    const from = { startSeq: hint?.seq ?? 0, expected: hint ? Number.MAX_SAFE_INTEGER : counts.ev };
+    const after = opts.seqs?.after ?? 0;
+    const upTo = opts.seqs?.upTo ?? Number.MAX_SAFE_INTEGER;
+    // A start other than the first message cannot be checked against the count.
+    const partial = hint !== undefined || after > 0;
+    let heads: MessageHead[] = [];
+    const from = { startSeq: Math.max(hint?.seq ?? 0, after + 1), expected: partial ? Number.MAX_SAFE_INTEGER : counts.ev };
     for await (const m of this.scanner.scan(subject, { headersOnly: true, ...from, signal })) {
       heads.push({
         seq: m.seq,
@@ -110,7 +114,7 @@ export class EventReader {
         summary: m.headers?.get(H.summary) || undefined,
       });
     }
-    if (!hint && heads.length < counts.ev) {
+    if (!partial && heads.length < counts.ev) {
       // The stream leader counted more messages than its consumer delivered: the read would be
       // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
       throw await this.incompleteRead(
@@ -121,6 +125,8 @@ export class EventReader {
         `counted ${counts.ev} messages of ${subject}, read ${heads.length}`,
       );
     }
+    if (upTo < Number.MAX_SAFE_INTEGER) heads = heads.filter((h) => h.seq <= upTo);
+    if (heads.length === 0) return;
     // A window reads only the messages it needs, from the first to the last of them (the scan
     // delivers those between too), and stops once its cut is done.
     const window = opts.window && planWindow(heads, opts.window);

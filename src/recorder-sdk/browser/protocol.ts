@@ -6,7 +6,8 @@ export const PING_FRAME = '{"type":"ping"}';
 /** Where a recording's events go: POST `http`, or the socket at `websocket` (the key as its token). */
 export function eventUrls(serverUrl: string, recordingId: string, publicKey: string, websocket: boolean): { http: string; websocket: string | null } {
   const http = `${serverUrl}/recordings/${encodeURIComponent(recordingId)}/events`;
-  return { http, websocket: websocket ? `${http.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(publicKey)}` : null };
+  // watch=1: this client understands `watch` frames (docs/websocket.md).
+  return { http, websocket: websocket ? `${http.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(publicKey)}&watch=1` : null };
 }
 
 /** A batch frame; `body` is already a JSON array text of events. */
@@ -15,7 +16,11 @@ export function batchFrame(batchId: string, body: string): string {
 }
 
 export type ServerFrame =
-  { type: 'ack'; batch: string } | { type: 'error'; status: number; message: string; batch?: string } | { type: 'pong' } | { type: 'other' };
+  | { type: 'ack'; batch: string }
+  | { type: 'error'; status: number; message: string; batch?: string }
+  | { type: 'pong' }
+  | { type: 'watch'; seconds: number }
+  | { type: 'other' };
 
 export function parseServerFrame(data: unknown): ServerFrame {
   if (typeof data !== 'string') return { type: 'other' };
@@ -29,6 +34,7 @@ export function parseServerFrame(data: unknown): ServerFrame {
   const f = frame as Record<string, unknown>;
   if (f.type === 'ack' && typeof f.batch === 'string') return { type: 'ack', batch: f.batch };
   if (f.type === 'pong') return { type: 'pong' };
+  if (f.type === 'watch' && typeof f.seconds === 'number' && f.seconds > 0) return { type: 'watch', seconds: Math.min(f.seconds, 300) };
   if (f.type === 'error') {
     return {
       type: 'error',

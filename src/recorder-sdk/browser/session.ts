@@ -46,6 +46,8 @@ export interface RecorderStats extends QueueStats {
 type Timer = ReturnType<typeof setTimeout>;
 
 const BATCH_INTERVAL_MS = 1000;
+/** While someone watches the recording live (a `watch` frame): a batch this soon after its first event. */
+const WATCHED_BATCH_INTERVAL_MS = 50;
 const BATCH_MAX_EVENTS = 200;
 const BATCH_MAX_BYTES = 512 * 1024;
 const MAX_UNACKED_BYTES = 50 * 1024 * 1024;
@@ -69,6 +71,8 @@ export class RecorderSession {
   private stopRecording: (() => void) | undefined;
   private eventsRecorded = 0;
   private cutTimer: Timer | null = null;
+  /** Someone watches live until then (epoch ms): batches are cut quickly. */
+  private watched = 0;
   /** Nothing can be delivered (the key was refused, or the page's CSP blocks the server). */
   private authFailed = false;
 
@@ -83,6 +87,15 @@ export class RecorderSession {
       isWaiting: () => this.held !== null,
       pump: () => this.sender.pump(),
       pauseSending: (until: number) => this.sender.pauseSending(until),
+      watchedUntil: (until: number) => {
+        const was = this.watched > Date.now();
+        this.watched = Math.max(this.watched, until);
+        // What waits for the one-second cut goes now.
+        if (!was && this.cutTimer !== null) {
+          this.cut();
+          this.sender.pump();
+        }
+      },
     };
     this.socket = new WebSocketTransport(this.queue, session);
     this.http = new HttpTransport(config.publicKey, this.queue, {
@@ -230,11 +243,14 @@ export class RecorderSession {
       this.cut();
       this.sender.pump();
     } else if (this.cutTimer === null) {
-      this.cutTimer = setTimeout(() => {
-        this.cutTimer = null;
-        this.cut();
-        this.sender.pump();
-      }, BATCH_INTERVAL_MS);
+      this.cutTimer = setTimeout(
+        () => {
+          this.cutTimer = null;
+          this.cut();
+          this.sender.pump();
+        },
+        this.watched > Date.now() ? WATCHED_BATCH_INTERVAL_MS : BATCH_INTERVAL_MS,
+      );
     }
   }
 

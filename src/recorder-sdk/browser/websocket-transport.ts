@@ -33,6 +33,8 @@ export interface SocketHost {
   pump(): void;
   /** The server asked to retry later: nothing is sent, on either transport, until `until`. */
   pauseSending(until: number): void;
+  /** Someone watches the recording live: send each batch quickly until `until`. */
+  watchedUntil(until: number): void;
 }
 
 export class WebSocketTransport {
@@ -243,6 +245,9 @@ export class WebSocketTransport {
         return;
       case 'pong':
         this.backoff.reset();
+        return;
+      case 'watch':
+        this.host.watchedUntil(now + frame.seconds * 1000);
         return;
       case 'error': {
         const outcome = classifyStatus(frame.status);

@@ -159,7 +159,8 @@ function main(): void {
       // the start shows the events at that very millisecond (rrweb applies those strictly before).
       const sorted = events;
       return new Promise((resolve) => setTimeout(resolve, 1)).then(() => {
-        player.goto(startOffset(cfg.time, sorted[0].timestamp, sorted[sorted.length - 1].timestamp) + 1, cfg.autoplay);
+        // +0.5, not +1: see screenshot-renderer.ts (a keyframe's Meta at the next millisecond).
+        player.goto(startOffset(cfg.time, sorted[0].timestamp, sorted[sorted.length - 1].timestamp) + 0.5, cfg.autoplay);
         // Only a Meta event sizes and shows rrweb's frame: without one, the frame takes the player's size.
         const replayer = player.getReplayer();
         if (!replayer.iframe.offsetWidth) {

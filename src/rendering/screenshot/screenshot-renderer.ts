@@ -251,8 +251,12 @@ export class ScreenshotRenderer {
     const onAbort = () => this.drop(scope, used);
     lease.signal.addEventListener('abort', onAbort);
     try {
-      // Offsets count from the page's first event (rrweb applies events strictly before its baseline, hence +1).
-      return await untilAborted(used.shoot(shown - used.range.firstTs + 1, { width: box.width, height: box.height }), lease.signal);
+      // Offsets count from the page's first event. rrweb applies events strictly before its baseline,
+      // so the moment's own millisecond needs a baseline past it, but not a whole millisecond past:
+      // rrweb starts a seek at the last Meta at or before the baseline, and a keyframe's Meta exactly
+      // there (the next millisecond) made it skip everything before and apply nothing (the page kept
+      // its first snapshot). Timestamps are whole milliseconds, so +0.5 is exactly "up to and including".
+      return await untilAborted(used.shoot(shown - used.range.firstTs + 0.5, { width: box.width, height: box.height }), lease.signal);
     } catch (err) {
       this.drop(scope, used);
       throw err;
