@@ -58,7 +58,7 @@ export class PlayerService {
       eventsUrl: query.live ? liveEventsUrl(eventsUrl) : eventsUrl,
       frameAncestors: this.cfg.PLAYER_FRAME_ANCESTORS,
       assetSources: this.cfg.PLAYER_ASSET_SOURCES,
-      ...playerHeading(input.recordingId, query.eventsUrl, recording.projected ? recording : undefined),
+      ...playerHeading(input.recordingId, query.eventsUrl, recording.projected ? recording : undefined, query.live),
       // Relative to /recordings/{id}/player(.html), so a path prefix in front of the service works.
       assetsBase: '../../assets',
       assetVersion: this.assets.version,
