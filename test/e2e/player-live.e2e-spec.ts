@@ -2,7 +2,9 @@
 // recorder (/sdk/recorder.js over its WebSocket) in one browser context, the player opened through a
 // presigned link alone in another. A change of the recorded page shows in the player's replay frame
 // within a couple of seconds; Pause holds the view while the page changes on, Go live catches up;
-// deleting the recording ends the view. No console error, CSP violation or failed load on the way.
+// deleting the recording ends the view. A second instance with LIVE_IDLE_SECONDS=2 serves the player
+// of a recording ingested through the first: the view says "Session ended" once the page is idle,
+// and follows again when it changes. No console error, CSP violation or failed load on the way.
 // Screenshots of the live player go to PLAYER_LIVE_SCREENSHOTS (a directory) when it is set.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +14,7 @@ import { testEnv } from '../harness/env';
 import { api } from '../harness/http';
 import { PageServer } from '../harness/page-server';
 import { pollUntil } from '../harness/poll-until';
+import { ServiceProcess, startService } from '../harness/stack';
 import { presignedQuery } from './rendering-e2e-fixtures';
 
 jest.setTimeout(120_000);
@@ -34,6 +37,7 @@ type LiveState = {
   connected: boolean;
   following: boolean;
   ended?: string;
+  sessionLive?: boolean;
   behindMs?: number;
   eventsApplied: number;
   eventsReceived: number;
@@ -43,16 +47,22 @@ type LiveState = {
 
 let browser: Browser;
 let pages: PageServer;
+/** An API instance that calls a recording idle after 2 s. */
+let quick: ServiceProcess;
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  const { baseUrl, publicKey } = testEnv();
-  pages = await PageServer.start({ '/': () => recordedPage(baseUrl, publicKey) });
+  const env = testEnv();
+  [browser, quick] = await Promise.all([
+    launchChromium(),
+    startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', LIVE_IDLE_SECONDS: '2' }, env.dir, 'player-live-idle'),
+  ]);
+  pages = await PageServer.start({ '/': () => recordedPage(env.baseUrl, env.publicKey) });
 });
 
 afterAll(async () => {
   await browser?.close();
   await pages?.close();
+  await quick?.stop();
 });
 
 /** Opens the recorded page and waits until the service has stored its first batch. */
@@ -68,7 +78,7 @@ async function record(): Promise<{ page: Page; recordingId: string }> {
 }
 
 /** The live player through a presigned link, in a context with no credentials; waits until it shows the replay. */
-async function watch(recordingId: string): Promise<LiveView> {
+async function watch(recordingId: string, base = testEnv().baseUrl): Promise<LiveView> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -82,7 +92,7 @@ async function watch(recordingId: string): Promise<LiveView> {
   await context.addInitScript(() =>
     window.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)),
   );
-  const res = await page.goto(`${testEnv().baseUrl}/recordings/${recordingId}/player?live=true&${presignedQuery(recordingId)}`);
+  const res = await page.goto(`${base}/recordings/${recordingId}/player?live=true&${presignedQuery(recordingId)}`);
   expect(res!.status()).toBe(200);
   await page.waitForFunction(() => {
     const s = (window as any).__tapedeck;
@@ -193,6 +203,15 @@ describe('the live player', () => {
     const back = await slider();
     expect(Math.abs(back.value - Math.max(before.min, before.value - 10_000))).toBeLessThan(1500);
 
+    // The slider by keyboard: Home goes to the first page received (before the first change), arrows by a second.
+    await page.focus('#live-position');
+    await page.keyboard.press('Home');
+    expect((await slider()).value).toBeCloseTo(before.min, -1);
+    expect(await replayText(page)).toContain('Live test page');
+    expect(await replayText(page)).not.toContain(first.text);
+    await page.keyboard.press('ArrowRight');
+    expect((await slider()).value).toBeCloseTo(before.min + 1000, -1);
+
     // Go live, by keyboard: Tab reaches the button, Enter presses it.
     await page.focus('#live-back');
     await page.keyboard.press('Tab');
@@ -218,6 +237,33 @@ describe('the live player', () => {
     expect((await live(page)).following).toBe(false);
     await page.keyboard.press('Space');
     expect(await page.locator('#live-toggle').innerText()).toBe('Pause');
+    expect(problems).toEqual([]);
+    await recorded.context().close();
+    await page.context().close();
+  });
+
+  it('says "Session ended" once the recording is idle, and follows again when the page changes (player on another instance)', async () => {
+    const { page: recorded, recordingId } = await record();
+    const { page, problems } = await watch(recordingId, quick.url);
+    await pollUntil(
+      () => live(page),
+      (s) => s.sessionLive === false,
+      15_000,
+    );
+    expect(await barText(page)).toMatch(/^ENDED Session ended Pause -10 s Go live$/);
+    await screenshot(page, 'session-ended');
+    const { text } = await change(recorded);
+    await pollUntil(
+      () => replayText(page),
+      (t) => t.includes(text),
+      5000,
+    );
+    await pollUntil(
+      () => live(page),
+      (s) => s.sessionLive === true,
+      5000,
+    );
+    expect(await barText(page)).toMatch(/^LIVE (?:under 0\.1|[\d.]+) s behind Pause -10 s Go live$/);
     expect(problems).toEqual([]);
     await recorded.context().close();
     await page.context().close();

@@ -63,6 +63,16 @@ export interface LiveOptions {
 const LAGS_KEPT = 200;
 const BACK_MS = 10_000;
 const TICK_MS = 250;
+const SLIDER_KEYS: Record<string, number> = {
+  ArrowLeft: -1000,
+  ArrowDown: -1000,
+  ArrowRight: 1000,
+  ArrowUp: 1000,
+  PageDown: -10_000,
+  PageUp: 10_000,
+  Home: 0,
+  End: 0,
+};
 
 const END_MESSAGES: Record<string, string> = {
   deleted: 'This recording was deleted.',
@@ -370,10 +380,11 @@ export function startLive(o: LiveOptions): LiveState {
     if (slider) {
       slider.disabled = !r;
       const min = String(Math.round(earliest));
-      const max = String(Math.max(earliest, Math.round(newest - first)));
+      // At least a millisecond wide: a range whose ends meet shows its thumb at the start, not the live edge.
+      const max = String(Math.max(Math.round(earliest) + 1, Math.round(newest - first)));
       if (slider.min !== min) slider.min = min;
       if (slider.max !== max) slider.max = max;
-      if (!dragging) slider.value = String(Math.round(position()));
+      if (!dragging) slider.value = live.following ? max : String(Math.round(position()));
       slider.setAttribute('aria-valuetext', r ? behindText(live.behindMs || 0) : 'nothing received yet');
     }
   }
@@ -382,10 +393,19 @@ export function startLive(o: LiveOptions): LiveState {
   if (back) back.addEventListener('click', () => jump(position() - BACK_MS));
   if (go) go.addEventListener('click', () => goLive());
   if (slider) {
-    slider.step = '1000';
+    // Any position (a recording a second old still shows its thumb at the live edge); keys move by
+    // seconds: arrows 1 s, Page Up/Down 10 s, Home to the first page received, End goes live.
+    slider.step = 'any';
     slider.addEventListener('pointerdown', () => (dragging = true));
     slider.addEventListener('pointerup', () => (dragging = false));
     slider.addEventListener('input', () => jump(Number(slider.value)));
+    slider.addEventListener('keydown', (e) => {
+      const step = SLIDER_KEYS[e.key];
+      if (step === undefined || !replayer) return;
+      e.preventDefault();
+      if (e.key === 'End') goLive();
+      else jump(e.key === 'Home' ? earliest : position() + step);
+    });
   }
   if (o.controls) {
     document.addEventListener('keydown', (e) => {

@@ -149,7 +149,7 @@ function liveBar(mode: PlayerMode, controls: boolean): string {
   const buttons = controls
     ? '<button type="button" id="live-toggle">Pause</button>' +
       '<button type="button" id="live-back" aria-label="Back 10 seconds">-10 s</button>' +
-      '<input type="range" id="live-position" min="0" max="0" step="100" value="0" aria-label="Position in what was received">' +
+      '<input type="range" id="live-position" min="0" max="0" step="any" value="0" aria-label="Position in what was received">' +
       '<button type="button" id="live-go" disabled>Go live</button>'
     : '';
   return (
