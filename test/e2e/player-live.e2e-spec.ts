@@ -4,7 +4,8 @@
 // within a couple of seconds; Pause holds the view while the page changes on, Go live catches up;
 // deleting the recording ends the view. A second instance with LIVE_IDLE_SECONDS=2 serves the player
 // of a recording ingested through the first: the view says "Session ended" once the page is idle,
-// and follows again when it changes. No console error, CSP violation or failed load on the way.
+// and follows again when it changes; a second viewer beyond its limit of one waits its turn (429).
+// No console error, CSP violation or failed load on the way.
 // Screenshots of the live player go to PLAYER_LIVE_SCREENSHOTS (a directory) when it is set.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,14 +48,18 @@ type LiveState = {
 
 let browser: Browser;
 let pages: PageServer;
-/** An API instance that calls a recording idle after 2 s. */
+/** An API instance that calls a recording idle after 2 s, and admits one live viewer per tenant at once (on all instances). */
 let quick: ServiceProcess;
 
 beforeAll(async () => {
   const env = testEnv();
   [browser, quick] = await Promise.all([
     launchChromium(),
-    startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', LIVE_IDLE_SECONDS: '2' }, env.dir, 'player-live-idle'),
+    startService(
+      { ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', LIVE_IDLE_SECONDS: '2', TENANT_LIVE_VIEWERS: '1' },
+      env.dir,
+      'player-live-idle',
+    ),
   ]);
   pages = await PageServer.start({ '/': () => recordedPage(env.baseUrl, env.publicKey) });
 });
@@ -78,7 +83,7 @@ async function record(): Promise<{ page: Page; recordingId: string }> {
 }
 
 /** The live player through a presigned link, in a context with no credentials; waits until it shows the replay. */
-async function watch(recordingId: string, base = testEnv().baseUrl): Promise<LiveView> {
+async function watch(recordingId: string, base = testEnv().baseUrl, wait = true): Promise<LiveView> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -94,6 +99,7 @@ async function watch(recordingId: string, base = testEnv().baseUrl): Promise<Liv
   );
   const res = await page.goto(`${base}/recordings/${recordingId}/player?live=true&${presignedQuery(recordingId)}`);
   expect(res!.status()).toBe(200);
+  if (!wait) return { page, problems };
   await page.waitForFunction(() => {
     const s = (window as any).__tapedeck;
     return !!s && (s.ready || !!s.error);
@@ -267,6 +273,33 @@ describe('the live player', () => {
     expect(problems).toEqual([]);
     await recorded.context().close();
     await page.context().close();
+  });
+
+  it("waits its turn beyond the tenant's live viewers (429, Retry-After), then follows", async () => {
+    const { page: recorded, recordingId } = await record();
+    const first = await watch(recordingId, quick.url);
+    const second = await watch(recordingId, quick.url, false);
+    await pollUntil(
+      () => barText(second.page),
+      (t) => /^LIVE Too many live viewers: trying again in \d+ s /.test(t),
+      10_000,
+    );
+    await screenshot(second.page, 'too-many-viewers');
+    await first.page.context().close();
+    await second.page.waitForFunction(() => (window as any).__tapedeck.ready, null, { timeout: 30_000 });
+    const { text } = await change(recorded);
+    await pollUntil(
+      () => replayText(second.page),
+      (t) => t.includes(text),
+      5000,
+    );
+    expect(await live(second.page)).toMatchObject({ connected: true, following: true });
+    // The refusals themselves are the only complaints: the browser logs a failed load for each.
+    expect(second.problems.filter((p) => !/\b429\b/.test(p))).toEqual([]);
+    expect(second.problems.length).toBeGreaterThan(0);
+    expect(first.problems).toEqual([]);
+    await recorded.context().close();
+    await second.page.context().close();
   });
 
   it('ends when the recording is deleted: the replay goes and the page says why', async () => {

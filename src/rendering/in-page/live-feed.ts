@@ -17,8 +17,10 @@ export interface FeedHandlers {
   events(events: unknown[], id: string): void;
   /** True once the stream is open, false while the browser reconnects. */
   connection(open: boolean): void;
-  /** The feed is over: an `end` reason, or `refused:<HTTP status>` / `failed` when it could not be opened. */
+  /** The feed is over: an `end` reason, or `refused:<HTTP status>` when it could not be opened again. */
   end(reason: string): void;
+  /** The feed was refused with this status (429: too many live viewers, 5xx) and is tried again in `ms`. */
+  retrying(status: number, ms: number): void;
 }
 
 export interface Feed {
@@ -101,9 +103,12 @@ export function openFeed(url: string, h: FeedHandlers): Feed {
     fetch(resumeUrl(url, lastId), { headers: { accept: 'text/event-stream' }, cache: 'no-store', signal: ctl && ctl.signal }).then(
       (res) => {
         if (ctl) ctl.abort();
-        if (res.ok || res.status >= 500) reopen(res.ok ? 0 : retryAfterMs(res.headers.get('retry-after')));
-        else if (res.status === 429) reopen(retryAfterMs(res.headers.get('retry-after')));
-        else finish('refused:' + res.status);
+        if (res.ok) reopen(0);
+        else if (res.status === 429 || res.status >= 500) {
+          const ms = retryAfterMs(res.headers.get('retry-after'));
+          h.retrying(res.status, ms);
+          reopen(ms);
+        } else finish('refused:' + res.status);
       },
       () => reopen(5000),
     );

@@ -83,7 +83,8 @@ const END_MESSAGES: Record<string, string> = {
   'refused:403': 'The link is no longer valid: reload the page.',
 };
 
-function endMessage(reason: string): string {
+/** What the live bar says when the feed is over. */
+export function endMessage(reason: string): string {
   if (END_MESSAGES[reason]) return END_MESSAGES[reason];
   if (reason.indexOf('refused:') === 0) return 'The live feed could not be opened (HTTP ' + reason.slice(8) + ').';
   return 'The live view ended.';
@@ -122,6 +123,8 @@ export function startLive(o: LiveOptions): LiveState {
   /** True while rrweb replays synchronously for a seek: those casts are no live deliveries. */
   let seeking = false;
   let dragging = false;
+  /** Set while the feed waits to be tried again after a refusal (429, 5xx). */
+  let retryNote: { what: string; at: number } | undefined;
 
   const bar = byId('live-bar');
   const badge = byId('live-badge');
@@ -155,6 +158,11 @@ export function startLive(o: LiveOptions): LiveState {
     connection(open: boolean) {
       live.connected = open;
       live.reconnects = feed.reconnects;
+      if (open) retryNote = undefined;
+      render();
+    },
+    retrying(status: number, ms: number) {
+      retryNote = { what: status === 429 ? 'Too many live viewers' : 'The live feed is unavailable', at: Date.now() + ms };
       render();
     },
     end(reason: string) {
@@ -350,7 +358,7 @@ export function startLive(o: LiveOptions): LiveState {
     bar.hidden = false;
     let badgeText = 'LIVE';
     let message: string;
-    let cls = live.following ? 'following' : 'behind';
+    let cls = live.following && live.connected ? 'following' : 'behind';
     if (live.ended) {
       badgeText = 'OFFLINE';
       cls = 'closed';
@@ -360,7 +368,12 @@ export function startLive(o: LiveOptions): LiveState {
       cls = 'ended';
       message = 'Session ended';
     } else if (!live.connected && live.following) {
-      message = live.eventsReceived || live.sessionLive !== undefined ? 'Reconnecting…' : 'Connecting…';
+      const wait = retryNote ? Math.ceil((retryNote.at - now) / 1000) : 0;
+      message = retryNote
+        ? retryNote.what + (wait > 0 ? ': trying again in ' + wait + ' s' : ': trying again…')
+        : live.eventsReceived || live.sessionLive !== undefined
+          ? 'Reconnecting…'
+          : 'Connecting…';
     } else if (!r) {
       message = live.sessionLive === false ? 'Session ended: nothing to show' : 'Waiting for the recorded page…';
     } else {
