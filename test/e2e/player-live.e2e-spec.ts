@@ -1,7 +1,7 @@
 // The hosted player with live=true against the running service (#29 point 3): a page recorded by our
 // recorder (/sdk/recorder.js over its WebSocket) in one browser context, the player opened through a
 // presigned link alone in another. A change of the recorded page shows in the player's replay frame
-// within a couple of seconds; Pause holds the view while the page changes on, Go live catches up;
+// within a couple of seconds, and every change once, in order, across a cut connection; Pause holds the view while the page changes on, Go live catches up;
 // deleting the recording ends the view. A second instance with LIVE_IDLE_SECONDS=2 serves the player
 // of a recording ingested through the first: the view says "Session ended" once the page is idle,
 // and follows again when it changes; a second viewer beyond its limit of one waits its turn (429).
@@ -16,6 +16,7 @@ import { api } from '../harness/http';
 import { PageServer } from '../harness/page-server';
 import { pollUntil } from '../harness/poll-until';
 import { ServiceProcess, startService } from '../harness/stack';
+import { TcpProxy } from '../harness/tcp-proxy';
 import { presignedQuery } from './rendering-e2e-fixtures';
 
 jest.setTimeout(120_000);
@@ -169,6 +170,44 @@ describe('the live player', () => {
     expect(problems).toEqual([]);
     await recorded.context().close();
     await page.context().close();
+  });
+
+  it('loses and repeats nothing across a cut connection: EventSource resumes from the last id', async () => {
+    const proxy = await TcpProxy.start(Number(new URL(testEnv().baseUrl).port));
+    try {
+      const { page: recorded, recordingId } = await record();
+      const { page, problems } = await watch(recordingId, proxy.url);
+      const shown = () =>
+        page.evaluate(() =>
+          Array.from(document.querySelector<HTMLIFrameElement>('.replayer-wrapper iframe')!.contentDocument!.querySelectorAll('.line')).map(
+            (e) => e.textContent,
+          ),
+        );
+      await change(recorded);
+      await pollUntil(shown, (t) => t.length === 1, 5000);
+      await proxy.cut();
+      for (let i = 0; i < 3; i++) await change(recorded);
+      await recorded.evaluate(() => (window as any).Tapedeck.flush());
+      await pollUntil(
+        () => live(page),
+        (s) => !s.connected,
+        5000,
+      );
+      expect(await barText(page)).toMatch(/^LIVE Reconnecting… /);
+      await proxy.restore();
+      await change(recorded);
+      const lines = await pollUntil(shown, (t) => t.length >= 5, 10_000);
+      await page.waitForTimeout(500);
+      expect(await shown()).toEqual(['change 1', 'change 2', 'change 3', 'change 4', 'change 5']);
+      expect(lines).toEqual(await shown());
+      expect(await live(page)).toMatchObject({ connected: true, following: true });
+      // The cut itself is the browser's only complaint (the stream broken, reconnects refused meanwhile).
+      expect(problems.filter((p) => !/net::ERR_/.test(p))).toEqual([]);
+      await recorded.context().close();
+      await page.context().close();
+    } finally {
+      await proxy.cut();
+    }
   });
 
   it('pauses while the page goes on, goes back, and catches up with Go live; by keyboard too', async () => {
