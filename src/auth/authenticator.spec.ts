@@ -36,7 +36,7 @@ function failure(f: () => unknown): string {
     f();
     return 'accepted';
   } catch (e) {
-    return e instanceof AppError ? e.code : `crash: ${String(e)}`;
+    return e instanceof AppError ? e.code : e instanceof ValidationError ? `invalid: ${e.issues.map((i) => i.path).join(',')}` : `crash: ${String(e)}`;
   }
 }
 
@@ -67,10 +67,10 @@ describe('Authenticator', () => {
     expect(failure(() => auth.authenticate(recording, presented({ ...link(), [name]: value }), NOW))).toBe('forbidden');
   });
 
-  it.each(['tenantId', 'expires', 'keyId', 'signature'])('refuses a link that repeats %s, even with the right value first (403)', (name) => {
+  it.each(['tenantId', 'expires', 'keyId', 'signature'])('refuses a link that repeats %s, even with the right value first (400 naming it)', (name) => {
     const l = link();
-    expect(failure(() => auth.authenticate(recording, presented({ ...l, [name]: [l[name], l[name]] }), NOW))).toBe('forbidden');
-    expect(failure(() => auth.authenticate(recording, presented({ ...l, [name]: [l[name], '0'] }), NOW))).toBe('forbidden');
+    expect(failure(() => auth.authenticate(recording, presented({ ...l, [name]: [l[name], l[name]] }), NOW))).toBe(`invalid: ${name}`);
+    expect(failure(() => auth.authenticate(recording, presented({ ...l, [name]: [l[name], '0'] }), NOW))).toBe(`invalid: ${name}`);
   });
 
   it('refuses expired links and links beyond the maximum lifetime (403)', () => {

@@ -2,8 +2,10 @@
 // parameters once each, expiry within PRESIGN_MAX_TTL_SECONDS, a hex signature (either letter case)
 // of a live signing key over that resource. Used by the Authenticator for every request carrying a
 // link, and through LinkSigner.verify for links handed back to the service (the player's eventsUrl).
-// Failures are 403 with a message that never repeats the signature.
+// Failures are 403 with a message that never repeats the signature; a parameter given twice is a
+// 400 naming it, as a repeated token or recordingId is (the request is malformed, not unauthorised).
 import { AppError } from '../common/app-error';
+import { ValidationError } from '../common/validation';
 import { safeEqual } from './key-material';
 import { PresignScope, sign } from './presign';
 import type { TenantRegistry } from './tenant-registry';
@@ -16,7 +18,7 @@ const SIGNATURE = /^[0-9a-f]{64}$/i;
 /** Whether the query carries any presigned-link parameter. */
 export const carriesLink = (query: Record<string, unknown>) => PRESIGN_PARAMS.some((k) => query[k] !== undefined);
 
-/** The tenant and expiry of a link valid for `scope`; throws 403 otherwise. */
+/** The tenant and expiry of a link valid for `scope`; throws 403 otherwise (400 for a repeated parameter). */
 export function verifyLink(
   scope: PresignScope,
   query: Record<string, unknown>,
@@ -25,7 +27,13 @@ export function verifyLink(
   nowMs: number,
 ): { tenantId: string; expires: number } {
   // One value each: with two, a proxy or cache in front could read another link than this check.
-  if (PRESIGN_PARAMS.some((k) => Array.isArray(query[k]))) throw new AppError('forbidden', 'Presigned link repeats a parameter');
+  const repeated = PRESIGN_PARAMS.filter((k) => Array.isArray(query[k]));
+  if (repeated.length) {
+    throw new ValidationError(
+      `Invalid query: ${repeated.join(', ')}: must be given once (a presigned link repeats a parameter)`,
+      repeated.map((path) => ({ path, message: 'must be given once' })),
+    );
+  }
   const [tenantId, expiresRaw, keyId, signature] = PRESIGN_PARAMS.map((k) => (typeof query[k] === 'string' ? query[k] : undefined));
   if (!tenantId || !expiresRaw || !keyId || !signature) {
     throw new AppError('forbidden', 'Presigned link is incomplete: tenantId, expires, keyId and signature are all required');

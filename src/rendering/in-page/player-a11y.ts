@@ -1,7 +1,7 @@
 // Run in the viewer's browser by the hosted player. rrweb-player's control bar as shipped is not
 // usable without a mouse: the play and full-screen buttons are unnamed icons, the skip switch has no
 // label, the progress bar is a plain div that no key reaches, and the replay frame has no title.
-// `accessibleControls(player, totalMs)` names them, makes the progress bar a slider (arrows: 5 s,
+// `accessibleControls(player)` names them, makes the progress bar a slider (arrows: 5 s,
 // Page Up/Down: 30 s, Home/End) and lets Space play and pause from anywhere but a control that takes
 // Space itself.
 import type { PlayerUiEvent, RrwebPlayer } from './rrweb-shapes';
@@ -16,7 +16,9 @@ function clock(ms: number): string {
   return (h ? h + ':' + (m < 10 ? '0' : '') : '') + m + ':' + (s % 60 < 10 ? '0' : '') + (s % 60);
 }
 
-export function accessibleControls(player: RrwebPlayer, totalMs: number): void {
+export function accessibleControls(player: RrwebPlayer): void {
+  // Read when used: a page that opened on a window learns the whole length once the rest is loaded.
+  const total = () => player.getMetaData().totalTime;
   const replayer = player.getReplayer();
   if (replayer.iframe) replayer.iframe.setAttribute('title', 'Recorded page');
   let playing: boolean | undefined = false;
@@ -44,7 +46,7 @@ export function accessibleControls(player: RrwebPlayer, totalMs: number): void {
   function position(): void {
     if (!progress) return;
     progress.setAttribute('aria-valuenow', String(Math.round(now)));
-    progress.setAttribute('aria-valuetext', clock(now) + ' of ' + clock(totalMs));
+    progress.setAttribute('aria-valuetext', clock(now) + ' of ' + clock(total()));
   }
   player.addEventListener('ui-update-current-time', (e?: PlayerUiEvent) => {
     now = e && typeof e.payload === 'number' ? e.payload : now;
@@ -55,14 +57,15 @@ export function accessibleControls(player: RrwebPlayer, totalMs: number): void {
     progress.setAttribute('tabindex', '0');
     progress.setAttribute('aria-label', 'Position in the recording');
     progress.setAttribute('aria-valuemin', '0');
-    progress.setAttribute('aria-valuemax', String(Math.round(totalMs)));
+    progress.setAttribute('aria-valuemax', String(Math.round(total())));
     position();
     progress.addEventListener('keydown', (ev) => {
       const e = ev as KeyboardEvent;
-      const to = e.key === 'Home' ? 0 : e.key === 'End' ? totalMs : STEPS[e.key] !== undefined ? now + STEPS[e.key] : null;
+      const to = e.key === 'Home' ? 0 : e.key === 'End' ? total() : STEPS[e.key] !== undefined ? now + STEPS[e.key] : null;
       if (to === null) return;
       e.preventDefault();
-      now = Math.min(totalMs, Math.max(0, to));
+      now = Math.min(total(), Math.max(0, to));
+      progress.setAttribute('aria-valuemax', String(Math.round(total())));
       player.goto(now, playing);
       position();
     });

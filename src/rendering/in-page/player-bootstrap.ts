@@ -7,11 +7,14 @@ import { type LiveState, startLive } from './live-player';
 import { accessibleControls } from './player-a11y';
 import type { PlayerPageConfig } from './player-config';
 import { prepareReplay } from './prepare-replay';
+import { earlierUrl, openingWindow, prependEarlier, startOffset, windowShows } from './progressive-load';
 import type { RrwebPlayer } from './rrweb-shapes';
 import { skipBadEvents } from './skip-bad-events';
 
 interface PlayerState {
   ready: boolean;
+  /** What is loaded: the whole recording, or only a window from the start time's keyframe (the rest follows). */
+  loaded: 'all' | 'window';
   /** Values the replay sanitiser removed or rewrote in the recording (prepare-replay.ts). */
   sanitized: number;
   error: string | undefined;
@@ -37,22 +40,8 @@ declare global {
 
 const CONTROLLER_HEIGHT = 80;
 
-// Out-of-range positions start at the nearest end: the page cannot answer 422 once it is served.
-function startOffset(sel: PlayerPageConfig['time'], first: number, last: number): number {
-  const length = last - first;
-  const at =
-    sel.kind === 'offset'
-      ? sel.value < 0
-        ? length + sel.value
-        : sel.value
-      : sel.kind === 'percent'
-        ? Math.round((length * sel.value) / 100)
-        : sel.value - first;
-  return Math.min(length, Math.max(0, at));
-}
-
 function main(): void {
-  const state: PlayerState = { ready: false, sanitized: 0, error: undefined, player: undefined };
+  const state: PlayerState = { ready: false, loaded: 'all', sanitized: 0, error: undefined, player: undefined };
   window.__tapedeck = state;
   const cfg = JSON.parse((document.getElementById('tapedeck-config') as HTMLElement).textContent as string) as PlayerPageConfig;
   const mount = document.getElementById('player') as HTMLElement;
@@ -70,6 +59,47 @@ function main(): void {
       width: Math.max(80, Math.floor(r.width)),
       height: Math.max(45, Math.floor(r.height) - (cfg.controls ? CONTROLLER_HEIGHT : 0)),
     };
+  }
+
+  /** The events at `url` (a JSON array, or rrweb Cloud's { events }), null when the body holds none. */
+  function load(url: string): Promise<ReplayEvent[] | null> {
+    return fetch(url, { credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json' } })
+      .then(
+        (res) => {
+          if (!res.ok) throw new Error('The recording could not be loaded (HTTP ' + res.status + ').');
+          return res.json().catch(() => {
+            throw new Error('The recording could not be read.');
+          }) as Promise<unknown>;
+        },
+        () => {
+          throw new Error('The recording could not be loaded (network error).');
+        },
+      )
+      .then((body: unknown) => {
+        const listed = body as { events?: unknown } | null;
+        return (Array.isArray(body) ? body : listed && Array.isArray(listed.events) ? listed.events : null) as ReplayEvent[] | null;
+      });
+  }
+
+  /**
+   * Everything before the window, put in front of rrweb's events; a custom event at the end makes
+   * rrweb-player read the longer recording's length. The viewer keeps the moment shown.
+   */
+  function loadEarlier(player: RrwebPlayer, firstTs: number): void {
+    load(earlierUrl(cfg.eventsUrl, firstTs))
+      .then((earlier) => {
+        if (!earlier || !earlier.length) return;
+        earlier.sort((a, b) => a.timestamp - b.timestamp);
+        state.sanitized += prepareReplay(earlier).sanitized;
+        const events = player.getReplayer().service.state.context.events;
+        prependEarlier(events, earlier);
+        const last = events[events.length - 1].timestamp;
+        player.addEvent({ type: 5, timestamp: last, data: { tag: 'tapedeck-loaded', payload: {} } });
+        state.loaded = 'all';
+      })
+      .catch(() => {
+        // The window still plays; seeking before it shows its first moment.
+      });
   }
 
   const lib = window.rrwebPlayer;
@@ -102,21 +132,24 @@ function main(): void {
     });
     return;
   }
-  fetch(cfg.eventsUrl, { credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json' } })
-    .then(
-      (res) => {
-        if (!res.ok) throw new Error('The recording could not be loaded (HTTP ' + res.status + ').');
-        return res.json().catch(() => {
-          throw new Error('The recording could not be read.');
-        }) as Promise<unknown>;
-      },
-      () => {
-        throw new Error('The recording could not be loaded (network error).');
-      },
-    )
-    .then((body: unknown) => {
-      const listed = body as { events?: unknown } | null;
-      let events = (Array.isArray(body) ? body : listed && Array.isArray(listed.events) ? listed.events : null) as ReplayEvent[] | null;
+  // A window first when the page starts later in a recording it knows the span of (the whole
+  // recording when that window cannot be read).
+  // Between a keyframe's Meta and its snapshot the previous page shows, which the window does not
+  // hold: then too the whole recording (as a screenshot does, screenshot/page-window.ts).
+  let opening = openingWindow(cfg);
+  const whole = () => {
+    opening = undefined;
+    return load(cfg.eventsUrl);
+  };
+  (opening
+    ? load(opening.url).then(
+        (events) => (events && opening && windowShows(events, opening.at) ? events : whole()),
+        () => whole(),
+      )
+    : load(cfg.eventsUrl)
+  )
+    .then((loaded: ReplayEvent[] | null) => {
+      let events = loaded;
       // Without a full snapshot rrweb shows an empty frame (the screenshot answers 422 then).
       const snapshot = events && events.some((e) => e && e.type === 2);
       if (!events || events.length < 2 || !snapshot) throw new Error('This recording has nothing to replay yet.');
@@ -146,7 +179,7 @@ function main(): void {
       });
       state.player = player;
       skipBadEvents(player.getReplayer());
-      accessibleControls(player, player.getMetaData().totalTime);
+      accessibleControls(player);
       // The speed prop reaches the replayer only; the control bar highlights speedOption[0] until told.
       player.setSpeed(cfg.speed);
       window.addEventListener('resize', () => {
@@ -160,7 +193,8 @@ function main(): void {
       const sorted = events;
       return new Promise((resolve) => setTimeout(resolve, 1)).then(() => {
         // +0.5, not +1: see screenshot-renderer.ts (a keyframe's Meta at the next millisecond).
-        player.goto(startOffset(cfg.time, sorted[0].timestamp, sorted[sorted.length - 1].timestamp) + 0.5, cfg.autoplay);
+        const first = sorted[0].timestamp;
+        player.goto((opening ? Math.max(0, opening.at - first) : startOffset(cfg.time, first, sorted[sorted.length - 1].timestamp)) + 0.5, cfg.autoplay);
         // Only a Meta event sizes and shows rrweb's frame: without one, the frame takes the player's size.
         const replayer = player.getReplayer();
         if (!replayer.iframe.offsetWidth) {
@@ -170,6 +204,10 @@ function main(): void {
         if (replayer.iframe.contentDocument) finishAnimations(replayer.iframe.contentDocument);
         state.ready = true;
         document.body.classList.add('ready');
+        if (opening && cfg.span && first > cfg.span.first) {
+          state.loaded = 'window';
+          loadEarlier(player, first);
+        }
       });
     })
     .catch((err: { message?: string } | undefined) => {

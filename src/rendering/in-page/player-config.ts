@@ -11,4 +11,9 @@ export interface PlayerPageConfig {
   speed: number;
   /** Where playback starts; out-of-range positions start at the nearest end. */
   time: { kind: 'offset' | 'percent' | 'epoch'; value: number };
+  /**
+   * The recording's first and last event times (epoch ms) as projected, when eventsUrl is its own
+   * events: a page that starts later first loads a window from the nearest keyframe (progressive-load.ts).
+   */
+  span?: { first: number; last: number };
 }

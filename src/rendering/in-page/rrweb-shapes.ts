@@ -39,6 +39,7 @@ export interface RrwebPlayer {
   getMetaData(): { totalTime: number };
   addEventListener(event: string, handler: (detail?: PlayerUiEvent) => unknown): void;
   goto(timeOffset: number, play?: boolean): void;
+  addEvent(event: { type: number; timestamp: number; data: unknown }): void;
   toggle(): void;
   setSpeed(speed: number): void;
   triggerResize(): void;

@@ -19,6 +19,8 @@ export interface PlayerPageInput {
   mode: PlayerMode;
   speed: number;
   time: TimeSelector;
+  /** The recording's first and last event times, when eventsUrl is its own events (PlayerPageConfig.span). */
+  span?: { first: number; last: number };
   /** PLAYER_FRAME_ANCESTORS, e.g. "'self' https://app.example.com". */
   frameAncestors: string;
   /** PLAYER_ASSET_SOURCES: where the recorded site's images, fonts, stylesheets and media may load from. */
@@ -60,6 +62,7 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
     mode: input.mode,
     speed: input.speed,
     time: input.time,
+    ...(input.span ? { span: input.span } : {}),
   };
   const html = `<!doctype html>
 <html lang="en">

@@ -84,7 +84,8 @@ function checkLinkedEventsUrl(eventsUrl: string, pageQuery: Record<string, unkno
   try {
     tenantId = access.links.verify({ kind: 'recording', recordingId: segment }, link).tenantId;
   } catch (e) {
-    if (e instanceof AppError) refuse(`must carry this page's presigned link or another valid one of this recording (${e.message})`);
+    if (e instanceof AppError || e instanceof ValidationError)
+      refuse(`must carry this page's presigned link or another valid one of this recording (${e.message})`);
     throw e;
   }
   if (tenantId !== access.auth.tenantId) refuse("must carry a presigned link of this page's tenant");

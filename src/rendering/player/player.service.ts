@@ -59,6 +59,10 @@ export class PlayerService {
       frameAncestors: this.cfg.PLAYER_FRAME_ANCESTORS,
       assetSources: this.cfg.PLAYER_ASSET_SOURCES,
       ...playerHeading(input.recordingId, query.eventsUrl, recording.projected ? recording : undefined, query.live),
+      // Its own events only: an eventsUrl override may play something else (a replay, a window); a live page reads the feed.
+      ...(query.eventsUrl === undefined && !query.live && recording.projected && recording.startedAt !== null && recording.endedAt !== null
+        ? { span: { first: recording.startedAt, last: recording.endedAt } }
+        : {}),
       // Relative to /recordings/{id}/player(.html), so a path prefix in front of the service works.
       assetsBase: '../../assets',
       assetVersion: this.assets.version,

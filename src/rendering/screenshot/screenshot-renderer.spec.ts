@@ -92,8 +92,8 @@ describe('ScreenshotRenderer', () => {
     const b = await renderer.render(req({ time: { kind: 'percent', value: 100 }, events: () => Promise.reject(new Error('not needed')) }));
     expect(mockOpened).toHaveLength(1);
     expect(mockOpened[0].events.map((e) => e.timestamp)).toEqual([1000, 1001, 1500, 2000]);
-    expect(mockOpened[0].shots).toEqual([251, 1001]); // inclusive of events at the position
-    expect(a.bytes.toString()).toBe('png@251|png|1280x960|q0'); // height from the 800x600 Meta viewport
+    expect(mockOpened[0].shots).toEqual([250.5, 1000.5]); // inclusive of events at the position
+    expect(a.bytes.toString()).toBe('png@250.5|png|1280x960|q0'); // height from the 800x600 Meta viewport
     expect(b.contentType).toBe('image/png');
     expect(renderer.warmHits).toBe(1);
     expect(renderer.coldRenders).toBe(1);
@@ -120,7 +120,7 @@ describe('ScreenshotRenderer', () => {
     expect(renderer.imageCacheHits).toBe(1);
     expect(first.etag).toBe(`"${createHash('sha256').update(first.bytes).digest('base64url')}"`);
     expect(first.contentType).toBe('image/jpeg');
-    expect(first.bytes.toString()).toBe('png@2|jpeg|100x75|q40'); // offset 0 shows the first snapshot (at +1 ms)
+    expect(first.bytes.toString()).toBe('png@1.5|jpeg|100x75|q40'); // offset 0 shows the first snapshot (at +1 ms)
     // PNG ignores quality, so it does not split the cache.
     const p1 = await renderer.render(req({ quality: 10 }));
     const p2 = await renderer.render(req({ quality: 90 }));
@@ -226,8 +226,8 @@ describe('ScreenshotRenderer', () => {
     expect(mockOpened).toHaveLength(2); // a page (and so a browser context) each
     expect(b).not.toBe(a);
     await renderer.render(req({ tenantId: 'tenant-b', time: { kind: 'offset', value: 9 } }));
-    expect(mockOpened[1].shots).toEqual([2, 10]);
-    expect(mockOpened[0].shots).toEqual([2]);
+    expect(mockOpened[1].shots).toEqual([1.5, 9.5]);
+    expect(mockOpened[0].shots).toEqual([1.5]);
     // The pool remembers crashing recordings by tenant and content key.
     expect(new Set(keys).size).toBe(2);
     expect(keys[0]).toContain('tenant-a');
@@ -242,6 +242,6 @@ describe('ScreenshotRenderer', () => {
     expect(mockOpened.map((p) => p.closed)).toEqual([false, true]);
     isolate(false);
     await renderer.render(req({ time: { kind: 'offset', value: 4 } }));
-    expect(mockOpened[0].shots).toEqual([2, 5]);
+    expect(mockOpened[0].shots).toEqual([1.5, 4.5]);
   });
 });

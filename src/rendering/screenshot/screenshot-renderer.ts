@@ -26,6 +26,9 @@ import { resolveScreenshotSize, ScreenshotTime, Viewport } from './screenshot-pa
  * first and last event as the read found them; without it the read could not window (batches without
  * summaries) and `events` are the whole recording.
  */
+
+/** How far past a moment a seek goes so that the moment's own events show (see shoot()). */
+export const SEEK_PAST_MS = 0.5;
 export type WindowLoader = (bounds: (first: number, last: number) => { from: number; to: number }) => Promise<{ events: readonly RrwebEvent[]; span?: Span }>;
 
 export interface ScreenshotRendererOptions {
@@ -256,7 +259,7 @@ export class ScreenshotRenderer {
       // rrweb starts a seek at the last Meta at or before the baseline, and a keyframe's Meta exactly
       // there (the next millisecond) made it skip everything before and apply nothing (the page kept
       // its first snapshot). Timestamps are whole milliseconds, so +0.5 is exactly "up to and including".
-      return await untilAborted(used.shoot(shown - used.range.firstTs + 0.5, { width: box.width, height: box.height }), lease.signal);
+      return await untilAborted(used.shoot(shown - used.range.firstTs + SEEK_PAST_MS, { width: box.width, height: box.height }), lease.signal);
     } catch (err) {
       this.drop(scope, used);
       throw err;

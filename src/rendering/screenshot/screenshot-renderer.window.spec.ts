@@ -3,7 +3,7 @@
 // window cannot place the moment as the whole recording does.
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { BrowserLease, BrowserPool } from '../browser-pool/browser-pool';
-import { ScreenshotRenderer, ScreenshotRequest, WindowLoader } from './screenshot-renderer';
+import { ScreenshotRenderer, ScreenshotRequest, SEEK_PAST_MS, WindowLoader } from './screenshot-renderer';
 
 class MockReplayPage {
   readonly generation = 1;
@@ -13,7 +13,7 @@ class MockReplayPage {
   constructor(readonly events: RrwebEvent[]) {}
   async shoot(offset: number): Promise<Buffer> {
     this.shots.push(offset);
-    return Buffer.from(`png@${this.events[0].timestamp + offset - 1}`);
+    return Buffer.from(`png@${this.events[0].timestamp + offset - SEEK_PAST_MS}`);
   }
   async close(): Promise<void> {
     this.closed = true;
@@ -94,7 +94,7 @@ describe('ScreenshotRenderer with windowed reads', () => {
     expect(img.bytes.toString()).toBe('png@450000');
     expect(mockOpened[0].events[0]).toEqual(meta(400_000, 1024, 768));
     expect(mockOpened[0].events.at(-1)!.timestamp).toBe(510_000); // a minute ahead, for warm seeks
-    expect(mockOpened[0].shots).toEqual([50_001]);
+    expect(mockOpened[0].shots).toEqual([50_000 + SEEK_PAST_MS]);
     expect(img.height).toBe(960); // 1280 wide in the 1024x768 window of that moment
     expect(reads).toEqual([{ from: 450_000, to: 510_000, events: 13 }]);
     expect(wholeReads).toBe(0);

@@ -1,0 +1,58 @@
+// The hosted player opens a later moment of a long recording from its nearest keyframe first (issue
+// #27): with the recording's span in its config, it asks the events URL for a window from the
+// moment (`from`, which the service starts at the keyframe at or before it), shows that moment, then
+// loads everything before the window in the background and puts it in front, so seeking back works
+// as in a recording loaded whole. Pure functions here; the bootstrap does the fetching.
+import type { PlayerPageConfig } from './player-config';
+import type { ReplayEvent } from './rrweb-shapes';
+
+/** Where playback starts, from the time selector and the recording's first and last event times; out of range: the nearest end. */
+export function startOffset(sel: PlayerPageConfig['time'], first: number, last: number): number {
+  const length = last - first;
+  const at =
+    sel.kind === 'offset'
+      ? sel.value < 0
+        ? length + sel.value
+        : sel.value
+      : sel.kind === 'percent'
+        ? Math.round((length * sel.value) / 100)
+        : sel.value - first;
+  return Math.min(length, Math.max(0, at));
+}
+
+/** `url` (relative or absolute, same origin) with `params` added to its query. */
+export function withParams(url: string, params: Record<string, string>): string {
+  const hash = url.indexOf('#');
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const query = Object.keys(params)
+    .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(params[k])}`)
+    .join('&');
+  return `${base}${base.indexOf('?') < 0 ? '?' : '&'}${query}`;
+}
+
+/** The first request of a page that opens after the recording's start: a window from that moment; undefined to load it whole. */
+export function openingWindow(cfg: Pick<PlayerPageConfig, 'eventsUrl' | 'time' | 'span'>): { url: string; at: number } | undefined {
+  if (!cfg.span || cfg.span.last <= cfg.span.first) return undefined;
+  const at = cfg.span.first + startOffset(cfg.time, cfg.span.first, cfg.span.last);
+  if (at <= cfg.span.first) return undefined;
+  return { url: withParams(cfg.eventsUrl, { from: `epoch:${at}` }), at };
+}
+
+/** Whether a window's events can show the moment `at`: a FullSnapshot at or before it. */
+export function windowShows(events: readonly ReplayEvent[], at: number): boolean {
+  return events.some((e) => e && e.type === 2 && e.timestamp <= at);
+}
+
+/** The request for everything before a window whose first event is at `firstTs`. */
+export const earlierUrl = (eventsUrl: string, firstTs: number) => withParams(eventsUrl, { to: `epoch:${firstTs - 1}` });
+
+/**
+ * Puts `earlier` (sorted, as the service sends them) in front of `events` (rrweb's own sorted list),
+ * dropping any at or after its first event; returns how many were added.
+ */
+export function prependEarlier(events: ReplayEvent[], earlier: readonly ReplayEvent[]): number {
+  const first = events.length ? events[0].timestamp : Infinity;
+  const add = earlier.filter((e) => e.timestamp < first);
+  events.unshift(...add);
+  return add.length;
+}
