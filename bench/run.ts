@@ -10,6 +10,7 @@ import { startStack } from '../test/harness/stack';
 import { BenchSection, SMOKE } from './bench-kit';
 import { ingestionBench } from './ingestion.bench';
 import { listingBench } from './listing.bench';
+import { longRecordingBench } from './long-recording.bench';
 import { noisyNeighbourBench } from './noisy-neighbour.bench';
 import { projectionLagBench } from './projection-lag.bench';
 import { replayBench } from './replay.bench';
@@ -17,7 +18,16 @@ import { retrievalBench } from './retrieval.bench';
 import { screenshotBench } from './screenshot.bench';
 
 // The listing section last: it seeds 100 000 recordings into the shared stack.
-const SECTIONS: BenchSection[] = [ingestionBench, projectionLagBench, retrievalBench, screenshotBench, replayBench, noisyNeighbourBench, listingBench];
+const SECTIONS: BenchSection[] = [
+  ingestionBench,
+  projectionLagBench,
+  retrievalBench,
+  screenshotBench,
+  replayBench,
+  noisyNeighbourBench,
+  longRecordingBench,
+  listingBench,
+];
 
 async function main() {
   const only = process.argv.slice(2);
