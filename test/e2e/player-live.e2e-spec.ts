@@ -112,7 +112,17 @@ async function watch(recordingId: string, base = testEnv().baseUrl, wait = true)
 const live = (p: Page) => p.evaluate(() => (window as any).__tapedeck.live as LiveState);
 const replayText = (p: Page) =>
   p.evaluate(() => document.querySelector<HTMLIFrameElement>('.replayer-wrapper iframe')?.contentDocument?.body?.textContent ?? '');
-const barText = (p: Page) => p.evaluate(() => document.getElementById('live-bar')!.innerText.replace(/\s+/g, ' '));
+/** What the live bar shows (its screen-reader announcement aside). */
+const barText = (p: Page) =>
+  p.evaluate(() =>
+    Array.from(document.getElementById('live-bar')!.children)
+      .filter((e) => e.id !== 'live-announce')
+      .map((e) => (e as HTMLElement).innerText)
+      .filter(Boolean)
+      .join(' ')
+      .replace(/\s+/g, ' '),
+  );
+const announced = (p: Page) => p.evaluate(() => document.getElementById('live-announce')!.textContent);
 const lines = (p: Page) => p.evaluate(() => document.querySelectorAll('.line').length);
 
 async function screenshot(p: Page, name: string): Promise<void> {
@@ -166,6 +176,7 @@ describe('the live player', () => {
     expect(s.lagsMs.length).toBeGreaterThan(0);
     expect(await barText(page)).toMatch(/^LIVE (?:under 0\.1|[\d.]+) s behind Pause -10 s Go live$/);
     expect(await page.locator('#live-go').isDisabled()).toBe(true);
+    expect(await announced(page)).toBe('Following live');
     await screenshot(page, 'following');
     expect(problems).toEqual([]);
     await recorded.context().close();
@@ -235,6 +246,7 @@ describe('the live player', () => {
     expect(paused.following).toBe(false);
     expect(paused.behindMs).toBeGreaterThan(1000);
     expect(await barText(page)).toMatch(/^LIVE [\d.]+ s behind · paused Play -10 s Go live$/);
+    expect(await announced(page)).toBe('Paused');
     await screenshot(page, 'paused');
 
     // -10 s: ten seconds back, or to the first page received (the backfill's keyframe) if that is nearer.

@@ -129,6 +129,7 @@ export function startLive(o: LiveOptions): LiveState {
   const bar = byId('live-bar');
   const badge = byId('live-badge');
   const text = byId('live-text');
+  const announce = byId('live-announce');
   const toggle = byId<HTMLButtonElement>('live-toggle');
   const back = byId<HTMLButtonElement>('live-back');
   const go = byId<HTMLButtonElement>('live-go');
@@ -380,6 +381,23 @@ export function startLive(o: LiveOptions): LiveState {
       message = behindText(live.behindMs || 0) + (live.following ? '' : playing() ? '' : ' · paused');
       if (live.sessionLive === false) message += ' · session ended';
     }
+    // What a screen reader hears: the state, when it changes (not the seconds behind).
+    const said = live.ended
+      ? message
+      : live.sessionLive === false && live.following
+        ? 'Session ended'
+        : !live.connected
+          ? retryNote
+            ? retryNote.what
+            : 'Connecting'
+          : !r
+            ? 'Waiting for the recorded page'
+            : live.following
+              ? 'Following live'
+              : playing()
+                ? 'Playing back, behind live'
+                : 'Paused';
+    if (announce && announce.textContent !== said) announce.textContent = said;
     bar.className = cls;
     if (badge && badge.textContent !== badgeText) badge.textContent = badgeText;
     if (text && text.textContent !== message) text.textContent = message;

@@ -84,7 +84,8 @@ describe('buildPlayerPage', () => {
     expect(html).toContain('<body class="mode-standard live">');
     const bar = /<div id="live-bar"[^>]*>.*?<\/div>/s.exec(html)![0];
     expect(bar).toMatch(/^<div id="live-bar" role="group" aria-label="Live view" hidden>/);
-    expect(bar).toContain('<span id="live-badge" class="badge">LIVE</span><span id="live-text" role="status">');
+    expect(bar).toContain('<span id="live-badge" class="badge">LIVE</span><span id="live-text">Connecting…</span>');
+    expect(bar).toContain('<span id="live-announce" class="sr-only" role="status"></span>');
     for (const control of [
       '<button type="button" id="live-toggle">Pause</button>',
       '<button type="button" id="live-back" aria-label="Back 10 seconds">-10 s</button>',
