@@ -1,5 +1,4 @@
 import { resumeUrl, retryAfterMs } from './live-feed';
-import { endMessage } from './live-player';
 
 describe('resumeUrl', () => {
   it.each([
@@ -22,19 +21,5 @@ describe('retryAfterMs', () => {
     ['Wed, 21 Oct 2026 07:28:00 GMT', 5000],
   ])('Retry-After %p → %p ms', (header, ms) => {
     expect(retryAfterMs(header)).toBe(ms);
-  });
-});
-
-describe('endMessage', () => {
-  it.each([
-    ['deleted', 'This recording was deleted.'],
-    ['link_expired', 'The link expired: reload the page to keep watching.'],
-    ['slow_viewer', 'The live view fell too far behind and was stopped: reload the page to follow again.'],
-    ['refused:403', 'The link is no longer valid: reload the page.'],
-    ['refused:404', 'This recording no longer exists.'],
-    ['refused:400', 'The live feed could not be opened (HTTP 400).'],
-    ['something_new', 'The live view ended.'],
-  ])('%s → %s', (reason, text) => {
-    expect(endMessage(reason)).toBe(text);
   });
 });

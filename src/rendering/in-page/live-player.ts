@@ -9,6 +9,7 @@
 // newest event again. A batch's events rrweb would cast synchronously (older than where playback
 // started) go to its virtual DOM and would stay there: a "flush" writes them to the frame.
 import { finishAnimations } from './finish-animations';
+import { endMessage, liveBarView } from './live-bar';
 import { behindText, ClockOffset } from './live-clock';
 import { openFeed, type FeedStatus } from './live-feed';
 import { createReplayPreparer } from './prepare-replay';
@@ -73,22 +74,6 @@ const SLIDER_KEYS: Record<string, number> = {
   Home: 0,
   End: 0,
 };
-
-const END_MESSAGES: Record<string, string> = {
-  deleted: 'This recording was deleted.',
-  link_expired: 'The link expired: reload the page to keep watching.',
-  slow_viewer: 'The live view fell too far behind and was stopped: reload the page to follow again.',
-  'refused:404': 'This recording no longer exists.',
-  'refused:401': 'The link is no longer valid: reload the page.',
-  'refused:403': 'The link is no longer valid: reload the page.',
-};
-
-/** What the live bar says when the feed is over. */
-export function endMessage(reason: string): string {
-  if (END_MESSAGES[reason]) return END_MESSAGES[reason];
-  if (reason.indexOf('refused:') === 0) return 'The live feed could not be opened (HTTP ' + reason.slice(8) + ').';
-  return 'The live view ended.';
-}
 
 const byId = <T extends HTMLElement>(id: string): T | null => document.getElementById(id) as T | null;
 
@@ -357,50 +342,21 @@ export function startLive(o: LiveOptions): LiveState {
     }
     if (!bar) return;
     bar.hidden = false;
-    let badgeText = 'LIVE';
-    let message: string;
-    let cls = live.following && live.connected ? 'following' : 'behind';
-    if (live.ended) {
-      badgeText = 'OFFLINE';
-      cls = 'closed';
-      message = endMessage(live.ended);
-    } else if (live.sessionLive === false && live.following) {
-      badgeText = 'ENDED';
-      cls = 'ended';
-      message = 'Session ended';
-    } else if (!live.connected && live.following) {
-      const wait = retryNote ? Math.ceil((retryNote.at - now) / 1000) : 0;
-      message = retryNote
-        ? retryNote.what + (wait > 0 ? ': trying again in ' + wait + ' s' : ': trying again…')
-        : live.eventsReceived || live.sessionLive !== undefined
-          ? 'Reconnecting…'
-          : 'Connecting…';
-    } else if (!r) {
-      message = live.sessionLive === false ? 'Session ended: nothing to show' : 'Waiting for the recorded page…';
-    } else {
-      message = behindText(live.behindMs || 0) + (live.following ? '' : playing() ? '' : ' · paused');
-      if (live.sessionLive === false) message += ' · session ended';
-    }
-    // What a screen reader hears: the state, when it changes (not the seconds behind).
-    const said = live.ended
-      ? message
-      : live.sessionLive === false && live.following
-        ? 'Session ended'
-        : !live.connected
-          ? retryNote
-            ? retryNote.what
-            : 'Connecting'
-          : !r
-            ? 'Waiting for the recorded page'
-            : live.following
-              ? 'Following live'
-              : playing()
-                ? 'Playing back, behind live'
-                : 'Paused';
-    if (announce && announce.textContent !== said) announce.textContent = said;
-    bar.className = cls;
-    if (badge && badge.textContent !== badgeText) badge.textContent = badgeText;
-    if (text && text.textContent !== message) text.textContent = message;
+    const view = liveBarView({
+      ended: live.ended,
+      sessionLive: live.sessionLive,
+      following: live.following,
+      connected: live.connected,
+      retry: retryNote && { what: retryNote.what, inMs: retryNote.at - now },
+      shown: !!r,
+      playing: playing(),
+      behindText: behindText(live.behindMs || 0),
+      heard: live.eventsReceived > 0 || live.sessionLive !== undefined,
+    });
+    if (bar.className !== view.cls) bar.className = view.cls;
+    if (badge && badge.textContent !== view.badge) badge.textContent = view.badge;
+    if (text && text.textContent !== view.text) text.textContent = view.text;
+    if (announce && announce.textContent !== view.said) announce.textContent = view.said;
     if (toggle) {
       const label = playing() ? 'Pause' : 'Play';
       if (toggle.textContent !== label) toggle.textContent = label;
