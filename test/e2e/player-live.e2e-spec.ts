@@ -160,14 +160,14 @@ describe('the live player', () => {
         (t) => document.querySelector<HTMLIFrameElement>('.replayer-wrapper iframe')?.contentDocument?.body?.textContent?.includes(t),
         text,
         {
-          timeout: 5000,
+          timeout: 10_000,
           polling: 'raf',
         },
       );
       // Both pages run in this browser: one clock.
       delays.push((await page.evaluate(() => Date.now())) - at);
     }
-    // The recorder cuts a batch every second; the feed and the player add little to that.
+    // A watched recorder cuts a batch every 50 ms; the feed and the player add little to that.
     delays.sort((a, b) => a - b);
     expect(delays[2]).toBeLessThan(2000);
     const s = await live(page);
@@ -195,14 +195,14 @@ describe('the live player', () => {
           ),
         );
       await change(recorded);
-      await pollUntil(shown, (t) => t.length === 1, 5000);
+      await pollUntil(shown, (t) => t.length === 1, 10_000);
       await proxy.cut();
       for (let i = 0; i < 3; i++) await change(recorded);
       await recorded.evaluate(() => (window as any).Tapedeck.flush());
       await pollUntil(
         () => live(page),
         (s) => !s.connected,
-        5000,
+        10_000,
       );
       expect(await barText(page)).toMatch(/^LIVE Reconnecting… /);
       await proxy.restore();
@@ -226,7 +226,7 @@ describe('the live player', () => {
     const { page, problems } = await watch(recordingId);
     const first = await change(recorded);
     await page.waitForFunction((t) => (window as any).__tapedeck.player.getReplayer().iframe.contentDocument.body.textContent.includes(t), first.text, {
-      timeout: 5000,
+      timeout: 10_000,
     });
 
     await page.click('#live-toggle');
@@ -238,7 +238,7 @@ describe('the live player', () => {
     await pollUntil(
       () => live(page),
       (s) => s.eventsReceived > received,
-      5000,
+      10_000,
     );
     await page.waitForTimeout(1200);
     expect(await replayText(page)).not.toContain(whilePaused.text);
@@ -278,14 +278,14 @@ describe('the live player', () => {
     await pollUntil(
       () => replayText(page),
       (t) => t.includes(whilePaused.text),
-      3000,
+      10_000,
     );
     expect((await live(page)).following).toBe(true);
     const after = await change(recorded);
     await pollUntil(
       () => replayText(page),
       (t) => t.includes(after.text),
-      5000,
+      10_000,
     );
 
     // Space pauses and plays from anywhere but a control.
@@ -313,12 +313,12 @@ describe('the live player', () => {
     await pollUntil(
       () => replayText(page),
       (t) => t.includes(text),
-      5000,
+      10_000,
     );
     await pollUntil(
       () => live(page),
       (s) => s.sessionLive === true,
-      5000,
+      10_000,
     );
     expect(await barText(page)).toMatch(/^LIVE (?:under 0\.1|[\d.]+) s behind Pause -10 s Go live$/);
     expect(problems).toEqual([]);
@@ -342,7 +342,7 @@ describe('the live player', () => {
     await pollUntil(
       () => replayText(second.page),
       (t) => t.includes(text),
-      5000,
+      10_000,
     );
     expect(await live(second.page)).toMatchObject({ connected: true, following: true });
     // The refusals themselves are the only complaints: the browser logs a failed load for each.
