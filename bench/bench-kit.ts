@@ -260,16 +260,16 @@ export async function projectorLag(env: TestEnv, projection = 'recordings'): Pro
 }
 
 /** Waits until the projection has acknowledged everything the stream held when this was called. */
-export async function waitForProjector(env: TestEnv, timeoutMs: number, log?: (m: string) => void): Promise<number> {
+export async function waitForProjector(env: TestEnv, timeoutMs: number, log?: (m: string) => void, projection = 'recordings'): Promise<number> {
   const start = now();
   let last = 0;
   for (;;) {
-    const lag = await projectorLag(env);
+    const lag = await projectorLag(env, projection);
     if (lag && lag.pending + lag.ackPending === 0 && lag.ackFloorSeq >= lag.streamLastSeq) return now() - start;
     if (now() - start > timeoutMs) throw new Error(`projector not caught up in ${timeoutMs} ms: ${JSON.stringify(lag)}`);
     if (log && now() - last > 10_000) {
       last = now();
-      log(`  projector: ${lag?.pending ?? '?'} pending, oldest ${lag?.oldestUnprojectedAgeSeconds?.toFixed(1) ?? '?'} s`);
+      log(`  projector ${projection}: ${lag?.pending ?? '?'} pending, oldest ${lag?.oldestUnprojectedAgeSeconds?.toFixed(1) ?? '?'} s`);
     }
     await sleep(500);
   }

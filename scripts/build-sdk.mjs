@@ -23,7 +23,7 @@ const MAX_BYTES = 250 * 1024;
 const RECORDER = join(root, 'src/recorder-sdk/browser');
 const IN_PAGE = join(root, 'src/rendering/in-page');
 /** One bundle per page that runs our code: the hosted player, and the screenshot renderer's replay page. */
-const IN_PAGE_ENTRIES = ['player-bootstrap', 'screenshot-page'];
+const IN_PAGE_ENTRIES = ['player-bootstrap', 'screenshot-page', 'keyframe-page'];
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 for (const dir of [RECORDER, IN_PAGE]) {

@@ -3,6 +3,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { AppConfig } from './config/config';
 import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import { ActivityModule } from './activity/activity.module';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
@@ -16,6 +17,7 @@ import { SdkModule } from './recorder-sdk/sdk.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatisticsModule } from './statistics/statistics.module';
 import { RenderingModule } from './rendering/rendering.module';
+import { KeyframesModule } from './keyframes/keyframes.module';
 
 /** Feature modules registered by role; features add themselves here. */
 export const API_MODULES: Type[] = [
@@ -23,13 +25,14 @@ export const API_MODULES: Type[] = [
   LimitsModule,
   IngestionModule,
   RecordingsModule,
+  ActivityModule,
   ReplaysModule,
   SdkModule,
   AdminModule,
   StatisticsModule,
   RenderingModule,
 ];
-export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule];
+export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule, KeyframesModule];
 
 @Module({})
 export class AppModule {

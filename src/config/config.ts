@@ -53,6 +53,19 @@ export const configSchema = z.object({
   RENDER_CONCURRENCY: int(1, 64).default(2),
   RENDER_QUEUE: int(0, 10000).default(16),
   RENDER_TIMEOUT_MS: int(100, 120000).default(15000),
+  /**
+   * Server-made keyframes (docs/keyframes.md, projector role): a recording gets one once its last
+   * keyframe is this many minutes (0: never by time) or KEYFRAME_EVERY_BYTES of events (0: never by
+   * size) behind its end.
+   */
+  KEYFRAME_EVERY_MINUTES: int(0, 24 * 60).default(5),
+  KEYFRAME_EVERY_BYTES: int(0, 1024 * 1024 * 1024).default(5 * 1024 * 1024),
+  /** Recordings replayed at once to make keyframes (0: the service makes none). */
+  KEYFRAME_CONCURRENCY: int(0, 16).default(1),
+  /** How often the projector role looks for recordings that need keyframes. */
+  KEYFRAME_SCAN_SECONDS: int(1, 86400).default(30),
+  /** Time limit of one recording's replay for its keyframes. */
+  KEYFRAME_TIMEOUT_MS: int(1000, 30 * 60 * 1000).default(120000),
 
   /** Largest accepted ingestion request body (after decompression), bytes. */
   INGEST_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),

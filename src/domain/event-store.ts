@@ -4,6 +4,7 @@
 import { AppError, notFound } from '../common/app-error';
 import type { BatchSummary } from './batch-summary';
 import type { RrwebEvent } from './rrweb-event';
+import type { KeyframeHeader } from './server-keyframes';
 
 export interface AppendResult {
   duplicate: boolean;
@@ -12,8 +13,11 @@ export interface AppendResult {
   seqs: number[];
 }
 
-/** Stored messages of a recording per kind: event batches (chunks), metadata writes, deletion markers. */
-export type MessageCounts = { ev: number; meta: number; del: number };
+/**
+ * Stored messages of a recording per kind: event batches (chunks), metadata writes, deletion markers,
+ * server-made keyframes (`kf`, counted by the store; absent is none).
+ */
+export type MessageCounts = { ev: number; meta: number; del: number; kf?: number };
 
 export interface ReadOptions {
   signal?: AbortSignal;
@@ -58,6 +62,11 @@ export interface WindowHint {
   ts: number;
   first: number;
   last: number;
+  /**
+   * The keyframe at `ts` is a server-made one, stored at this stream sequence (its `kf` message). With
+   * a hint the read takes its server-made keyframe from here instead of reading every `kf` header.
+   */
+  server?: number;
 }
 
 /** One event as stored: its JSON object's bytes, and what ordering and de-duplication need. */
@@ -75,6 +84,11 @@ export interface EventStore {
   appendBatch(tenantId: string, recordingId: string, batchId: string, payload: Uint8Array, summary: BatchSummary): Promise<AppendResult>;
   /** Appends a metadata write (a JSON object of string values). */
   appendMetadata(tenantId: string, recordingId: string, writeId: string, metadata: Record<string, string>): Promise<AppendResult>;
+  /**
+   * Appends a server-made keyframe of the recording (its Meta and FullSnapshot as a JSON array), or a
+   * failed attempt (`ok` false, empty payload): a message of its own, never returned as an event.
+   */
+  appendKeyframe(tenantId: string, recordingId: string, header: KeyframeHeader, payload: Uint8Array): Promise<AppendResult>;
   /** What an earlier write stored at `seqs`; undefined when it is gone (for comparing a duplicate with it). */
   storedPayload(tenantId: string, recordingId: string, kind: 'ev' | 'meta', seqs: number[]): Promise<Uint8Array | undefined>;
 
@@ -98,7 +112,10 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
 /** What composing replays needs of the store: one recording's events in order. */
 export type RecordingEventSource = Pick<EventStore, 'read'>;
 
-/** A recording exists while the store holds an event batch or a metadata write of it; deletion markers alone are none. */
+/**
+ * A recording exists while the store holds an event batch or a metadata write of it; deletion
+ * markers and server-made keyframes alone are none.
+ */
 export function recordingExists(counts: MessageCounts): boolean {
   return counts.ev + counts.meta > 0;
 }

@@ -45,8 +45,10 @@ export function batchKeyframes(events: Iterable<Pick<RrwebEvent, 'type' | 'times
 export interface Keyframe {
   /** Time of its Meta event, epoch ms: where a read from this keyframe begins. */
   ts: number;
-  /** Stream sequence of the message that records its Meta (the batch's summary message). */
+  /** Stream sequence of the message that records its Meta (the batch's summary message, or the `kf` message of a server-made one). */
   seq: number;
+  /** A server-made keyframe (docs/keyframes.md): a `kf` message of its own, not events of the recording. */
+  server?: true;
 }
 
 export type SeqKeyframes = BatchKeyframes & { seq: number };

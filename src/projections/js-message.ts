@@ -13,6 +13,7 @@ export function toProjectionMessage(m: JsMsg): ProjectionMessage {
       [H.batch]: m.headers?.get(H.batch) || undefined,
       [H.chunk]: m.headers?.get(H.chunk) || undefined,
       [H.summary]: m.headers?.get(H.summary) || undefined,
+      [H.keyframe]: m.headers?.get(H.keyframe) || undefined,
     },
     data: headersOnly ? undefined : m.data,
   };

@@ -1,5 +1,5 @@
 // ClickHouse tables written by projections. Their DDL lives only in the numbered migrations
-// (001 to 006); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
+// (001 to 007); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
 // cannot diverge.
 export const T = {
   batches: 'recording_batches',
@@ -13,5 +13,11 @@ export const T = {
   timeline: 'recording_timeline',
   /** The keyframe fields of batch summaries, one row each (migration 006). */
   keyframes: 'recording_keyframes',
+  /** Pages, clicks, errors, failed requests of each batch (migration 007, the activity projection). */
+  activity: 'recording_activity',
+  /** Labels of clickable nodes, by node id (migration 007). */
+  activityNodes: 'recording_activity_nodes',
+  /** Inputs, active seconds and change times per batch (migration 007). */
+  activityBatches: 'recording_activity_batches',
   deleted: 'deleted_recordings',
 } as const;

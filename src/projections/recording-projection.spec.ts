@@ -204,6 +204,24 @@ describe('recording projection', () => {
     expect(applyRecordingMessages([ev(6, { events: [{ type: 3, timestamp: 1, data: {} }] as RrwebEvent[] })]).rows[T.keyframes]).toEqual([]);
   });
 
+  it('turns a server-made keyframe into one recording_keyframes row and nothing else, a failed attempt too', () => {
+    const kf = (seq: number, header: string | undefined): ProjectionMessage => ({
+      seq,
+      subject: subj('kf'),
+      timeMs: 4_000_000 + seq,
+      headers: { [H.keyframe]: header },
+    });
+    const out = applyRecordingMessages([kf(20, '{"v":1,"ts":90000,"ok":true}'), kf(21, '{"v":1,"ts":95000,"ok":false,"reason":"x"}'), kf(22, undefined)]);
+    expect(out.rows[T.keyframes]).toEqual([
+      { tenant_id: TENANT, recording_id: REC, kind: 'server', ts: 90_000, seq: 20 },
+      { tenant_id: TENANT, recording_id: REC, kind: 'failed', ts: 95_000, seq: 21 },
+    ]);
+    for (const t of [T.batches, T.timeline, T.recordings, T.minutes, T.metadata]) expect(out.rows[t]).toEqual([]);
+    expect(out.skipped).toEqual([{ seq: 22, reason: 'no readable Td-Keyframe header' }]);
+    // A deletion marker later in the batch removes it like any row of the recording.
+    expect(applyRecordingMessages([kf(20, '{"v":1,"ts":90000,"ok":true}'), del(23)]).rows[T.keyframes]).toEqual([]);
+  });
+
   it('is deterministic: applying the same messages again gives the same rows', () => {
     const batch = [ev(1), meta(2, { k: 'v' }), del(3, OTHER)];
     expect(applyRecordingMessages(batch)).toEqual(applyRecordingMessages(batch));

@@ -16,6 +16,21 @@ describe('keyframes from recording_keyframes rows', () => {
     ]);
   });
 
+  it('adds server-made keyframes on their own, without breaking a pairing, and leaves failed attempts out', () => {
+    const rows = [
+      { kind: 'meta', ts: '2000', seq: '7' },
+      { kind: 'server', ts: '2500', seq: '8' }, // stored between a Meta and the batch with its FullSnapshot
+      { kind: 'open', ts: '2001', seq: '9' },
+      { kind: 'server', ts: '1000', seq: '5' },
+      { kind: 'failed', ts: '3000', seq: '10' },
+    ] as const;
+    expect(keyframesFromRows(rows)).toEqual([
+      { ts: 1000, seq: 5, server: true },
+      { ts: 2000, seq: 7 },
+      { ts: 2500, seq: 8, server: true },
+    ]);
+  });
+
   it('reads one recording of one tenant, below its deletion marker, with values escaped', () => {
     const q = KeyframesSql.rows("t'1", 'r1').text;
     expect(q).toContain("tenant_id = 't\\'1' AND recording_id = 'r1'");

@@ -9,7 +9,7 @@ import { Sql, sql } from '../infrastructure/clickhouse/sql';
 import { fromReadModel } from './read-model-errors.util';
 import { withDeletions } from './visibility.sql';
 
-type KeyframeRow = { kind: 'kf' | 'meta' | 'open'; ts: string | number; seq: string | number };
+type KeyframeRow = { kind: 'kf' | 'meta' | 'open' | 'server' | 'failed'; ts: string | number; seq: string | number };
 
 const batches = (tenantId: string, recordingId: string) =>
   sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_batches WHERE tenant_id = ${tenantId} AND recording_id = ${recordingId}`;
@@ -28,19 +28,30 @@ export const KeyframesSql = {
   },
 };
 
-/** Keyframe rows back into the summaries' fields, one entry per stream sequence, in stream order. */
+/**
+ * Keyframe rows back into the summaries' fields, one entry per stream sequence, in stream order. A
+ * server-made keyframe ('server') is one on its own, at its message's sequence; a failed attempt
+ * ('failed') is none.
+ */
 export function keyframesFromRows(rows: readonly KeyframeRow[]): Keyframe[] {
   const bySeq = new Map<number, SeqKeyframes>();
+  const server: Keyframe[] = [];
   for (const r of rows) {
     const seq = Number(r.seq);
     const ts = Number(r.ts);
+    if (r.kind === 'failed') continue;
+    if (r.kind === 'server') {
+      server.push({ ts, seq, server: true });
+      continue;
+    }
     let b = bySeq.get(seq);
     if (!b) bySeq.set(seq, (b = { seq }));
     if (r.kind === 'kf') (b.kf ??= []).push(ts);
     else if (r.kind === 'meta') b.kfMeta = ts;
     else b.kfOpen = ts;
   }
-  return pairKeyframes([...bySeq.values()].sort((a, b) => a.seq - b.seq));
+  const paired = pairKeyframes([...bySeq.values()].sort((a, b) => a.seq - b.seq));
+  return server.length ? [...paired, ...server].sort((a, b) => a.ts - b.ts || a.seq - b.seq) : paired;
 }
 
 @Injectable()

@@ -7,12 +7,14 @@
 // by id (edge check, and the latest value of each filtered key: the rule of matchingRecordingsSql)
 // while their metadata is read. Deeper unfiltered pages are cut in SQL with an edge check of the whole
 // window beside them; a narrow filter skips the window (listing-narrow.plan.ts), and so does `live=true`
-// (recent activity: few recordings, by the server's clock of storing, live.sql.ts). `live=false` runs the
+// (recent activity: few recordings, by the server's clock of storing, live.sql.ts). Activity filters
+// (activity.sql.ts) use `recordings` FINAL with their id sets in SQL. `live=false` runs the
 // window plans with liveness checked on the summaries they read, or in SQL on deep pages.
 // The planner remembers, per tenant and filter set, the filters' counts and the last page's density:
 // hints that choose a plan and size a window, never what a page holds (every plan answers exactly).
 import { Injectable } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { ActivityFilters, hasActivityFilters } from './activity.sql';
 import { isLive, type LiveScope } from './live.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { FilterCounts, filterCounts } from './metadata-filter.counts';
@@ -29,6 +31,8 @@ import { TimelineSql } from './recordings-timeline.sql';
 /** What a listing page asks for: metadata filters (AND), optionally only live or only finished recordings, page size and offset. */
 export interface ListingQuery {
   filters: readonly MetadataFilter[];
+  /** Activity filters: a page from `recordings` FINAL with their id sets in SQL (deepPage). */
+  activity?: ActivityFilters;
   live?: LiveScope;
   limit: number;
   offset: number;
@@ -75,10 +79,12 @@ export class ListingPlanner {
     return fromReadModel(this.plan(tenantId, q));
   }
 
-  private async plan(tenantId: string, { filters, limit, offset, live }: ListingQuery): Promise<ListingPage> {
-    if (filters.length === 0 && !live) return this.newestPage(tenantId, limit, offset);
+  private async plan(tenantId: string, { filters, limit, offset, live, activity }: ListingQuery): Promise<ListingPage> {
+    if (filters.length === 0 && !live && !hasActivityFilters(activity)) return this.newestPage(tenantId, limit, offset);
     const counts = filters.length ? await this.filterCounts(tenantId, filters) : { filters: [], smallest: Infinity };
     if (!counts) return { rows: [], details: { summaries: [], metadata: [] } };
+    // Activity filters: their id sets beside the metadata filters and the live scope, in one statement.
+    if (hasActivityFilters(activity)) return this.deepPage(tenantId, counts.filters, limit, offset, live, activity);
     // Live only: its candidates are few (recent activity) whatever the filters and the depth.
     if (live?.live)
       return (await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live)) ?? this.deepPage(tenantId, counts.filters, limit, offset, live);
@@ -90,8 +96,15 @@ export class ListingPlanner {
   }
 
   /** A page from `recordings` FINAL with the filters and live scope in SQL: deep filtered pages, and many live recordings. */
-  private async deepPage(tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number, live?: LiveScope): Promise<ListingPage> {
-    const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters, live }, limit, offset));
+  private async deepPage(
+    tenantId: string,
+    filters: readonly MetadataFilter[],
+    limit: number,
+    offset: number,
+    live?: LiveScope,
+    activity?: ActivityFilters,
+  ): Promise<ListingPage> {
+    const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters, live, activity }, limit, offset));
     return {
       rows,
       details: await readDetails(

@@ -2,6 +2,7 @@
 // strings in JSONEachRow and are converted here; metadata objects are built with Object.fromEntries
 // so any key, `__proto__` included, becomes an own property. The links are the recordings feature's
 // (recordings/recording-links.ts): a view carries whatever links it is given.
+import { ActivitySummary, NO_ACTIVITY } from './activity-summary';
 import { isLive } from './live.sql';
 
 export interface SummaryRow {
@@ -47,6 +48,8 @@ export interface RecordingView<Links> extends RecordingSummary {
   live: boolean;
   links: Links;
   metadata: Record<string, string>;
+  /** Pages, clicks, errors and active time (the activity projection). */
+  activity: ActivitySummary;
 }
 
 export const EMPTY_SUMMARY: RecordingSummary = {
@@ -95,6 +98,7 @@ export function toRecordingView<Links>(
   metadata: Record<string, string> | undefined,
   summary: RecordingSummary,
   liveSince: number,
+  activity: ActivitySummary = NO_ACTIVITY,
 ): RecordingView<Links> {
-  return { recordingId, timestamp, links, metadata: metadata ?? {}, ...summary, live: isLive(summary.lastActivityAt, liveSince) };
+  return { recordingId, timestamp, links, metadata: metadata ?? {}, ...summary, live: isLive(summary.lastActivityAt, liveSince), activity: { ...activity } };
 }

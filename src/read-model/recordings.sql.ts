@@ -6,6 +6,7 @@
 // Shape note: an `IN (subquery)` stays at the level of the table it filters; on 18.16 a subquery set
 // inside a FROM subquery is built again for every enclosing level (measured: twice the latency).
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
+import { ActivityFilters, ActivitySql, hasActivityFilters } from './activity.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchingRecordingsSql } from './metadata-filter.sql';
 import { liveCondition, LiveScope } from './live.sql';
@@ -28,6 +29,8 @@ export interface StartsScope {
   window?: { from: number; to: number };
   /** Only live (or only not live) recordings. */
   live?: LiveScope;
+  /** Activity filters (activity.sql.ts), each an id set beside the metadata filters. */
+  activity?: ActivityFilters;
 }
 
 export const RecordingsSql = {
@@ -39,8 +42,9 @@ export const RecordingsSql = {
    * Visible recordings, one row each: recording_id, started_at. WHERE runs after FINAL (18.16 and
    * current servers do not move it to PREWHERE under FINAL), so the window sees collapsed rows.
    */
-  starts({ tenantId, filters, window, live }: StartsScope): Sql {
-    const filter = filters.length ? sql` AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})` : sql``;
+  starts({ tenantId, filters, window, live, activity }: StartsScope): Sql {
+    const metadata = filters.length ? sql` AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})` : sql``;
+    const filter = hasActivityFilters(activity) ? sql`${metadata}${ActivitySql.conditions(tenantId, activity)}` : metadata;
     const inWindow = window ? sql` AND started_at >= ${window.from} AND started_at < ${window.to}` : sql``;
     return sql`SELECT recording_id, started_at FROM recordings FINAL ${deletionJoin(tenantId)} WHERE tenant_id = ${tenantId}${filter}${liveCondition(tenantId, live)} AND seq > deleted_seq${inWindow}`;
   },

@@ -20,6 +20,8 @@ export type BucketRow = {
   types: [Num[], Num[]];
 };
 export type BreakdownRow = { has_value: Num; value: string; recordings: Num; events: Num };
+export type ActivityBucketRow = { t: Num; errors: Num; with_errors: Num; rage_clicks: Num; with_rage: Num };
+export type TopPageRow = { path: string; recordings: Num };
 
 @Injectable()
 export class StatisticsRepository {
@@ -39,6 +41,16 @@ export class StatisticsRepository {
   /** One row per bucket, and the totals row (WITH TOTALS). */
   buckets(scope: WindowScope, bucketing: Bucketing): Promise<{ data: BucketRow[]; totals?: BucketRow }> {
     return fromReadModel(this.ch.json<BucketRow>(StatisticsSql.buckets(scope, bucketing)));
+  }
+
+  /** Errors and recordings with errors or rage clicks per bucket, and the totals row (WITH TOTALS). */
+  activityBuckets(scope: WindowScope, bucketing: Bucketing): Promise<{ data: ActivityBucketRow[]; totals?: ActivityBucketRow }> {
+    return fromReadModel(this.ch.json<ActivityBucketRow>(StatisticsSql.activityBuckets(scope, bucketing)));
+  }
+
+  /** Paths by recordings that viewed them, limit + 1 rows. */
+  topPages(scope: WindowScope, limit: number): Promise<TopPageRow[]> {
+    return fromReadModel(this.ch.rows<TopPageRow>(StatisticsSql.topPages(scope, limit)));
   }
 
   /** Recordings and events per latest value of `key`, limit + 1 rows. */

@@ -3,7 +3,8 @@
 // Counts are sums over recording_batches de-duplicated per batch id; type counts come from the
 // per-batch summaries, which count exactly the events that event reads return. One query gives
 // the series and, WITH TOTALS, the totals (exact quantiles over all recordings of the window).
-import { Sql, sql } from '../infrastructure/clickhouse/sql';
+import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
+import { ActivitySql } from './activity.sql';
 import { RecordingsSql, StartsScope } from './recordings.sql';
 import { withDeletions } from './visibility.sql';
 
@@ -41,6 +42,12 @@ function perRecording(scope: WindowScope): Sql {
     FROM (${RecordingsSql.batches(scope.tenantId, ids(scope), 'stats')}) GROUP BY recording_id) AS totals USING (recording_id)`;
 }
 
+/** `recording_id IN (…)`: the window's recordings. */
+function inWindow(scope: WindowScope): Sql {
+  const known = ids(scope);
+  return known instanceof Sql ? sql`recording_id IN (${known})` : sql`recording_id IN ${list([...known])}`;
+}
+
 export const StatisticsSql = {
   /** The window's recording ids, up to `limit` (to decide whether they fit in a literal list). */
   windowIds(scope: WindowScope, limit: number): Sql {
@@ -52,6 +59,26 @@ export const StatisticsSql = {
     return sql`SELECT ${bucketOf(b)} AS t, count() AS recordings, sum(events) AS events, sum(bytes) AS bytes,
       sum(page_views) AS page_views, sum(duration) AS duration_total, quantilesExact(0.5, 0.9, 0.99)(duration) AS duration_quantiles, sumMap(types.1, types.2) AS types
       FROM (${perRecording(scope)}) GROUP BY t WITH TOTALS ORDER BY t`;
+  },
+
+  /**
+   * Activity per bucket of first event time, and WITH TOTALS (read as format JSON): console errors and
+   * rage clicks, and the recordings with any (docs/activity.md).
+   */
+  activityBuckets(scope: WindowScope, b: Bucketing): Sql {
+    const among = inWindow(scope);
+    const errors = sql`SELECT recording_id, count() AS recording_errors FROM (${ActivitySql.itemsWhere(scope.tenantId, sql`kind = 'error' AND ${among}`, ['kind'])}) GROUP BY recording_id`;
+    const rage = sql`SELECT recording_id, rage_clicks AS recording_rage FROM (${ActivitySql.rageClickCounts(scope.tenantId, among)})`;
+    const withErrors = sql`SELECT recording_id, started_at, recording_errors FROM (${RecordingsSql.starts(scope)}) AS starts ANY LEFT JOIN (${errors}) AS e USING (recording_id)`;
+    const per = sql`SELECT recording_id, started_at, recording_errors, recording_rage FROM (${withErrors}) AS we ANY LEFT JOIN (${rage}) AS r USING (recording_id)`;
+    return sql`SELECT ${bucketOf(b)} AS t, sum(recording_errors) AS errors, countIf(recording_errors > 0) AS with_errors, sum(recording_rage) AS rage_clicks, countIf(recording_rage > 0) AS with_rage
+      FROM (${per}) GROUP BY t WITH TOTALS ORDER BY t`;
+  },
+
+  /** URL paths by the number of the window's recordings with a page view of them; limit + 1 rows. */
+  topPages(scope: WindowScope, limit: number): Sql {
+    const pages = ActivitySql.itemsWhere(scope.tenantId, sql`kind = 'page' AND ${inWindow(scope)}`, ['path']);
+    return sql`SELECT path, uniqExact(recording_id) AS recordings FROM (${pages}) GROUP BY path ORDER BY recordings DESC, path ASC LIMIT ${limit + 1}`;
   },
 
   /** Recordings and events per latest value of `key` (has_value 0: recordings without the key); limit + 1 rows. */

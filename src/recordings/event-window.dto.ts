@@ -30,7 +30,7 @@ const bound = (description: string, example: string) =>
 
 export const EventWindowQuerySchema = z.object({
   from: bound(
-    `Start of the window: ${FORMS}. The answer begins at the last keyframe (a FullSnapshot with the Meta before it) at or before this time, its Meta first, so it replays on its own; from the first event when there is none. After the recording's last event: 422.`,
+    `Start of the window: ${FORMS}. The answer begins at the last keyframe (a FullSnapshot with the Meta before it) at or before this time, its Meta first, so it replays on its own; from the first event when there is none. A keyframe the server made (for recordings without checkouts) is a Meta and a FullSnapshot at its moment, then the recording's events after that moment. After the recording's last event: 422.`,
     'offset:-60000',
   ),
   to: bound(`End of the window (events at this time included): same forms. Before the recording's first event: 422; before from: 400.`, 'offset:-1'),

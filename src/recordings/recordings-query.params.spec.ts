@@ -23,6 +23,39 @@ describe('RecordingsQueryParams.list', () => {
     });
   });
 
+  it('reads the activity filters, each beside the others and the metadata filters', () => {
+    const p = RecordingsQueryParams.list({
+      visitedPathPrefix: '/check',
+      visitedUrlContains: 'SHOP',
+      clickedText: 'Pay',
+      hasErrors: 'true',
+      errorText: 'boom',
+      hasRageClicks: '0',
+      hasDeadClicks: '1',
+      minDuration: '1000',
+      maxDuration: '1000',
+      minActiveTime: '0',
+      maxActiveTime: '60000',
+      'metadata[plan]': 'pro',
+    });
+    expect(p.filters).toEqual([{ key: 'plan', value: 'pro' }]);
+    expect(p.activity).toEqual({
+      urls: [
+        { value: 'SHOP', on: 'url', match: 'contains' },
+        { value: '/check', on: 'path', match: 'prefix' },
+      ],
+      clickedText: 'Pay',
+      hasErrors: true,
+      errorText: 'boom',
+      hasRageClicks: false,
+      hasDeadClicks: true,
+      minDuration: 1000,
+      maxDuration: 1000,
+      minActiveTime: 0,
+      maxActiveTime: 60000,
+    });
+  });
+
   it.each([
     [{ limit: '0' }, /limit: must be at least 1/],
     [{ limit: '101' }, /limit: must be at most 100/],
@@ -37,9 +70,18 @@ describe('RecordingsQueryParams.list', () => {
     [{ includeSignedUrls: 'yes' }, /includeSignedUrls: must be true or false/],
     [
       { firstUrl: 'https://example.com/' },
-      /^Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, live, metadata\[<key>\]=<value>$/,
+      /^Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, live, visitedUrl, .*, maxActiveTime, metadata\[<key>\]=<value>$/,
     ],
     [{ 'meta[plan]': 'pro', order: 'asc' }, /order: unknown parameter/],
+    [{ hasErrors: 'yes' }, /^Invalid query: hasErrors: must be true or false$/],
+    [{ hasRageClicks: '' }, /hasRageClicks: must be true or false/],
+    [{ minDuration: '-1' }, /^Invalid query: minDuration: must be at least 0$/],
+    [{ maxActiveTime: '1.5' }, /maxActiveTime: must be an integer/],
+    [{ minDuration: '2000', maxDuration: '1000' }, /^Invalid query: minDuration: must not exceed maxDuration$/],
+    [{ minActiveTime: '5', maxActiveTime: '4' }, /minActiveTime: must not exceed maxActiveTime/],
+    [{ visitedPath: '' }, /^Invalid query: visitedPath: must not be empty$/],
+    [{ clickedText: 'x'.repeat(2049) }, /clickedText: must be at most 2048 characters/],
+    [{ errorText: ['a', 'b'] }, /errorText/],
   ])('refuses %j', (q, message) => {
     expect(() => RecordingsQueryParams.list(q)).toThrow(ValidationError);
     expect(() => RecordingsQueryParams.list(q)).toThrow(message);

@@ -1,5 +1,7 @@
 // The listing's query (recordings.dto.ts) as the service takes it, with the metadata filters read
 // from its other parameters (read-model/metadata-filter.ts).
+import { activityFilters } from '../read-model/activity-filter.dto';
+import { ActivityFilters, hasActivityFilters } from '../read-model/activity.sql';
 import { MetadataFilter, parseMetadataFilters } from '../read-model/metadata-filter';
 import type { ListRecordingsQuery } from './recordings.dto';
 
@@ -10,12 +12,18 @@ export interface ListParams {
   /** Only live (true) or only finished (false) recordings; all when absent. */
   live?: boolean;
   filters: MetadataFilter[];
+  /** Activity filters (docs/activity.md#search), combined with the metadata filters (AND). */
+  activity?: ActivityFilters;
 }
 
-export const listParams = (query: ListRecordingsQuery): ListParams => ({
-  limit: query.limit,
-  offset: query.offset,
-  includeSignedUrls: query.includeSignedUrls,
-  live: query.live,
-  filters: parseMetadataFilters(query),
-});
+export function listParams(query: ListRecordingsQuery): ListParams {
+  const activity = activityFilters(query);
+  return {
+    limit: query.limit,
+    offset: query.offset,
+    includeSignedUrls: query.includeSignedUrls,
+    live: query.live,
+    filters: parseMetadataFilters(query),
+    ...(hasActivityFilters(activity) ? { activity } : {}),
+  };
+}

@@ -8,13 +8,15 @@
 // latest deletion marker of the recording, even while the projector lags.
 // Live: one cutoff per request (now - LIVE_IDLE_SECONDS) decides both the `live` filter and each item's
 // `live`, so a page never lists under live=true an item that says live: false.
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { LinkSigner, LinkSigning } from '../auth/link-signer';
+import { ActivityRepository } from '../read-model/activity.repository';
+import type { ActivitySummary } from '../read-model/activity-summary';
 import type { PageDetails } from '../read-model/listing-page.util';
 import { ListingPlanner } from '../read-model/listing.planner';
-import { metadataById, toRecordingView, toSummary } from '../read-model/recording.view';
+import { metadataById, RecordingSummary, toRecordingView, toSummary } from '../read-model/recording.view';
 import { RecordingsRepository } from '../read-model/recordings.repository';
 import { recordingLinks } from './recording-links';
 import { RecordingEventsService } from './recording-events.service';
@@ -35,6 +37,8 @@ export class RecordingsQueryService {
     private readonly events: RecordingEventsService,
     private readonly signer: LinkSigner,
     @Inject(APP_CONFIG) private readonly cfg: Pick<AppConfig, 'LIVE_IDLE_SECONDS'> = { LIVE_IDLE_SECONDS: 60 },
+    /** Absent in unit specs that do not look at activity: summaries are then zeros. */
+    @Optional() private readonly activity?: ActivityRepository,
   ) {}
 
   /** The live cutoff now: a recording with a batch stored at or after it is live. */
@@ -50,19 +54,22 @@ export class RecordingsQueryService {
       limit: p.limit,
       offset: p.offset,
       live: p.live === undefined ? undefined : { live: p.live, since },
+      activity: p.activity,
     });
     const page = rows.slice(0, p.limit);
     const { summaries, metadata } = details;
-    const summaryOf = new Map(summaries.map((s) => [s.recording_id, s]));
+    const summaryOf = new Map(page.map((r) => [r.recording_id, toSummary(summaries.find((s) => s.recording_id === r.recording_id))]));
     const metadataOf = metadataById(metadata);
+    const activityOf = await this.activitySummaries(tenantId, summaryOf);
     const recordings = page.map((r) =>
       toRecordingView(
         r.recording_id,
         Number(r.started_at),
         this.links(r.recording_id, signing),
         metadataOf.get(r.recording_id),
-        toSummary(summaryOf.get(r.recording_id)),
+        summaryOf.get(r.recording_id)!,
         since,
+        activityOf.get(r.recording_id),
       ),
     );
     return { recordings, limit: p.limit, offset: p.offset, hasMore: rows.length > p.limit, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
@@ -83,6 +90,7 @@ export class RecordingsQueryService {
     const projected = hasRows(details);
     if (!projected) await this.events.assertExists(tenantId, recordingId);
     const summary = toSummary(summaries[0]);
+    const activity = projected ? await this.activitySummaries(tenantId, new Map([[recordingId, summary]])).catch(() => undefined) : undefined;
     const view = toRecordingView(
       recordingId,
       summary.startedAt,
@@ -90,6 +98,7 @@ export class RecordingsQueryService {
       metadataById(metadata).get(recordingId),
       summary,
       this.liveSince(),
+      activity?.get(recordingId),
     );
     return { ...view, projected, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
   }
@@ -122,6 +131,13 @@ export class RecordingsQueryService {
   private async latestDeletionProjected(tenantId: string, recordingId: string): Promise<boolean> {
     const markerSeq = await this.events.lastDeletionSeq(tenantId, recordingId);
     return markerSeq === undefined || this.deletionProjected(tenantId, recordingId, markerSeq);
+  }
+
+  /** The activity summaries of recordings with a projected summary (their span bounds active time). */
+  private activitySummaries(tenantId: string, summaries: ReadonlyMap<string, RecordingSummary>): Promise<Map<string, ActivitySummary>> {
+    const spans = new Map<string, { first: number; last: number }>();
+    for (const [id, s] of summaries) if (s.startedAt !== null && s.endedAt !== null) spans.set(id, { first: s.startedAt, last: s.endedAt });
+    return this.activity ? this.activity.summaries(tenantId, spans) : Promise.resolve(new Map());
   }
 
   private links(recordingId: string, signing?: LinkSigning) {

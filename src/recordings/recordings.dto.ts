@@ -8,6 +8,7 @@ import { epochMs, nullableString, SIGNED_QUERY_EXAMPLE as SIGNED, signedLinksExp
 import { pageFields, paginationQuery } from '../common/pagination.dto';
 import { QUERY_BOOLEAN_WORDS, queryBoolean } from '../common/validation';
 import { recordingId } from '../domain/recording.dto';
+import { activityFilterQuery, checkActivityBounds } from '../read-model/activity-filter.dto';
 import { listingQuery } from '../read-model/listing-query';
 import type { RecordingView } from '../read-model/recording.view';
 import type { RecordingLinks } from './recording-links';
@@ -26,7 +27,9 @@ const live = QUERY_BOOLEAN_WORDS.transform((v) => v === 'true' || v === '1')
   );
 
 /** The listing's query; the metadata filters among its other parameters are read by parseMetadataFilters. */
-export class ListRecordingsQuery extends createZodDto(listingQuery({ ...paginationQuery('Recordings'), includeSignedUrls, live }, { filters: true })) {}
+export class ListRecordingsQuery extends createZodDto(
+  listingQuery({ ...paginationQuery('Recordings'), includeSignedUrls, live, ...activityFilterQuery }, { filters: true }).superRefine(checkActivityBounds),
+) {}
 export class RecordingQuery extends createZodDto(z.object({ includeSignedUrls })) {}
 
 const signedUrlsExpireAt = signedLinksExpiry("With includeSignedUrls=true: expiry of every signed link in the response, UNIX seconds (the links' expires)");
@@ -80,6 +83,17 @@ const RecordingSchema = z
         "True while events keep arriving: the service stored a batch within LIVE_IDLE_SECONDS (default 60) before the request, by lastActivityAt (server clock), not the events' own timestamps (endedAt, the browser's clock)",
       )
       .meta({ example: false }),
+    activity: z
+      .object({
+        pages: z.int().min(0).describe('Page views (docs/activity.md)'),
+        clicks: z.int().min(0).describe('Clicks'),
+        errors: z.int().min(0).describe('Console errors and uncaught errors'),
+        activeTime: z.int().min(0).describe('Active time, ms (at most duration)'),
+      })
+      .describe(
+        'A short activity summary from the activity projection (zeros until it has projected the recording); GET /recordings/{id}/activity has the timeline',
+      )
+      .meta({ example: { pages: 3, clicks: 12, errors: 1, activeTime: 48000 } }),
   })
   .meta({ id: 'Recording' });
 

@@ -45,6 +45,6 @@ export class WindowHints {
     ]);
     if (seq === undefined) return undefined;
     const below = Math.min(seq, consumer.ack_floor.stream_seq + 1);
-    return below > 1 ? { seq: below, ts: start.ts, first: span.first, last: span.last } : undefined;
+    return below > 1 ? { seq: below, ts: start.ts, first: span.first, last: span.last, ...(start.server ? { server: start.seq } : {}) } : undefined;
   }
 }

@@ -4,8 +4,9 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nullableString } from '../common/openapi/openapi-schema';
 import { MAX_META_KEY_LENGTH } from '../domain/batch-summary';
+import { activityFilterQuery, checkActivityBounds } from '../read-model/activity-filter.dto';
 import { listingQuery } from '../read-model/listing-query';
-import { BREAKDOWN_LIMIT } from './statistics.service';
+import { BREAKDOWN_LIMIT, TOP_PAGES } from './statistics.service';
 
 export const MAX_BUCKETS = 2000;
 const MAX_TIME = 8_640_000_000_000_000;
@@ -51,9 +52,10 @@ export class StatisticsQuery extends createZodDto(
         .optional()
         .describe('A metadata key: adds breakdown by its latest value')
         .meta({ example: 'plan' }),
+      ...activityFilterQuery,
     },
     { filters: true },
-  ),
+  ).superRefine(checkActivityBounds),
 ) {}
 
 const count = (description: string, example: number) => z.int().min(0).describe(description).meta({ example });
@@ -95,6 +97,31 @@ const StatisticsSchema = z
       .record(z.string(), z.int().min(0))
       .describe("Events of the window's recordings by rrweb type (2 FullSnapshot, 3 IncrementalSnapshot, 4 Meta, 5 Custom, …); sums to totals.events")
       .meta({ example: { '2': 2600, '3': 500000, '4': 2600, '5': 4800 } }),
+    activity: z
+      .object({
+        totals: z.object({
+          errors: count("Console errors and uncaught errors of the window's recordings", 85),
+          recordingsWithErrors: count('Recordings with at least one', 40),
+          rageClicks: count('Rage clicks of those recordings (docs/activity.md)', 19),
+          recordingsWithRageClicks: count('Recordings with at least one rage click', 12),
+        }),
+        series: z
+          .array(
+            z.object({
+              t: count('Bucket start, as in series', 1735084800000),
+              errors: count('Errors of the recordings whose first event falls in the bucket', 4),
+              recordingsWithErrors: count('Those recordings with an error', 2),
+              rageClicks: count('Rage clicks of those recordings', 1),
+              recordingsWithRageClicks: count('Those recordings with a rage click', 1),
+            }),
+          )
+          .describe('The buckets of series; sums equal the totals'),
+        topPages: z
+          .array(z.object({ path: z.string().meta({ example: '/checkout' }), recordings: count('Recordings with a page view of it', 300) }))
+          .describe(`URL paths by the number of the window's recordings that viewed them (then by path), at most ${TOP_PAGES}`),
+        topPagesTruncated: z.boolean().describe(`More than ${TOP_PAGES} paths: the rest are left out`),
+      })
+      .describe('From the activity projection (docs/activity.md), for the same recordings as totals'),
     breakdown: z
       .object({
         key: z.string().meta({ example: 'plan' }),

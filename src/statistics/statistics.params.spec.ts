@@ -66,7 +66,10 @@ describe('parseStatisticsQuery', () => {
     [{ groupBy: '' }, /groupBy: must be a metadata key/],
     [{ groupBy: 'k'.repeat(201) }, /groupBy: must be a metadata key/],
     [{ 'metadata[env': 'prod' }, /"metadata\[env": not a metadata filter/],
-    [{ since: '2025-01-01' }, /^Invalid query: since: unknown parameter; this endpoint takes from, to, interval, groupBy, metadata\[<key>\]=<value>$/],
+    [
+      { since: '2025-01-01' },
+      /^Invalid query: since: unknown parameter; this endpoint takes from, to, interval, groupBy, visitedUrl, .*, maxActiveTime, metadata\[<key>\]=<value>$/,
+    ],
   ])('refuses %j', (q, message) => {
     expect(() => parseStatisticsQuery(q, now)).toThrow(ValidationError);
     expect(() => parseStatisticsQuery(q, now)).toThrow(message);

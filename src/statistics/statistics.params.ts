@@ -1,6 +1,8 @@
 // The window and buckets of GET /statistics from its query (statistics.dto.ts): interval by span
-// when omitted, from before to, bucket count capped. Metadata filters share the listing's rules.
+// when omitted, from before to, bucket count capped. Metadata and activity filters share the listing's rules.
 import { ValidationError, parseWith } from '../common/validation';
+import { activityFilters } from '../read-model/activity-filter.dto';
+import { ActivityFilters, hasActivityFilters } from '../read-model/activity.sql';
 import { MetadataFilter, parseMetadataFilters } from '../read-model/metadata-filter';
 import type { Bucketing } from '../read-model/statistics.sql';
 import { MAX_BUCKETS, StatisticsQuery } from './statistics.dto';
@@ -24,6 +26,8 @@ export interface StatisticsParams {
   bucketStarts: number[];
   groupBy?: string;
   filters: MetadataFilter[];
+  /** The listing's activity filters (docs/activity.md#search). */
+  activity?: ActivityFilters;
 }
 
 export function defaultInterval(spanMs: number): Interval {
@@ -86,6 +90,7 @@ export function statisticsParams(q: StatisticsQuery, nowMs = Date.now()): Statis
     bucketStarts: starts,
     groupBy: q.groupBy,
     filters: parseMetadataFilters(q),
+    ...(hasActivityFilters(activityFilters(q)) ? { activity: activityFilters(q) } : {}),
   };
 }
 

@@ -222,6 +222,7 @@ const SUCCESS: Call[] = [
   },
   { method: 'get', path: '/recordings/{recordingId}', url: `/recordings/${id}?includeSignedUrls=true`, key: secret },
   { method: 'get', path: '/recordings/{recordingId}/events', url: `/recordings/${id}/events`, key: secret },
+  { method: 'get', path: '/recordings/{recordingId}/activity', url: `/recordings/${id}/activity`, key: secret, until: (r) => r.json().projected === true },
   { method: 'get', path: '/replays/{groupingProp}', url: '/replays/openapiRun?includeSignedUrls=true&limit=100', key: secret },
   { method: 'get', path: '/replays/{groupingProp}/{replayValue}', url: `/replays/openapiRun/${value}`, key: secret },
   { method: 'get', path: '/replays/{groupingProp}/{replayValue}/events', url: `/replays/openapiRun/${value}/events`, key: secret },

@@ -225,7 +225,7 @@ describe('GET /statistics', () => {
     ['metadata.team=a', /"path":"metadata\.team","message":"not a metadata filter/, 'json'],
     [
       'since=2025-01-01&team=a',
-      /"issues":\[\{"path":"since","message":"unknown parameter; this endpoint takes from, to, interval, groupBy, metadata\[<key>\]=<value>"\},\{"path":"team"/,
+      /"issues":\[\{"path":"since","message":"unknown parameter; this endpoint takes from, to, interval, groupBy, visitedUrl, [^"]*, maxActiveTime, metadata\[<key>\]=<value>"\},\{"path":"team"/,
       'json',
     ],
   ])('answers 400 for %s', async (query, message, kind) => {

@@ -98,7 +98,8 @@ export async function startService(env: Record<string, string>, dir: string, nam
   };
 }
 
-export async function startStack(): Promise<{ env: TestEnv; procs: ManagedProcess[]; service: ServiceProcess }> {
+/** `serverKeyframes`: the service makes keyframes for recordings without checkouts (docs/keyframes.md); off for the test suites. */
+export async function startStack(o: { serverKeyframes?: boolean } = {}): Promise<{ env: TestEnv; procs: ManagedProcess[]; service: ServiceProcess }> {
   const dir = mkdtempSync(join(tmpdir(), 'tapedeck-test-'));
   const [nats, ch] = await Promise.all([startNats({ dir: join(dir, 'nats') }), startTestClickHouse({ dir: join(dir, 'clickhouse') })]);
   const keys = randomKeys();
@@ -117,6 +118,9 @@ export async function startStack(): Promise<{ env: TestEnv; procs: ManagedProces
     TAPEDECK_BOOTSTRAP_SIGNING_SECRET: keys.signingSecret,
     CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     INGEST_PUBLISH_TIMEOUT_MS: '2000',
+    // No server-made keyframes in the suites: they would add messages to other suites' recordings
+    // (server-keyframes.e2e-spec.ts starts a stack that makes them).
+    KEYFRAME_CONCURRENCY: o.serverKeyframes ? '1' : '0',
     // Per-tenant limits far above what the suites and benches send, yet on: the limiter's code runs
     // on every request (the noisy-neighbour bench gives its tenants their own limits).
     ...HIGH_TENANT_LIMITS,

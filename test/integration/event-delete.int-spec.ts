@@ -60,7 +60,7 @@ describe('JetStreamEventStore.deleteRecording', () => {
 
       // Deleted messages are not delivered; everything else is, the marker included.
       expect(await fetch(durable, 10)).toEqual([`${kept}.ev`, `${kept}.ev`, `${deleted}.del`]);
-      expect(await store.messageCounts(tenantId, deleted)).toEqual({ ev: 0, meta: 0, del: 1 });
+      expect(await store.messageCounts(tenantId, deleted)).toEqual({ ev: 0, meta: 0, del: 1, kf: 0 });
       const events: number[] = [];
       for await (const e of store.read(tenantId, kept)) events.push(e.timestamp);
       expect(events).toEqual([2_000, 2_001]);
@@ -77,10 +77,10 @@ describe('JetStreamEventStore.deleteRecording', () => {
     const after: number[] = [];
     for await (const e of store.read(tenantId, id)) after.push(e.timestamp);
     expect(after).toEqual([5_000]);
-    expect(await store.messageCounts(tenantId, id)).toEqual({ ev: 1, meta: 0, del: 1 });
+    expect(await store.messageCounts(tenantId, id)).toEqual({ ev: 1, meta: 0, del: 1, kf: 0 });
 
     expect((await store.deleteRecording(tenantId, id)).deleted).toBe(2); // the batch and the first marker
-    expect(await store.messageCounts(tenantId, id)).toEqual({ ev: 0, meta: 0, del: 1 });
+    expect(await store.messageCounts(tenantId, id)).toEqual({ ev: 0, meta: 0, del: 1, kf: 0 });
   });
 
   it('finishes a deletion interrupted after its marker before anything reads what it deleted', async () => {
@@ -94,7 +94,7 @@ describe('JetStreamEventStore.deleteRecording', () => {
     const read: number[] = [];
     for await (const e of store.read(tenantId, id)) read.push(e.timestamp);
     expect(read).toEqual([]);
-    expect(await store.messageCounts(tenantId, id)).toEqual({ ev: 0, meta: 0, del: 1 });
+    expect(await store.messageCounts(tenantId, id)).toEqual({ ev: 0, meta: 0, del: 1, kf: 0 });
 
     // Written again afterwards: the new recording only.
     await appendBatch(store, tenantId, id, batch(9_000), 'i3');

@@ -83,7 +83,11 @@ export class EventDeleter {
   private async deleteEachBelow(tenantId: string, recordingId: string, belowSeq: number, counts?: MessageCounts): Promise<number> {
     const c = counts ?? (await this.messages.counts(tenantId, recordingId));
     const seqs: number[] = [];
-    for await (const m of this.scanner.scan(recordingWildcard(tenantId, recordingId), { headersOnly: true, startSeq: 0, expected: c.ev + c.meta + c.del })) {
+    for await (const m of this.scanner.scan(recordingWildcard(tenantId, recordingId), {
+      headersOnly: true,
+      startSeq: 0,
+      expected: c.ev + c.meta + c.del + (c.kf ?? 0),
+    })) {
       if (m.seq >= belowSeq) break;
       seqs.push(m.seq);
     }

@@ -2,9 +2,12 @@
 // (an interrupted deletion is finished first). A read that did not get the messages it planned fails
 // before anything is sent: not_found when a deletion took them meanwhile, else StoreUnavailable.
 import { Logger } from '@nestjs/common';
+import { gunzipSync } from 'node:zlib';
 import { AppError, notFound, StoreUnavailable } from '../../common/app-error';
-import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound } from '../../domain/event-store';
+import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound, WindowHint } from '../../domain/event-store';
+import type { Keyframe } from '../../domain/keyframes';
 import type { RrwebEvent } from '../../domain/rrweb-event';
+import { parseKeyframeHeader } from '../../domain/server-keyframes';
 import type { EventDeleter } from './event-deleter';
 import { BatchAssembler, Mergeable, MessageHead, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
 import { planWindow, WindowCut } from './event-window';
@@ -91,6 +94,7 @@ export class EventReader {
     decode: (payload: Uint8Array) => E[],
     merger: TimestampMerger<E>,
     opts: ReadOptions,
+    skipServer?: ReadonlySet<number>,
   ): AsyncGenerator<E[]> {
     const { signal } = opts;
     const subject = recordingSubject(tenantId, recordingId, 'ev');
@@ -129,12 +133,23 @@ export class EventReader {
     if (heads.length === 0) return;
     // A window reads only the messages it needs, from the first to the last of them (the scan
     // delivers those between too), and stops once its cut is done.
-    const window = opts.window && planWindow(heads, opts.window);
-    if (window?.rescan) return yield* this.merged(tenantId, recordingId, decode, merger, { ...opts, window: { ...opts.window!, hint: undefined } });
+    const server = opts.window ? await this.windowKeyframes(tenantId, recordingId, hint, counts.kf ?? 0, signal) : [];
+    const usable = server.filter((k) => !skipServer?.has(k.seq));
+    const window = opts.window && planWindow(heads, opts.window, usable);
+    if (window?.rescan) return yield* this.merged(tenantId, recordingId, decode, merger, { ...opts, window: { ...opts.window!, hint: undefined } }, skipServer);
+    // A server-made keyframe starts the window: its Meta and FullSnapshot first (gone meanwhile: plan without it).
+    const keyframe = window?.server && (await this.keyframeEvents(tenantId, recordingId, window.server.seq));
+    if (window?.server && !keyframe)
+      return yield* this.merged(tenantId, recordingId, decode, merger, opts, new Set([...(skipServer ?? []), window.server.seq]));
     const planned = window?.heads ?? heads;
     const plan = orderBatches(planned);
-    if (plan.batches.length === 0) return;
     const cut = window && new WindowCut<E>(window);
+    if (cut && keyframe) {
+      const lead = cut.take(decode(keyframe), true);
+      if (lead.length) yield lead;
+      if (cut.done) return;
+    }
+    if (plan.batches.length === 0) return;
 
     const assembler = new BatchAssembler(plan);
     const firstSeq = planned[0].seq;
@@ -166,6 +181,39 @@ export class EventReader {
     const drained = [...merger.drainAll()];
     const rest = cut ? cut.take(drained) : drained;
     if (rest.length) yield rest;
+  }
+
+  /**
+   * The server-made keyframes a window may start at: with the index's hint, the one it names (none
+   * when its keyframe is the recording's own: a later one not projected yet only costs a longer
+   * read); without, every one the stream holds.
+   */
+  private async windowKeyframes(tenantId: string, recordingId: string, hint: WindowHint | undefined, count: number, signal?: AbortSignal): Promise<Keyframe[]> {
+    if (hint) return hint.server !== undefined ? [{ ts: hint.ts, seq: hint.server }] : [];
+    return count > 0 ? this.serverKeyframes(tenantId, recordingId, count, signal) : [];
+  }
+
+  /** The payload (events JSON) of the server-made keyframe at `seq`; undefined when it is gone or unreadable. */
+  private async keyframeEvents(tenantId: string, recordingId: string, seq: number): Promise<Uint8Array | undefined> {
+    const m = await this.messages.get(seq);
+    const h = m?.subject === recordingSubject(tenantId, recordingId, 'kf') ? parseKeyframeHeader(m.header?.get(H.keyframe)) : undefined;
+    if (!m || !h?.ok) return undefined;
+    try {
+      return h.enc === 'gzip' ? gunzipSync(m.data) : m.data;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The recording's server-made keyframes (those made, not failed attempts), by time, from the headers of its `kf` messages. */
+  private async serverKeyframes(tenantId: string, recordingId: string, count: number, signal?: AbortSignal): Promise<Keyframe[]> {
+    const out: Keyframe[] = [];
+    const subject = recordingSubject(tenantId, recordingId, 'kf');
+    for await (const m of this.scanner.scan(subject, { headersOnly: true, startSeq: 0, expected: count, signal })) {
+      const h = parseKeyframeHeader(m.headers?.get(H.keyframe));
+      if (h?.ok) out.push({ ts: h.ts, seq: m.seq });
+    }
+    return out.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
   }
 
   /**

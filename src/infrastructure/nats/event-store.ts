@@ -4,6 +4,7 @@
 import type { BatchSummary } from '../../domain/batch-summary';
 import type { AppendResult, EventStore, MessageCounts, RawEvent, ReadOptions } from '../../domain/event-store';
 import type { RrwebEvent } from '../../domain/rrweb-event';
+import type { KeyframeHeader } from '../../domain/server-keyframes';
 import { EventDeleter } from './event-deleter';
 import { EventReader } from './event-reader';
 import { EventWriter } from './event-writer';
@@ -30,6 +31,10 @@ export class JetStreamEventStore implements EventStore {
 
   appendMetadata(tenantId: string, recordingId: string, writeId: string, metadata: Record<string, string>): Promise<AppendResult> {
     return this.writer.appendMetadata(tenantId, recordingId, writeId, metadata);
+  }
+
+  appendKeyframe(tenantId: string, recordingId: string, header: KeyframeHeader, payload: Uint8Array): Promise<AppendResult> {
+    return this.writer.appendKeyframe(tenantId, recordingId, header, payload);
   }
 
   storedPayload(tenantId: string, recordingId: string, kind: 'ev' | 'meta', seqs: number[]): Promise<Uint8Array | undefined> {

@@ -55,7 +55,35 @@ describe('planWindow with a hint from the keyframe index', () => {
   });
 });
 
+describe('planWindow with server-made keyframes', () => {
+  it('starts at a server keyframe later than the recording’s own, reading only the batches after its moment', () => {
+    const plan = planWindow(heads, window(420, 430), [{ ts: 400, seq: 9 }]);
+    expect([plan.startTs, plan.server]).toEqual([400, { ts: 400, seq: 9 }]);
+    expect(plan.heads.map((h) => h.seq)).toEqual([5]);
+  });
+
+  it('keeps the recording’s own keyframe when it is as late or later, and ignores server keyframes after from', () => {
+    expect(planWindow(heads, window(360), [{ ts: 300, seq: 9 }]).server).toBeUndefined();
+    expect(planWindow(heads, window(360), [{ ts: 200, seq: 9 }]).startTs).toBe(300);
+    expect(planWindow(heads, window(360), [{ ts: 400, seq: 9 }]).server).toBeUndefined();
+    expect(planWindow(heads, window(undefined, 430), [{ ts: 400, seq: 9 }]).server).toBeUndefined();
+  });
+
+  it('holds a hint at the server keyframe', () => {
+    const plan = planWindow(heads.slice(4), { ...window(420), hint: { seq: 5, ts: 400, first: 100, last: 450 } }, [{ ts: 400, seq: 9 }]);
+    expect([plan.rescan, plan.startTs]).toEqual([undefined, 400]);
+  });
+});
+
 describe('WindowCut', () => {
+  it('after a server keyframe: its events first, then only events after its moment', () => {
+    const e = (type: number, timestamp: number) => ({ type, timestamp });
+    const cut = new WindowCut({ heads: [], startTs: 400, server: { ts: 400, seq: 9 }, limit: 4 });
+    expect(cut.take([e(4, 400), e(2, 400)], true)).toEqual([e(4, 400), e(2, 400)]);
+    expect(cut.take([e(3, 399), e(4, 400), e(3, 400), e(3, 401), e(3, 402), e(3, 403)])).toEqual([e(3, 401), e(3, 402)]);
+    expect(cut.done).toBe(true);
+  });
+
   const e = (type: number, timestamp: number) => ({ type, timestamp });
   it("opens on the keyframe's Meta, closes after to or limit", () => {
     const cut = new WindowCut({ heads: [], startTs: 300, to: 320 });

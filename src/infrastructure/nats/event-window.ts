@@ -2,7 +2,7 @@
 // alone (every batch's Td-Summary carries its first and last event time and its keyframes), and the
 // cut of the merged events: from the keyframe's Meta, up to `to`, at most `limit`.
 import type { ReadWindow } from '../../domain/event-store';
-import { BatchKeyframes, keyframeAtOrBefore, pairKeyframes, SeqKeyframes, summaryKeyframes } from '../../domain/keyframes';
+import { BatchKeyframes, Keyframe, keyframeAtOrBefore, pairKeyframes, SeqKeyframes, summaryKeyframes } from '../../domain/keyframes';
 import { EventType } from '../../domain/rrweb-event';
 import type { MessageHead } from './event-order';
 
@@ -11,6 +11,11 @@ export interface WindowPlan {
   heads: MessageHead[];
   /** Events before this time are left out (the keyframe's Meta time); undefined: from the first event. */
   startTs?: number;
+  /**
+   * The window starts at this server-made keyframe (a `kf` message): its events first, then only the
+   * recording's events after its moment (startTs is that moment).
+   */
+  server?: Keyframe;
   to?: number;
   limit?: number;
   /** The window's hint did not hold (see planWindow): plan again from every header. */
@@ -41,8 +46,10 @@ function parseSummary(raw: string | undefined): (Summary & { keyframes: BatchKey
  * batches of metadata events alone (n = 0) give no event and are never read.
  * With a hint, `heads` start at the hint's sequence: the plan holds only if it starts at the hint's
  * keyframe or a later one and every chunk of the batches it needs is there; else `rescan`.
+ * `server`: the recording's server-made keyframes by time; one later than the recording's own
+ * keyframe at or before `from` starts the window instead (WindowPlan.server).
  */
-export function planWindow(heads: readonly MessageHead[], window: ReadWindow): WindowPlan {
+export function planWindow(heads: readonly MessageHead[], window: ReadWindow, server: readonly Keyframe[] = []): WindowPlan {
   const { hint } = window;
   const byBatch = new Map<string, Summary | null>();
   const chunks = new Map<string, { n: number; seen: number }>();
@@ -66,12 +73,16 @@ export function planWindow(heads: readonly MessageHead[], window: ReadWindow): W
   }
   if (first > last) return { heads: heads.filter((h) => byBatch.get(h.batch) === null), limit: window.limit, rescan: hint !== undefined };
   const { from, to } = window.resolve(first, last);
-  const startTs = from === undefined ? undefined : keyframeAtOrBefore(pairKeyframes(keyframes), from)?.ts;
+  const recorded = from === undefined ? undefined : keyframeAtOrBefore(pairKeyframes(keyframes), from);
+  // A server-made keyframe serves when it is later than the recording's own (a tie: the recording's).
+  const made = from === undefined ? undefined : keyframeAtOrBefore(server, from);
+  const useServer = made !== undefined && (recorded === undefined || made.ts > recorded.ts);
+  const startTs = useServer ? made.ts : recorded?.ts;
   const wanted = (s: Summary | null | undefined) => !s || (s.n > 0 && (startTs === undefined || s.maxTs >= startTs) && (to === undefined || s.minTs <= to));
   const planned = heads.filter((h) => wanted(byBatch.get(h.batch)));
   const whole = (batch: string) => chunks.get(batch)!.seen >= chunks.get(batch)!.n;
   if (hint && (startTs === undefined || startTs < hint.ts || !planned.every((h) => whole(h.batch)))) return { heads: [], rescan: true };
-  return { heads: planned, startTs, to, limit: window.limit };
+  return { heads: planned, startTs, ...(useServer ? { server: made } : {}), to, limit: window.limit };
 }
 
 /** Cuts the merged runs of a windowed read; `done` once nothing further can be in the window. */
@@ -81,13 +92,18 @@ export class WindowCut<E extends { timestamp: number; type?: unknown }> {
   done = false;
 
   constructor(private readonly plan: WindowPlan) {
-    this.started = plan.startTs === undefined;
+    this.started = plan.startTs === undefined || plan.server !== undefined;
   }
 
-  take(run: E[]): E[] {
-    const { startTs, to, limit } = this.plan;
+  /**
+   * `run`, the next merged events, cut to the window. `keyframe`: the events of the window's
+   * server-made keyframe, taken first; after them, events at or before its moment are left out.
+   */
+  take(run: E[], keyframe = false): E[] {
+    const { startTs, to, limit, server } = this.plan;
     const out: E[] = [];
     for (const e of run) {
+      if (server && !keyframe && e.timestamp <= server.ts) continue;
       if (!this.started) {
         // The window opens on the keyframe's Meta: events of the same millisecond before it stay out.
         if (e.timestamp < startTs! || (e.timestamp === startTs && e.type !== EventType.Meta)) continue;

@@ -7,6 +7,7 @@ import { AppError } from '../../common/app-error';
 import type { BatchSummary } from '../../domain/batch-summary';
 import { headerJson } from '../../domain/batch-summary';
 import type { AppendResult, MessageCounts } from '../../domain/event-store';
+import type { KeyframeHeader } from '../../domain/server-keyframes';
 import type { MessageScanner } from './message-scan';
 import type { RecordingMessages } from './recording-messages';
 import { H, recordingSubject } from './subjects';
@@ -113,6 +114,23 @@ export class EventWriter {
     if (data.length > max)
       throw new AppError('payload_too_large', `Metadata write too large to store: ${data.length} bytes as stored (values as strings), at most ${max}`);
     const ack = await this.messages.publish(recordingSubject(tenantId, recordingId, 'meta'), data, writeId, h);
+    return { duplicate: ack.duplicate, seq: ack.seq, seqs: [ack.seq] };
+  }
+
+  /**
+   * Appends a server-made keyframe (or a failed attempt, with an empty payload) as one `kf` message;
+   * the same moment of the same recording is a duplicate within the stream's duplicate window. A
+   * keyframe larger than one message is refused (payload_too_large): the caller records a failure.
+   */
+  async appendKeyframe(tenantId: string, recordingId: string, header: KeyframeHeader, payload: Uint8Array): Promise<AppendResult> {
+    this.messages.assertConnected();
+    const max = this.messages.maxPayload - CHUNK_HEADROOM;
+    if (payload.length > max) throw new AppError('payload_too_large', `Keyframe too large to store: ${payload.length} bytes, at most ${max}`);
+    const h = natsHeaders();
+    const id = `kf.${tenantId}.${recordingId}.${header.ts}.${header.ok ? 'ok' : 'failed'}`;
+    h.set(H.batch, id);
+    h.set(H.keyframe, headerJson(header));
+    const ack = await this.messages.publish(recordingSubject(tenantId, recordingId, 'kf'), payload, id, h);
     return { duplicate: ack.duplicate, seq: ack.seq, seqs: [ack.seq] };
   }
 

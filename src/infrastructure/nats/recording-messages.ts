@@ -80,6 +80,7 @@ export class RecordingMessages {
       ev: subjects[recordingSubject(tenantId, recordingId, 'ev')] ?? 0,
       meta: subjects[recordingSubject(tenantId, recordingId, 'meta')] ?? 0,
       del: subjects[recordingSubject(tenantId, recordingId, 'del')] ?? 0,
+      kf: subjects[recordingSubject(tenantId, recordingId, 'kf')] ?? 0,
     };
   }
 

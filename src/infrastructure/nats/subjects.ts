@@ -2,6 +2,7 @@
 //   td.rec.<tenantId>.<recordingId>.ev    event batches (one message per batch, or chunks of one)
 //   td.rec.<tenantId>.<recordingId>.meta  metadata writes (POST /metadata)
 //   td.rec.<tenantId>.<recordingId>.del   deletion markers
+//   td.rec.<tenantId>.<recordingId>.kf    server-made keyframes (not events of the recording: docs/keyframes.md)
 // Tenant ids are [A-Za-z0-9_-] and recording ids lowercase UUIDs, so both are valid subject tokens.
 export const EVENTS_STREAM = 'TAPEDECK_EVENTS';
 export const SUBJECT_ROOT = 'td.rec';
@@ -10,7 +11,8 @@ export const TENANTS_BUCKET = 'tapedeck_tenants';
 /** Shared state of the per-tenant limits (token buckets, open WebSockets), in memory. */
 export const LIMITS_BUCKET = 'tapedeck_limits';
 
-export type SubjectKind = 'ev' | 'meta' | 'del';
+export type SubjectKind = 'ev' | 'meta' | 'del' | 'kf';
+const KINDS: ReadonlySet<string> = new Set<SubjectKind>(['ev', 'meta', 'del', 'kf']);
 
 export const recordingSubject = (tenantId: string, recordingId: string, kind: SubjectKind) => `${SUBJECT_ROOT}.${tenantId}.${recordingId}.${kind}`;
 export const recordingWildcard = (tenantId: string, recordingId: string) => `${SUBJECT_ROOT}.${tenantId}.${recordingId}.>`;
@@ -21,8 +23,8 @@ export function parseSubject(subject: string): { tenantId: string; recordingId: 
   const parts = subject.split('.');
   if (parts.length !== 5 || `${parts[0]}.${parts[1]}` !== SUBJECT_ROOT) return null;
   const kind = parts[4];
-  if (kind !== 'ev' && kind !== 'meta' && kind !== 'del') return null;
-  return { tenantId: parts[2], recordingId: parts[3], kind };
+  if (!KINDS.has(kind)) return null;
+  return { tenantId: parts[2], recordingId: parts[3], kind: kind as SubjectKind };
 }
 
 /** Message headers written at ingestion. */
@@ -30,4 +32,6 @@ export const H = {
   batch: 'Td-Batch',
   chunk: 'Td-Chunk',
   summary: 'Td-Summary',
+  /** A server-made keyframe's moment and outcome (domain/server-keyframes.ts: KeyframeHeader). */
+  keyframe: 'Td-Keyframe',
 } as const;

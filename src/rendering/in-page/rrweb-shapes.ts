@@ -10,6 +10,8 @@ export interface ReplayerInternals {
   pause(timeOffset?: number): void;
   play(timeOffset?: number): void;
   getCurrentTime(): number;
+  /** The node map of the replayed document: node ids as recorded. */
+  getMirror(): ReplayMirror;
   handleResize(dimension: { width: number; height: number }): void;
   service: { state: { value: string; context: { lastPlayedEvent: unknown; events: ReplayEvent[]; baselineTime: number } } };
   /** The playback clock: its position past baselineTime, in ms (the live player moves it on). */
@@ -25,7 +27,24 @@ export interface ReplayerInternals {
 export interface ReplayEvent {
   type: number;
   timestamp: number;
-  data?: { source?: number; id?: number; x?: number; y?: number; node?: { id?: number }; initialOffset?: { left?: number; top?: number } };
+  data?: {
+    source?: number;
+    id?: number;
+    x?: number;
+    y?: number;
+    node?: { id?: number };
+    initialOffset?: { left?: number; top?: number };
+    href?: string;
+    width?: number;
+    height?: number;
+  };
+}
+
+/** The methods of rrweb's node mirror that rrweb-snapshot's snapshot() calls. */
+export interface ReplayMirror {
+  getId(n: Node | undefined | null): number;
+  hasNode(n: Node): boolean;
+  add(n: Node, meta: unknown): void;
 }
 
 /** An event rrweb-player dispatches to its listeners. */

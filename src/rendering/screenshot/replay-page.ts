@@ -44,6 +44,7 @@ export class ReplayPage {
   /** What the page can show, set by whoever opened it with its events (nothing until then). */
   range: PageRange = { firstTs: 0, from: Infinity, to: -Infinity };
   private viewport: Viewport;
+  private keyframeScript = false;
 
   private constructor(
     readonly generation: number,
@@ -127,6 +128,19 @@ export class ReplayPage {
       optimizeForSpeed: true,
     });
     return Buffer.from(shot.data, 'base64');
+  }
+
+  /**
+   * The replayed document at `offsetMs` from the first event, as a Meta and a FullSnapshot at `ts`
+   * (JSON, node ids as recorded: in-page/keyframe-page.ts); null when nothing is shown there. Plays
+   * forward from the last call (server-made keyframes: keyframes/), not from the last snapshot.
+   */
+  async keyframeAt(offsetMs: number, ts: number): Promise<string | null> {
+    if (!this.keyframeScript) {
+      await this.page.evaluate(inPageScript('keyframe-page'));
+      this.keyframeScript = true;
+    }
+    return this.page.evaluate<string | null>(`window.__tapedeckKeyframe.at(${JSON.stringify(offsetMs)}, ${JSON.stringify(ts)})`);
   }
 
   async close(): Promise<void> {

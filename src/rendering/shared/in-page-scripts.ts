@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type InPageScript = 'player-bootstrap' | 'screenshot-page';
+export type InPageScript = 'player-bootstrap' | 'screenshot-page' | 'keyframe-page';
 
 // This file runs from dist/rendering/shared/ once built and from src/rendering/shared/ under
 // ts-jest: either way the bundles are in dist/in-page/ at the project root.

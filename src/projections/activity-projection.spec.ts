@@ -1,0 +1,82 @@
+// The activity projection's apply: rows per table from event payloads, deletion markers of the same
+// fetch, chunked batches, and messages it cannot read (acknowledged as skipped, never retried).
+import { headerJson, summarizeBatch } from '../domain/batch-summary';
+import { click, consoleLog, meta, snapshot, T0 } from '../domain/activity/testing/activity-fixtures';
+import type { RrwebEvent } from '../domain/rrweb-event';
+import { applyActivityMessages } from './activity-projection';
+import type { ProjectionMessage } from './projection';
+
+const REC = '11111111-1111-4111-8111-111111111111';
+const subject = (kind: string, rec = REC) => `td.rec.t1.${rec}.${kind}`;
+function ev(seq: number, events: unknown[], headers: Record<string, string> = {}): ProjectionMessage {
+  const data = Buffer.from(JSON.stringify(events));
+  return {
+    seq,
+    subject: subject('ev'),
+    timeMs: T0,
+    headers: { 'Td-Batch': `b${seq}`, 'Td-Summary': headerJson(summarizeBatch(events as RrwebEvent[], data.length)), ...headers },
+    data,
+  };
+}
+
+describe('applyActivityMessages', () => {
+  it('writes items, node labels and a batch row per event batch, keyed by seq and batch id', () => {
+    const out = applyActivityMessages([
+      ev(1, [meta(T0, 'https://a.test/x'), snapshot(T0 + 1)]),
+      ev(2, [click(T0 + 5, 7), consoleLog(T0 + 6, 'error', 'boom')]),
+    ]);
+    expect(out.rows.recording_activity.map((r) => [r.seq, r.batch_id, r.idx, r.kind, r.ts])).toEqual([
+      [1, 'b1', 0, 'page', T0],
+      [2, 'b2', 0, 'click', T0 + 5],
+      [2, 'b2', 1, 'error', T0 + 6],
+    ]);
+    expect(out.rows.recording_activity[0]).toMatchObject({ url: 'https://a.test/x', path: '/x', title: 'Checkout', tenant_id: 't1', recording_id: REC });
+    expect(out.rows.recording_activity_nodes.map((r) => r.node_id)).toEqual([7, 8, 11, 12]);
+    expect(out.rows.recording_activity_batches.map((r) => [r.seq, r.min_ts, r.max_ts])).toEqual([
+      [1, T0, T0 + 1],
+      [2, T0 + 5, T0 + 6],
+    ]);
+    expect([out.deletions, out.skipped]).toEqual([[], []]);
+  });
+
+  it('drops messages below a deletion marker of the same fetch and deletes the older rows', () => {
+    const other = '22222222-2222-4222-8222-222222222222';
+    const out = applyActivityMessages([
+      ev(1, [click(T0, 7)]),
+      { seq: 2, subject: subject('del'), timeMs: T0, headers: {} },
+      ev(3, [click(T0 + 9, 7)]),
+      { ...ev(4, [click(T0, 1)]), subject: subject('ev', other) },
+    ]);
+    expect(out.rows.recording_activity.map((r) => [r.recording_id, r.seq])).toEqual([
+      [REC, 3],
+      [other, 4],
+    ]);
+    expect(out.deletions).toEqual([
+      { tables: ['recording_activity', 'recording_activity_nodes', 'recording_activity_batches'], tenantId: 't1', recordingId: REC, beforeSeq: 2 },
+    ]);
+  });
+
+  it("takes only the page its summary names from a chunked batch's last chunk, nothing from the others", () => {
+    const events = [meta(T0, 'https://a.test/big?x=1'), snapshot(T0 + 1)];
+    const chunk0 = ev(1, events, { 'Td-Chunk': '0/2' });
+    const first = { ...chunk0, headers: { 'Td-Batch': 'b2', 'Td-Chunk': '0/2' } };
+    const out = applyActivityMessages([first, ev(2, events, { 'Td-Chunk': '1/2' })]);
+    expect(out.rows.recording_activity).toEqual([
+      expect.objectContaining({ seq: 2, kind: 'page', ts: T0, url: 'https://a.test/big?x=1', path: '/big', title: '' }),
+    ]);
+    expect(out.rows.recording_activity_nodes).toEqual([]);
+    expect(out.skipped).toEqual([]);
+  });
+
+  it('skips (acknowledges) payloads it cannot read, and metadata messages give nothing', () => {
+    const out = applyActivityMessages([
+      { ...ev(1, []), data: Buffer.from('not json') },
+      { ...ev(2, []), data: Buffer.from('{"a":1}') },
+      { ...ev(3, []), data: undefined },
+      { seq: 4, subject: subject('meta'), timeMs: T0, headers: {} },
+      { seq: 5, subject: 'td.other', timeMs: T0, headers: {} },
+    ]);
+    expect(out.skipped.map((s) => s.seq)).toEqual([1, 2, 3, 5]);
+    expect(Object.values(out.rows).flat()).toEqual([]);
+  });
+});

@@ -1,0 +1,77 @@
+// Rows from one `ev` message for the activity tables (migration 007): its events are decoded and
+// reduced to batch-activity.ts's parts. A chunked batch (bigger than a message: its chunks are
+// separate messages, and a projection sees one message at a time) gives only the page row its
+// summary names (the URL of its first Meta event), from the chunk that carries the summary
+// (docs/activity.md, limits).
+import { batchActivity, MAX_URL, pathOf } from '../domain/activity/batch-activity';
+import { clip, wellFormed } from '../domain/batch-summary';
+import type { RrwebEvent } from '../domain/rrweb-event';
+import { H } from '../infrastructure/nats/subjects';
+import type { ProjectionMessage, Row } from './projection';
+
+export interface ActivityRows {
+  items: Row[];
+  nodes: Row[];
+  batch?: Row;
+}
+
+export type ActivityResult = { rows: ActivityRows } | { skip: string };
+
+const chunked = (chunk: string | undefined) => {
+  const m = chunk ? /^(\d+)\/(\d+)$/.exec(chunk) : null;
+  return m !== null && Number(m[2]) > 1;
+};
+
+/** The page row of a chunked batch, from its summary (on the last chunk): URL and time of its first Meta. */
+function chunkedPage(m: ProjectionMessage, key: Row): Row[] {
+  let s: { url?: unknown; metaTs?: unknown } | undefined;
+  try {
+    s = JSON.parse(m.headers[H.summary] ?? 'null') as typeof s;
+  } catch {
+    return [];
+  }
+  if (!s || typeof s.url !== 'string' || typeof s.metaTs !== 'number') return [];
+  const url = wellFormed(clip(s.url, MAX_URL));
+  return [{ ...key, ...EMPTY_ITEM, kind: 'page', ts: Math.trunc(s.metaTs), url, path: pathOf(url) }];
+}
+
+const EMPTY_ITEM = { idx: 0, url: '', path: '', title: '', text: '', node_id: 0, x: 0, y: 0, page_load: 0, status: 0, method: '', duration: 0 };
+
+export function activityRows(m: ProjectionMessage, tenantId: string, recordingId: string): ActivityResult {
+  const key = { tenant_id: tenantId, recording_id: recordingId, seq: m.seq, batch_id: m.headers[H.batch] || `seq-${m.seq}` };
+  if (chunked(m.headers[H.chunk])) return { rows: { items: chunkedPage(m, key), nodes: [] } };
+  if (!m.data) return { skip: 'event payload unavailable (message removed from the stream)' };
+  let events: unknown;
+  try {
+    events = JSON.parse(new TextDecoder().decode(m.data));
+  } catch {
+    return { skip: 'event payload is not JSON' };
+  }
+  if (!Array.isArray(events)) return { skip: 'event payload is not an array' };
+  let a: ReturnType<typeof batchActivity>;
+  try {
+    a = batchActivity(events as RrwebEvent[]);
+  } catch (e) {
+    // A shape no rule foresaw must not hold the projection back (it would be redelivered forever).
+    return { skip: `events not understood: ${String((e as Error)?.message ?? e).slice(0, 200)}` };
+  }
+  const items: Row[] = a.items.map((i, idx) => {
+    const row = { ...key, ...EMPTY_ITEM, idx, kind: i.kind, ts: i.ts };
+    switch (i.kind) {
+      case 'page':
+        return { ...row, url: i.url, path: i.path, title: i.title, page_load: i.pageLoad ? 1 : 0 };
+      case 'click':
+        return { ...row, node_id: i.nodeId, x: i.x, y: i.y };
+      case 'error':
+        return { ...row, text: i.message };
+      case 'network':
+        return { ...row, url: i.url, path: '', method: i.method, status: i.status, duration: i.durationMs };
+    }
+  });
+  const nodes: Row[] = a.nodes.map((n) => ({ ...key, node_id: n.nodeId, tag: n.tag, text: n.text, selector: n.selector }));
+  const empty = a.items.length === 0 && a.nodes.length === 0 && a.inputs === 0 && a.activeSeconds.length === 0 && a.changes.length === 0;
+  const batch: Row | undefined = empty
+    ? undefined
+    : { ...key, min_ts: a.minTs, max_ts: a.maxTs, inputs: a.inputs, active_seconds: a.activeSeconds, changes: a.changes };
+  return { rows: { items, nodes, batch } };
+}
