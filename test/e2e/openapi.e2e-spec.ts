@@ -112,9 +112,12 @@ describe('parameters', () => {
     expect(param('get', path, 'time')).toMatchObject({ in: 'query', schema: { type: 'string', maxLength: 64 } });
   });
 
-  it.each(PLAYERS)('%s: speed 0.25-4 (default 1)', (path) => {
+  it.each(PLAYERS)('%s: speed 0.25-4 (default 1); live a boolean word (default false) that refuses a time', (path) => {
     expect(param('get', path, 'speed')).toMatchObject({ in: 'query', schema: { type: 'number', minimum: 0.25, maximum: 4, default: 1 } });
     expect(param('get', path, 'time')).toMatchObject({ in: 'query', schema: { type: 'string', maxLength: 64 } });
+    const live = param('get', path, 'live');
+    expect(live).toMatchObject({ in: 'query', schema: { type: 'string', enum: ['true', 'false', '1', '0'], default: 'false' } });
+    expect(JSON.stringify(live)).toMatch(/Server-Sent Events[\s\S]*With time: 400/);
   });
 
   it.each(['/replay', '/replays'])('%s: the metadata filters are deepObject parameters, as on the listing', (path) => {

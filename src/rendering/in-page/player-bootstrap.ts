@@ -1,7 +1,9 @@
 // The player page's only inline script (admitted by the CSP nonce), bundled by scripts/build-sdk.mjs
 // into dist/in-page/player-bootstrap.js. It reads the JSON config block, fetches the events from the
-// same origin and mounts rrweb-player; tests observe window.__tapedeck.
+// same origin and mounts rrweb-player, or with live=true hands over to live-player.ts (the live feed);
+// tests observe window.__tapedeck.
 import { finishAnimations } from './finish-animations';
+import { type LiveState, startLive } from './live-player';
 import { accessibleControls } from './player-a11y';
 import type { PlayerPageConfig } from './player-config';
 import { prepareReplay } from './prepare-replay';
@@ -17,6 +19,8 @@ interface PlayerState {
   sanitized: number;
   error: string | undefined;
   player: RrwebPlayer | undefined;
+  /** With live=true: the live view's state (live-player.ts). */
+  live?: LiveState;
 }
 
 interface ReplayEvent {
@@ -117,6 +121,30 @@ function main(): void {
   const Player = lib && (lib.Player || lib.default);
   if (typeof Player !== 'function') {
     fail('The player could not be loaded.');
+    return;
+  }
+  if (cfg.live) {
+    state.live = startLive({
+      eventsUrl: cfg.eventsUrl,
+      controls: cfg.controls,
+      speed: cfg.speed,
+      mount,
+      Player,
+      // The live bar is outside #player, which keeps the rest of the page.
+      frameSize: () => {
+        const r = mount.getBoundingClientRect();
+        return { width: Math.max(80, Math.floor(r.width)), height: Math.max(45, Math.floor(r.height)) };
+      },
+      fail,
+      ready(player) {
+        state.player = player;
+        state.ready = true;
+        document.body.classList.add('ready');
+      },
+      sanitized(count) {
+        state.sanitized += count;
+      },
+    });
     return;
   }
   // A window first when the page starts later in a recording it knows the span of (the whole

@@ -5,6 +5,8 @@ export interface PlayerPageConfig {
   eventsUrl: string;
   controls: boolean;
   autoplay: boolean;
+  /** Follow the recording live: eventsUrl is then its Server-Sent Events feed (docs/live.md). */
+  live: boolean;
   mode: 'standard' | 'minimal' | 'capture';
   speed: number;
   /** Where playback starts; out-of-range positions start at the nearest end. */

@@ -24,20 +24,39 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null;
 const field = (v: unknown, key: string): unknown => (isObject(v) ? v[key] : undefined);
 
 export function replayFixes(events: readonly unknown[]): string[] {
+  return createReplayFixes()(events);
+}
+
+/**
+ * `replayFixes` for a recording that arrives in parts: call the answer on each part, in order; it
+ * answers the rules for everything so far. A Meta event's time is moved once its FullSnapshot comes,
+ * in that part or a later one: whoever hands parts on holds back a part's trailing Meta until then
+ * (`pendingMeta()` answers it while it waits).
+ */
+export function createReplayFixes(): ((events: readonly unknown[]) => string[]) & { pendingMeta(): unknown } {
   const widths: Record<string, boolean> = {};
   const heights: Record<string, boolean> = {};
   const canvases: Record<string, boolean> = {};
   let seenMeta = false;
   let meta: Json | null = null;
-  for (let m = 0; m < events.length; m++) {
-    const ev = events[m];
-    if (!isObject(ev)) continue;
-    if (ev.type === 4) {
-      meta = seenMeta ? ev : null;
-      seenMeta = true;
-    } else if (ev.type === 2 && meta) {
-      if ((ev.timestamp as number) > (meta.timestamp as number)) meta.timestamp = ev.timestamp;
-      meta = null;
+  const fixes = (events: readonly unknown[]): string[] => {
+    fixMetas(events);
+    scan(events);
+    return rules();
+  };
+  return Object.assign(fixes, { pendingMeta: () => meta });
+
+  function fixMetas(events: readonly unknown[]): void {
+    for (let m = 0; m < events.length; m++) {
+      const ev = events[m];
+      if (!isObject(ev)) continue;
+      if (ev.type === 4) {
+        meta = seenMeta ? ev : null;
+        seenMeta = true;
+      } else if (ev.type === 2 && meta) {
+        if ((ev.timestamp as number) > (meta.timestamp as number)) meta.timestamp = ev.timestamp;
+        meta = null;
+      }
     }
   }
   function size(v: unknown): string | null {
@@ -60,26 +79,30 @@ export function replayFixes(events: readonly unknown[]): string[] {
     const kids = node.childNodes as ArrayLike<unknown> | null | undefined;
     if (kids && kids.length) for (let i = 0; i < kids.length; i++) visit(kids[i], depth + 1);
   }
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    const d = field(e, 'data');
-    if (!isObject(d)) continue;
-    const type = field(e, 'type');
-    if (type === 2) visit(d.node, 0);
-    else if (type === 3 && d.source === 0) {
-      const adds = (d.adds || []) as ArrayLike<unknown>;
-      const attrs = (d.attributes || []) as ArrayLike<unknown>;
-      for (let j = 0; j < adds.length; j++) if (adds[j]) visit(field(adds[j], 'node'), 0);
-      for (let j = 0; j < attrs.length; j++) {
-        const a = attrs[j];
-        if (!isObject(a) || !isObject(a.attributes)) continue;
-        if (canvases[String(a.id)]) noteCanvas(a.attributes);
+  function scan(events: readonly unknown[]): void {
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      const d = field(e, 'data');
+      if (!isObject(d)) continue;
+      const type = field(e, 'type');
+      if (type === 2) visit(d.node, 0);
+      else if (type === 3 && d.source === 0) {
+        const adds = (d.adds || []) as ArrayLike<unknown>;
+        const attrs = (d.attributes || []) as ArrayLike<unknown>;
+        for (let j = 0; j < adds.length; j++) if (adds[j]) visit(field(adds[j], 'node'), 0);
+        for (let j = 0; j < attrs.length; j++) {
+          const a = attrs[j];
+          if (!isObject(a) || !isObject(a.attributes)) continue;
+          if (canvases[String(a.id)]) noteCanvas(a.attributes);
+        }
       }
     }
   }
-  const rules = [':where(canvas){display:inline-block;width:300px;height:150px;overflow:hidden;color:transparent}', ':where(canvas) *{visibility:hidden}'];
-  let n = 0;
-  for (const k of Object.keys(widths)) if (n++ < 500) rules.push(':where(canvas[width="' + k + '"]){width:' + Number(k) + 'px}');
-  for (const k of Object.keys(heights)) if (n++ < 1000) rules.push(':where(canvas[height="' + k + '"]){height:' + Number(k) + 'px}');
-  return rules;
+  function rules(): string[] {
+    const rules = [':where(canvas){display:inline-block;width:300px;height:150px;overflow:hidden;color:transparent}', ':where(canvas) *{visibility:hidden}'];
+    let n = 0;
+    for (const k of Object.keys(widths)) if (n++ < 500) rules.push(':where(canvas[width="' + k + '"]){width:' + Number(k) + 'px}');
+    for (const k of Object.keys(heights)) if (n++ < 1000) rules.push(':where(canvas[height="' + k + '"]){height:' + Number(k) + 'px}');
+    return rules;
+  }
 }

@@ -12,7 +12,9 @@
 //   player's CSP decides which hosts load), stylesheets http(s) only, SVG references #fragments only,
 //   link targets anything but javascript:, data:, blob: and the like; URLs in CSS (stylesheets, style
 //   attributes and events, font sources, url() in any attribute) by css-urls.ts.
-// Returns how many values it removed or rewrote.
+// Returns how many values it removed or rewrote. A live viewer gets the recording batch by batch:
+// `createReplaySanitizer()` answers a function to call on each batch in order, which remembers the
+// nodes of the earlier ones (an attribute change names its node by id only).
 import { sanitizeCss } from './css-urls';
 import { sanitizeSrcset, urlAllowed, type UrlUse } from './url-policy';
 
@@ -71,6 +73,11 @@ function attributeUse(info: NodeInfo | undefined, name: string, rel: string | un
 }
 
 export function sanitizeReplay(events: readonly unknown[]): number {
+  return createReplaySanitizer()(events);
+}
+
+/** `sanitizeReplay` for a recording that arrives in parts: call the answer on each part, in order. */
+export function createReplaySanitizer(): (events: readonly unknown[]) => number {
   // By rrweb id (a Map: ids come from the recording, "__proto__" included).
   let known = new Map<string, NodeInfo>();
   let changes = 0;
@@ -159,15 +166,6 @@ export function sanitizeReplay(events: readonly unknown[]): number {
     }
   }
 
-  for (const e of events) {
-    if (!isObject(e) || !isObject(e.data)) continue;
-    const d = e.data;
-    if (e.type === 2) {
-      known = new Map(); // a new page: rrweb rebuilds its node map from this snapshot
-      visit(d.node, null);
-    } else if (e.type === 3) incremental(d);
-  }
-
   function incremental(d: Json): void {
     switch (d.source) {
       case 0: // mutation: adds, then texts, then attributes, as rrweb applies them
@@ -195,5 +193,16 @@ export function sanitizeReplay(events: readonly unknown[]): number {
       default:
     }
   }
-  return changes;
+  return (events) => {
+    changes = 0;
+    for (const e of events) {
+      if (!isObject(e) || !isObject(e.data)) continue;
+      const d = e.data;
+      if (e.type === 2) {
+        known = new Map(); // a new page: rrweb rebuilds its node map from this snapshot
+        visit(d.node, null);
+      } else if (e.type === 3) incremental(d);
+    }
+    return changes;
+  };
 }

@@ -13,7 +13,14 @@ export interface ReplayerInternals {
   /** The node map of the replayed document: node ids as recorded. */
   getMirror(): ReplayMirror;
   handleResize(dimension: { width: number; height: number }): void;
-  service: { state: { value?: unknown; context: { lastPlayedEvent: unknown; events: ReplayEvent[] } } };
+  service: { state: { value: string; context: { lastPlayedEvent: unknown; events: ReplayEvent[]; baselineTime: number } } };
+  /** The playback clock: its position past baselineTime, in ms (the live player moves it on). */
+  timer: { timeOffset: number };
+  /** True while mutations go to rrweb's virtual DOM (a synchronous cast); a "flush" event writes them to the frame. */
+  usingVirtualDom: boolean;
+  emitter: { emit(type: string): void };
+  on(event: string, handler: (payload?: unknown) => void): void;
+  config: { insertStyleRules?: string[] };
 }
 
 /** The fields of a recorded event the in-page scripts read. */
@@ -56,4 +63,6 @@ export interface RrwebPlayer {
   setSpeed(speed: number): void;
   triggerResize(): void;
   $set(props: { width: number; height: number }): void;
+  addEvent(event: unknown): void;
+  $destroy(): void;
 }

@@ -17,6 +17,10 @@ describe('playerHeading', () => {
     });
   });
 
+  it('says "live view" instead of the duration on a live page (the recording goes on while it is open)', () => {
+    expect(playerHeading(id, undefined, recording, true).details).toEqual(['live view', 'plan: pro', 'userId: u-1', `id ${id}`]);
+  });
+
   it('titles by id before the projection has the recording, or without a first URL', () => {
     expect(playerHeading(id)).toEqual({ title: `Recording ${id}`, details: [] });
     expect(playerHeading(id, undefined, { ...recording, startedAt: null })).toEqual({ title: `Recording ${id}`, details: [] });

@@ -56,9 +56,9 @@ export function humanDuration(ms: number): string {
 /**
  * The page's heading. With `eventsUrl` naming something else than this recording's events (a replay,
  * another recording), that; else the recording: its first page and start, or its id before the
- * projection has it.
+ * projection has it. A `live` page says so where the duration was (it grows while the page is open).
  */
-export function playerHeading(recordingId: string, eventsUrl?: string, recording?: HeadingRecording): PlayerHeading {
+export function playerHeading(recordingId: string, eventsUrl?: string, recording?: HeadingRecording, live = false): PlayerHeading {
   const other = eventsUrl === undefined ? undefined : otherPlayed(recordingId, eventsUrl);
   if (other) return { title: other, details: [] };
   if (!recording || recording.startedAt === null) return { title: `Recording ${recordingId}`, details: [] };
@@ -68,7 +68,7 @@ export function playerHeading(recordingId: string, eventsUrl?: string, recording
   return {
     title: `${page} · ${utcTime(recording.startedAt)}`,
     details: [
-      humanDuration(recording.duration),
+      live ? 'live view' : humanDuration(recording.duration),
       ...(recording.pageViews > 1 ? [`${recording.pageViews} page views`] : []),
       ...metadata,
       ...(keys.length > MAX_METADATA ? [`+${keys.length - MAX_METADATA} more`] : []),

@@ -62,6 +62,7 @@ describe('buildPlayerPage', () => {
       eventsUrl: base.eventsUrl,
       controls: false,
       autoplay: true,
+      live: false,
       mode: 'minimal',
       speed: 2,
       time: { kind: 'percent', value: 50 },
@@ -75,6 +76,31 @@ describe('buildPlayerPage', () => {
     const capture = buildPlayerPage({ ...base, mode: 'capture', controls: true }).html;
     expect(configOf(capture).controls).toBe(false);
     expect(capture).not.toContain('<header>');
+  });
+
+  it('gives a live page the live bar: a badge and status, and with controls labelled native controls', () => {
+    const { html, headers } = buildPlayerPage({ ...base, live: true });
+    expect(configOf(html).live).toBe(true);
+    expect(html).toContain('<body class="mode-standard live">');
+    const bar = /<div id="live-bar"[^>]*>.*?<\/div>/s.exec(html)![0];
+    expect(bar).toMatch(/^<div id="live-bar" role="group" aria-label="Live view" hidden>/);
+    expect(bar).toContain('<span id="live-badge" class="badge">LIVE</span><span id="live-text">Connecting…</span>');
+    expect(bar).toContain('<span id="live-announce" class="sr-only" role="status"></span>');
+    for (const control of [
+      '<button type="button" id="live-toggle">Pause</button>',
+      '<button type="button" id="live-back" aria-label="Back 10 seconds">-10 s</button>',
+      'aria-label="Position in what was received"',
+      '<button type="button" id="live-go" disabled>Go live</button>',
+    ])
+      expect(bar).toContain(control);
+    // EventSource to the same origin: the CSP is the recorded player's.
+    expect(headers['Content-Security-Policy']).toContain("connect-src 'self'");
+    expect(html.match(/<script/g)).toHaveLength(3);
+    const noControls = buildPlayerPage({ ...base, live: true, controls: false, mode: 'minimal' }).html;
+    expect(noControls).toContain('id="live-badge"');
+    expect(noControls).not.toContain('<button');
+    expect(buildPlayerPage({ ...base, live: true, mode: 'capture' }).html).not.toContain('id="live-bar"');
+    expect(buildPlayerPage(base).html).not.toContain('id="live-bar"');
   });
 
   it('versions the asset URLs under the configured base', () => {

@@ -14,6 +14,8 @@ export interface PlayerPageInput {
   eventsUrl: string;
   controls: boolean;
   autoplay: boolean;
+  /** Follow the recording live: eventsUrl is its live feed (…/events?…&live=true). */
+  live?: boolean;
   mode: PlayerMode;
   speed: number;
   time: TimeSelector;
@@ -56,6 +58,7 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
     eventsUrl: input.eventsUrl,
     controls: input.mode === 'capture' ? false : input.controls,
     autoplay: input.autoplay,
+    live: input.live === true,
     mode: input.mode,
     speed: input.speed,
     time: input.time,
@@ -72,8 +75,8 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
 <link rel="stylesheet" href="${escapeHtml(`${base}/rrweb-player.css${v}`)}">
 <style>${PAGE_CSS}</style>
 </head>
-<body class="mode-${input.mode}">
-${input.mode === 'standard' ? `${header(title, input.details ?? [])}\n` : ''}<main><div id="player"></div><p id="status" role="alert" hidden></p></main>
+<body class="mode-${input.mode}${config.live ? ' live' : ''}">
+${input.mode === 'standard' ? `${header(title, input.details ?? [])}\n` : ''}<main><div id="player"></div>${config.live ? liveBar(input.mode, config.controls) : ''}<p id="status" role="alert" hidden></p></main>
 <script type="application/json" id="tapedeck-config">${jsonForHtml(config)}</script>
 <script src="${escapeHtml(`${base}/rrweb-player.js${v}`)}"></script>
 <script nonce="${nonce}">${inPageScript('player-bootstrap')}</script>
@@ -127,7 +130,40 @@ body.mode-minimal main,body.mode-capture main{padding:0}
 body.mode-capture{background:#fff}
 body.mode-capture .rr-player{box-shadow:none;border-radius:0}
 body.mode-capture .replayer-mouse,body.mode-capture .replayer-mouse-tail{display:none!important}
+body.live main{display:flex;flex-direction:column;gap:8px}
+body.live #player{flex:1;min-height:0;height:auto}
+#live-bar{flex:none;display:flex;align-items:center;gap:8px;min-height:40px;padding:4px 8px;box-sizing:border-box;background:#fff;border:1px solid #e5e7eb;border-radius:6px;font-size:14px}
+#live-bar[hidden]{display:none}
+#live-bar .badge{flex:none;padding:2px 8px;border-radius:4px;font-weight:700;font-size:12px;letter-spacing:.05em;background:#6b7280;color:#fff}
+#live-bar.following .badge{background:#dc2626}
+#live-bar.ended .badge,#live-bar.closed .badge{background:#374151}
+#live-text{flex:none;min-width:11em;color:#374151;font-variant-numeric:tabular-nums}
+#live-bar button{flex:none;font:inherit;padding:4px 10px;border:1px solid #d1d5db;border-radius:4px;background:#f9fafb;color:#111827;cursor:pointer}
+#live-bar button:disabled{opacity:.5;cursor:default}
+#live-bar button:focus-visible,#live-position:focus-visible{outline:2px solid #2563eb;outline-offset:2px}
+#live-position{flex:1;min-width:60px}
+.sr-only{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 `;
+
+// The live bar (in-page/live-player.ts drives it): a badge with how far behind the page is, then, with
+// controls, native buttons and a range input (labelled, reachable by Tab, operated by keys as any
+// form control). Hidden until the feed has sent something; none in capture mode.
+function liveBar(mode: PlayerMode, controls: boolean): string {
+  if (mode === 'capture') return '';
+  const buttons = controls
+    ? '<button type="button" id="live-toggle">Pause</button>' +
+      '<button type="button" id="live-back" aria-label="Back 10 seconds">-10 s</button>' +
+      '<input type="range" id="live-position" min="0" max="0" step="any" value="0" aria-label="Position in what was received">' +
+      '<button type="button" id="live-go" disabled>Go live</button>'
+    : '';
+  return (
+    '<div id="live-bar" role="group" aria-label="Live view" hidden>' +
+    // The text changes every quarter second ("0.4 s behind"): screen readers hear the state instead.
+    '<span id="live-badge" class="badge">LIVE</span><span id="live-text">Connecting…</span><span id="live-announce" class="sr-only" role="status"></span>' +
+    buttons +
+    '</div>'
+  );
+}
 
 function header(title: string, details: string[]): string {
   const facts = details.length ? `<ul>${details.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : '';

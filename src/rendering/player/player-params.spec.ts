@@ -5,13 +5,14 @@ import type { TenantRegistry } from '../../auth/tenant-registry';
 import type { SigningKey } from '../../auth/tenant-records';
 import { ValidationError } from '../../common/validation';
 import { loadConfig } from '../../config/config';
-import { parsePlayerQuery } from './player-params';
+import { liveEventsUrl, parsePlayerQuery } from './player-params';
 
 describe('parsePlayerQuery', () => {
   it('applies the defaults', () => {
     expect(parsePlayerQuery({})).toEqual({
       controls: true,
       autoplay: false,
+      live: false,
       mode: 'standard',
       speed: 1,
       time: { kind: 'offset', value: 0 },
@@ -25,6 +26,7 @@ describe('parsePlayerQuery', () => {
     ).toEqual({
       controls: false,
       autoplay: true,
+      live: false,
       mode: 'capture',
       speed: 0.25,
       time: { kind: 'percent', value: 50 },
@@ -65,6 +67,14 @@ describe('parsePlayerQuery', () => {
     [{ speed: ' 1' }],
   ])('%p is a 400', (query) => {
     expect(() => parsePlayerQuery(query)).toThrow(ValidationError);
+  });
+
+  it('reads live, and refuses it with a time: a live page opens at the live edge', () => {
+    expect(parsePlayerQuery({ live: 'true' }).live).toBe(true);
+    expect(parsePlayerQuery({ live: '0', time: 'offset:5' })).toMatchObject({ live: false, time: { kind: 'offset', value: 5 } });
+    expect(() => parsePlayerQuery({ live: 'yes' })).toThrow(ValidationError);
+    expect(() => parsePlayerQuery({ live: '1', time: 'percent:50' })).toThrow(/^Invalid player query: time: must be absent with live=true/);
+    expect(() => parsePlayerQuery({ live: '1', time: '' })).toThrow(/time: must be absent with live=true/);
   });
 
   it('rejects a bad time with a 400', () => {
@@ -206,5 +216,17 @@ describe('eventsUrl on a page opened with a presigned link', () => {
     expect(parse(elsewhere, { auth: secret })).toBe(elsewhere);
     expect(parse('/replays/user/u1/events', { auth: secret })).toBe('/replays/user/u1/events');
     expect(() => parse('https://evil.example.com/e', { auth: secret })).toThrow(ValidationError);
+  });
+});
+
+describe('liveEventsUrl', () => {
+  it.each([
+    ['events?tenantId=acme&expires=02000000000&keyId=k1&signature=ab', 'events?tenantId=acme&expires=02000000000&keyId=k1&signature=ab&live=true'],
+    ['/recordings/a/events', '/recordings/a/events?live=true'],
+    ['events?live=false&x=%2F#frag', 'events?x=%2F&live=true'],
+    ['events?live&liveliness=1&live=1', 'events?liveliness=1&live=true'],
+    ['./events?', './events?live=true'],
+  ])('%s → %s (the link as written, live set once)', (url, expected) => {
+    expect(liveEventsUrl(url)).toBe(expected);
   });
 });

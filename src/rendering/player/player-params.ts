@@ -1,5 +1,6 @@
 // The hosted player page's query as the page uses it: validated by its schema (player.dto.ts), the
-// playback position read as a time selector. On a page opened through a presigned link, eventsUrl
+// playback position read as a time selector; `live` refuses a `time` (a live page starts at the live
+// edge: a position it would ignore is a mistake worth a 400). On a page opened through a presigned link, eventsUrl
 // may only name what that link opens: this recording's events, carrying the same link or another
 // valid link of this recording and tenant. Else a link of tenant A could show tenant B's recording
 // (or anything else the origin serves) under A's page.
@@ -31,8 +32,38 @@ export interface PlayerPageAccess {
  */
 export function parsePlayerQuery(query: unknown, requestOrigin?: string, access?: PlayerPageAccess): PlayerQuery {
   const q = parseWith(playerQueryFor(requestOrigin), query ?? {}, 'player query');
+  if (q.live && q.time !== undefined) {
+    const message = 'must be absent with live=true: a live page opens at the live edge (pause and go back from there)';
+    throw new ValidationError(`Invalid player query: time: ${message}`, [{ path: 'time', message }]);
+  }
   if (q.eventsUrl !== undefined && access?.auth.credential === 'presigned') checkLinkedEventsUrl(q.eventsUrl, (query ?? {}) as Record<string, unknown>, access);
-  return { controls: q.controls, autoplay: q.autoplay, mode: q.mode, speed: q.speed, time: parseTimeSelector(q.time), eventsUrl: q.eventsUrl };
+  return {
+    controls: q.controls,
+    autoplay: q.autoplay,
+    live: q.live,
+    mode: q.mode,
+    speed: q.speed,
+    time: parseTimeSelector(q.time),
+    eventsUrl: q.eventsUrl,
+  };
+}
+
+/**
+ * The live feed of an events URL: `live=true` set in its query (any `live` it had replaced), the rest
+ * kept as written (a link's signature covers its parameters' exact text), the fragment dropped.
+ */
+export function liveEventsUrl(eventsUrl: string): string {
+  const [beforeHash] = eventsUrl.split('#', 1);
+  const q = beforeHash.indexOf('?');
+  const path = q < 0 ? beforeHash : beforeHash.slice(0, q);
+  const params =
+    q < 0
+      ? []
+      : beforeHash
+          .slice(q + 1)
+          .split('&')
+          .filter((p) => p !== '' && !/^live(?:=|$)/.test(p));
+  return `${path}?${params.concat('live=true').join('&')}`;
 }
 
 const EVENTS_PATH = /^(.*)\/recordings\/([^/]+)\/events$/;

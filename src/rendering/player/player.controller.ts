@@ -12,7 +12,7 @@ import { ApiBadRequest, ApiContent, ApiTextError } from '../../common/openapi/ap
 import { ApiQueryParams } from '../../common/openapi/openapi-schema';
 import { RecordingIdParams } from '../../domain/recording.dto';
 import { PlayerQuerySchema } from './player.dto';
-import { PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
+import { PLAYER_EVENTS_TTL_SECONDS, PLAYER_LIVE_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
 
 const SUMMARY = {
   negotiated: 'Get recording player (HTML by Accept)',
@@ -35,13 +35,15 @@ function ApiPlayer(kind: keyof typeof SUMMARY) {
         "An HTML page around rrweb-player that fetches the recording's events itself. The page never contains the caller's key: " +
         `with the private key it carries an events link presigned for ${PLAYER_EVENTS_TTL_SECONDS / 60} minutes (signed with the tenant's newest signing key: every new tenant has one, "default"; none left: 400); ` +
         "opened through a presigned link it reuses that link's tenantId, expires, keyId and signature; eventsUrl overrides both. " +
+        `With live=true the page reads the live feed instead (the same events URL with live=true; a link signed here lasts ${PLAYER_LIVE_EVENTS_TTL_SECONDS / 60} minutes, and the feed ends when its link expires): ` +
+        'it follows the live edge, shows a LIVE badge and how far behind the recorded page it is, lets the viewer pause, go back within what it received and go live again, and says when the session ended; window.__tapedeck.live holds that state. ' +
         'Served with a nonce-based Content-Security-Policy whose frame-ancestors is PLAYER_FRAME_ANCESTORS, and Cache-Control: no-store. ' +
         'window.__tapedeck.ready turns true once the recording is shown (error holds the message otherwise). Query parameters other than those listed are ignored.',
     }),
     ApiQueryParams(PlayerQuerySchema),
     ApiContent('The player page', ['text/html'], z.string()),
     ApiBadRequest(
-      'recordingId not a UUID; controls/autoplay not a boolean; mode unknown; speed outside 0.25-4; time malformed; eventsUrl not same-origin or carrying a key; private key used by a tenant without a signing key',
+      'recordingId not a UUID; controls/autoplay/live not a boolean; time given with live=true; mode unknown; speed outside 0.25-4; time malformed; eventsUrl not same-origin or carrying a key; private key used by a tenant without a signing key',
       'The player page loads the events through a presigned URL, and this tenant has no signing key: …',
     ),
     ApiTextError(404, 'The tenant has no such recording', 'Recording not found'),

@@ -28,7 +28,14 @@ export type PlayerMode = z.output<typeof mode>;
 export const playerQueryFor = (origin?: string) =>
   z.object({
     controls: queryBoolean(true).describe('Show the control bar; default true. Only true/false/1/0 (else 400). Ignored in capture mode (no controls).'),
-    autoplay: queryBoolean(false).describe('Start playing on load; default false. Only true/false/1/0 (else 400).'),
+    autoplay: queryBoolean(false).describe(
+      'Start playing on load; default false. Only true/false/1/0 (else 400). Ignored with live=true (a live page always follows the live edge).',
+    ),
+    live: queryBoolean(false).describe(
+      'Watch the recording live: the page opens at the live edge and follows it as events are stored (the live event feed, GET /recordings/{recordingId}/events?live=true, as Server-Sent Events), ' +
+        'shows how far behind it is, lets the viewer pause, go back within what it received and return to live, and says when the session ended (no event for LIVE_IDLE_SECONDS). ' +
+        'Default false. Only true/false/1/0 (else 400). With time: 400 (a live page starts at the live edge); speed applies to playback after pausing.',
+    ),
     mode,
     speed,
     time: z

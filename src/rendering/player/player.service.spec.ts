@@ -3,7 +3,7 @@ import type { LinkSigner } from '../../auth/link-signer';
 import { AppError } from '../../common/app-error';
 import { loadConfig } from '../../config/config';
 import type { PlayerAssets } from './player-assets';
-import { acceptsHtml, PLAYER_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
+import { acceptsHtml, PLAYER_EVENTS_TTL_SECONDS, PLAYER_LIVE_EVENTS_TTL_SECONDS, PlayerService } from './player.service';
 import type { EventStore } from '../../domain/event-store';
 import { RecordingEventsService } from '../../recordings/recording-events.service';
 import type { PageDetails } from '../../read-model/listing-page.util';
@@ -60,7 +60,8 @@ function service(o: { exists?: boolean; signingKey?: boolean; details?: PageDeta
   return { svc: new PlayerService(source, signer, assets, cfg), signed };
 }
 
-const config = (html: string) => JSON.parse(/id="tapedeck-config">([^<]*)</.exec(html)![1]) as { eventsUrl: string; mode: string; speed: number };
+const config = (html: string) =>
+  JSON.parse(/id="tapedeck-config">([^<]*)</.exec(html)![1]) as { eventsUrl: string; mode: string; speed: number; live: boolean };
 const code = (p: Promise<unknown>) =>
   p.then(
     () => 'ok',
@@ -103,6 +104,22 @@ describe('PlayerService', () => {
     const page = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: { ...LINK, speed: '2' } });
     expect(config(page.html).eventsUrl).toBe(`events?tenantId=acme&expires=2000000000&keyId=k1&signature=${'f'.repeat(64)}`);
     expect(signed).toEqual([]);
+  });
+
+  it('points a live page at the live feed: its own link passed through, or an hour-long one signed for the private key', async () => {
+    const { svc, signed } = service();
+    const viaLink = await svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: { ...LINK, live: 'true' } });
+    expect(config(viaLink.html)).toMatchObject({
+      eventsUrl: `events?tenantId=acme&expires=2000000000&keyId=k1&signature=${'f'.repeat(64)}&live=true`,
+      live: true,
+    });
+    expect(signed).toEqual([]);
+    const viaKey = await svc.page({ auth: SECRET, recordingId: RID, html: true, query: { live: '1' } });
+    expect(config(viaKey.html).eventsUrl).toMatch(/^events\?tenantId=acme&expires=1&keyId=k1&signature=e{64}&live=true$/);
+    expect(signed).toEqual([{ ttl: PLAYER_LIVE_EVENTS_TTL_SECONDS }]);
+    const override = await svc.page({ auth: SECRET, recordingId: RID, html: true, query: { live: '1', eventsUrl: '/recordings/x/events?live=0&s=1' } });
+    expect(config(override.html).eventsUrl).toBe('/recordings/x/events?s=1&live=true');
+    expect(await code(svc.page({ auth: PRESIGNED, recordingId: RID, html: true, query: { ...LINK, live: 'true', time: 'offset:0' } }))).toBe('ValidationError');
   });
 
   it('passes expires on exactly as the link wrote it: the signature covers those digits', async () => {

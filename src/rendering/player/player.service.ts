@@ -11,12 +11,14 @@ import { qualityList } from '../../common/quality-list';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { PlayerAssets } from './player-assets';
 import { buildPlayerPage, PlayerPage } from './player-page';
-import { parsePlayerQuery } from './player-params';
+import { liveEventsUrl, parsePlayerQuery } from './player-params';
 import { RecordingsQueryService } from '../../recordings/recordings-query.service';
 import { playerHeading } from './player-heading';
 
 /** Lifetime of the events link signed for a page requested with the private key. */
 export const PLAYER_EVENTS_TTL_SECONDS = 600;
+/** The same for a live page: its feed ends when the link expires (the page then asks for a reload). */
+export const PLAYER_LIVE_EVENTS_TTL_SECONDS = 3600;
 
 export interface PlayerRequestInput {
   auth: AuthContext;
@@ -50,14 +52,15 @@ export class PlayerService {
     }
     // 404 for an unknown recording; its summary, once projected, heads the page.
     const recording = await this.recordings.get(input.auth.tenantId, input.recordingId, false);
+    const eventsUrl = query.eventsUrl ?? this.eventsUrl(input, query.live);
     const page = buildPlayerPage({
       ...query,
-      eventsUrl: query.eventsUrl ?? this.eventsUrl(input),
+      eventsUrl: query.live ? liveEventsUrl(eventsUrl) : eventsUrl,
       frameAncestors: this.cfg.PLAYER_FRAME_ANCESTORS,
       assetSources: this.cfg.PLAYER_ASSET_SOURCES,
-      ...playerHeading(input.recordingId, query.eventsUrl, recording.projected ? recording : undefined),
-      // Its own events only: an eventsUrl override may play something else (a replay, a window).
-      ...(query.eventsUrl === undefined && recording.projected && recording.startedAt !== null && recording.endedAt !== null
+      ...playerHeading(input.recordingId, query.eventsUrl, recording.projected ? recording : undefined, query.live),
+      // Its own events only: an eventsUrl override may play something else (a replay, a window); a live page reads the feed.
+      ...(query.eventsUrl === undefined && !query.live && recording.projected && recording.startedAt !== null && recording.endedAt !== null
         ? { span: { first: recording.startedAt, last: recording.endedAt } }
         : {}),
       // Relative to /recordings/{id}/player(.html), so a path prefix in front of the service works.
@@ -68,7 +71,7 @@ export class PlayerService {
   }
 
   /** `events?<presigned query>`, relative to the page (a sibling of /player). */
-  private eventsUrl(input: PlayerRequestInput): string {
+  private eventsUrl(input: PlayerRequestInput, live: boolean): string {
     const { auth } = input;
     if (auth.credential === 'presigned') {
       const q = (name: string) => first(input.query[name]);
@@ -76,7 +79,8 @@ export class PlayerService {
       return `events?${presignQuery({ tenantId: q('tenantId'), expires: q('expires'), keyId: q('keyId'), signature: q('signature') })}`;
     }
     try {
-      return `events?${this.signer.sign(auth.tenantId, { kind: 'recording', recordingId: input.recordingId }, PLAYER_EVENTS_TTL_SECONDS).query}`;
+      const ttl = live ? PLAYER_LIVE_EVENTS_TTL_SECONDS : PLAYER_EVENTS_TTL_SECONDS;
+      return `events?${this.signer.sign(auth.tenantId, { kind: 'recording', recordingId: input.recordingId }, ttl).query}`;
     } catch (err) {
       if (err instanceof AppError && err.code === 'bad_request') {
         throw badRequest(
