@@ -19,12 +19,12 @@ describe('progressive player loading', () => {
 
   it('opens on a window from the moment only when the span is known and the moment is after the start', () => {
     const cfg = { eventsUrl: 'events?a=1', time: { kind: 'percent', value: 90 } as const };
-    // 90 %: the last 10 s, so the window runs to the end; 10 %: a minute after the moment.
+    // 90 %: the last 10 s, so the window runs to the end; 10 %: 15 s after the moment.
     expect(openingWindow({ ...cfg, span })).toEqual({ url: `events?a=1&from=epoch%3A${span.first + 90_000}`, at: span.first + 90_000, to: undefined });
     expect(openingWindow({ ...cfg, span, time: { kind: 'percent', value: 10 } })).toEqual({
-      url: `events?a=1&from=epoch%3A${span.first + 10_000}&to=epoch%3A${span.first + 70_000}`,
+      url: `events?a=1&from=epoch%3A${span.first + 10_000}&to=epoch%3A${span.first + 25_000}`,
       at: span.first + 10_000,
-      to: span.first + 70_000,
+      to: span.first + 25_000,
     });
     expect(openingWindow(cfg)).toBeUndefined();
     expect(openingWindow({ ...cfg, span, time: { kind: 'offset', value: 0 } })).toBeUndefined();

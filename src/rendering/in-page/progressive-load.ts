@@ -1,13 +1,13 @@
 // The hosted player opens a later moment of a long recording from its nearest keyframe first (issue
 // #27): with the recording's span in its config, it asks the events URL for a window from the
-// moment (`from`, which the service starts at the keyframe at or before it) to a minute after it,
+// moment (`from`, which the service starts at the keyframe at or before it) to 15 s after it,
 // shows that moment, then loads everything before the window and everything after it in the
 // background and puts them in place, so seeking and playing on work as in a recording loaded whole.
-// The first frame so waits for the keyframe and a minute of events, whatever the recording's length.
+// The first frame so waits for the keyframe and 15 s of events, whatever the recording's length.
 // Pure functions here; the bootstrap does the fetching.
 
 /** How much of the recording after the moment the first window holds (ms). */
-export const AHEAD_MS = 60_000;
+export const AHEAD_MS = 15_000;
 import type { PlayerPageConfig } from './player-config';
 import type { ReplayEvent } from './rrweb-shapes';
 
