@@ -10,6 +10,7 @@ import { startStack } from '../test/harness/stack';
 import { BenchSection, SMOKE } from './bench-kit';
 import { ingestionBench } from './ingestion.bench';
 import { listingBench } from './listing.bench';
+import { liveBench } from './live.bench';
 import { longRecordingBench } from './long-recording.bench';
 import { noisyNeighbourBench } from './noisy-neighbour.bench';
 import { projectionLagBench } from './projection-lag.bench';
@@ -25,6 +26,7 @@ const SECTIONS: BenchSection[] = [
   screenshotBench,
   replayBench,
   noisyNeighbourBench,
+  liveBench,
   longRecordingBench,
   listingBench,
 ];

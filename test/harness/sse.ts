@@ -7,6 +7,8 @@ export interface SseMessage {
   id?: string;
   event: string;
   data: string;
+  /** When it was dispatched here (epoch ms). */
+  receivedAt: number;
 }
 
 export class SseClient {
@@ -117,7 +119,8 @@ export class SseClient {
 
   private line(line: string): void {
     if (line === '') {
-      if (this.current.data.length) this.messages.push({ id: this.current.id, event: this.current.event ?? 'message', data: this.current.data.join('\n') });
+      if (this.current.data.length)
+        this.messages.push({ id: this.current.id, event: this.current.event ?? 'message', data: this.current.data.join('\n'), receivedAt: Date.now() });
       this.current = { data: [] };
       return;
     }
