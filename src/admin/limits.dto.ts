@@ -26,7 +26,15 @@ export class UpdateLimitsBody extends createZodDto(updateLimitsSchema) {}
 const LimitsViewSchema = z.object({
   tenantId: z.string().meta({ example: 'acme' }),
   limits: tenantLimitsSchema.describe("The limits in force: the tenant's own values over the defaults").meta({
-    example: { ingestEventsPerSecond: 5000, ingestBytesPerSecond: 2097152, webSockets: 1000, readBytesPerSecond: 2097152, storedBytes: 0, renders: 8, liveViewers: 200 },
+    example: {
+      ingestEventsPerSecond: 5000,
+      ingestBytesPerSecond: 2097152,
+      webSockets: 1000,
+      readBytesPerSecond: 2097152,
+      storedBytes: 0,
+      renders: 8,
+      liveViewers: 200,
+    },
   }),
   own: limitOverridesSchema.describe("The tenant's own values (the others follow the configured defaults)").meta({ example: { storedBytes: 0 } }),
   defaults: tenantLimitsSchema.describe('The configured defaults (TENANT_* variables)'),
