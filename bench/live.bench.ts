@@ -62,7 +62,11 @@ async function openViewers(browser: Browser, env: TestEnv, recordingId: string, 
   await Promise.all(
     pages.map(async (p) => {
       await p.addInitScript(watchMarks);
-      await p.goto(url);
+      // Generous: in `npm test`'s smoke run this comes right after the noisy-neighbour flood, and one
+      // player page once took over 30 s to load there (cause not found; the service logged nothing).
+      const t = Date.now();
+      await p.goto(url, { timeout: 120_000 });
+      if (Date.now() - t > 10_000) console.error(`live: a viewer page took ${Date.now() - t} ms to load`);
       await p.waitForFunction(() => (window as unknown as { __tapedeck?: { ready?: boolean } }).__tapedeck?.ready === true, undefined, { timeout: 60_000 });
     }),
   );

@@ -174,7 +174,7 @@ export const longRecordingBench: BenchSection = {
           const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
           const page = await context.newPage();
           s = now();
-          await page.goto(`${env.baseUrl}/recordings/${id}/player?time=percent:90&${presigned(env, id)}`);
+          await page.goto(`${env.baseUrl}/recordings/${id}/player?time=percent:90&${presigned(env, id)}`, { timeout: 120_000 });
           await page.waitForFunction(() => (window as unknown as { __tapedeck?: { ready?: boolean } }).__tapedeck?.ready === true, undefined, {
             timeout: 120_000,
           });
