@@ -336,6 +336,7 @@ const ROUTES: [method: string, path: string][] = [
   ['GET', '/recordings/:x/screenshot.jpeg'],
   ['GET', '/recordings/:x/screenshot.jpg'],
   ['GET', '/recordings/:x/preview'],
+  ['GET', '/recordings/:x/activity'],
   ['POST', '/'],
   ['POST', '/events'],
   ['POST', '/ingest'],
