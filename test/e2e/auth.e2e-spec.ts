@@ -31,6 +31,7 @@ const ROUTES: ReadRoute[] = [
   { route: '/recordings/{recordingId}/events', url: (f) => `/recordings/${f.recA}/events`, opens: 'recording' },
   { route: '/recordings/{recordingId}', url: (f) => `/recordings/${f.recA}`, opens: 'recording' },
   { route: '/recordings/{recordingId}/player', url: (f) => `/recordings/${f.recA}/player.html`, opens: 'recording' },
+  { route: '/recordings/{recordingId}/activity', url: (f) => `/recordings/${f.recA}/activity`, opens: 'recording' },
   { route: '/recordings/{recordingId}/screenshot', url: (f) => `/recordings/${f.recA}/screenshot.png?width=320&height=200`, opens: 'recording' },
   { route: '/replays/{groupingProp}/{replayValue}', url: (f) => `/replays/${f.prop}/${f.value}`, opens: 'replay' },
   { route: '/replays/{groupingProp}/{replayValue}/events', url: (f) => `/replays/${f.prop}/${f.value}/events`, opens: 'replay' },
