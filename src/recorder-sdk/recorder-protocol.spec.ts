@@ -25,6 +25,16 @@ describe('protocol', () => {
       batch: 'b',
     });
     expect(parseServerFrame('{"type":"error","status":400,"message":"bad"}')).toEqual({ type: 'error', status: 400, message: 'bad' });
+    expect(parseServerFrame('{"type":"error","status":429,"message":"m","batch":"b","retryAfter":3}')).toEqual({
+      type: 'error',
+      status: 429,
+      message: 'm',
+      batch: 'b',
+      retryAfter: 3,
+    });
+    for (const bad of ['"3"', '-1', '0', 'null']) {
+      expect(parseServerFrame(`{"type":"error","status":429,"message":"m","retryAfter":${bad}}`)).toEqual({ type: 'error', status: 429, message: 'm' });
+    }
     expect(parseServerFrame('{"type":"upstream-result","ok":true}')).toEqual({ type: 'other' });
     expect(parseServerFrame('garbage')).toEqual({ type: 'other' });
     expect(parseServerFrame(new ArrayBuffer(2))).toEqual({ type: 'other' });

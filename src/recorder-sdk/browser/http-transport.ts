@@ -5,11 +5,10 @@
 // it may be going away, every queued batch that fits the 64 KB keepalive budget goes at once.
 import { Backoff } from './backoff';
 import type { Batch, BatchQueue } from './batch-queue';
-import { classifyStatus, utf8Length } from './protocol';
+import { classifyStatus, retryDelay, utf8Length } from './protocol';
 
 /** Browsers refuse keepalive requests once those in flight carry more than 64 KB of body. */
 const KEEPALIVE_LIMIT = 60_000;
-const MAX_RETRY_DELAY_MS = 60_000;
 
 /** What the HTTP transport needs from the session that owns it. */
 export interface HttpHost {
@@ -105,7 +104,7 @@ export class HttpTransport {
     }
     this.queue.release(batch.id);
     if (!unloading) {
-      const delay = Math.min(MAX_RETRY_DELAY_MS, Math.max(retryAfter, this.backoff.next()));
+      const delay = retryDelay(retryAfter, this.backoff.next());
       this.notBefore = Date.now() + delay;
       if (status === 429) this.host.pauseSending(this.notBefore);
     }

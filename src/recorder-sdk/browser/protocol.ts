@@ -17,7 +17,7 @@ export function batchFrame(batchId: string, body: string): string {
 
 export type ServerFrame =
   | { type: 'ack'; batch: string }
-  | { type: 'error'; status: number; message: string; batch?: string }
+  | { type: 'error'; status: number; message: string; batch?: string; retryAfter?: number }
   | { type: 'pong' }
   | { type: 'watch'; seconds: number }
   | { type: 'other' };
@@ -41,6 +41,8 @@ export function parseServerFrame(data: unknown): ServerFrame {
       status: typeof f.status === 'number' ? f.status : 0,
       message: typeof f.message === 'string' ? f.message : '',
       ...(typeof f.batch === 'string' ? { batch: f.batch } : {}),
+      // Seconds, as HTTP's Retry-After (429, 503, 507): how long the server asks the client to wait.
+      ...(typeof f.retryAfter === 'number' && Number.isFinite(f.retryAfter) && f.retryAfter > 0 ? { retryAfter: f.retryAfter } : {}),
     };
   }
   return { type: 'other' };
@@ -60,6 +62,14 @@ export function classifyStatus(status: number): Outcome {
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) return 'drop';
   if (status === 502 || status === 503) return 'fallback';
   return 'retry';
+}
+
+/** The longest wait before a retry, whatever the server asks (HTTP Retry-After, an error frame's retryAfter). */
+export const MAX_RETRY_DELAY_MS = 60_000;
+
+/** How long to wait before sending again: the server's `retryAfterMs` or the backoff, the longer, capped. */
+export function retryDelay(retryAfterMs: number, backoffMs: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, Math.max(retryAfterMs, backoffMs));
 }
 
 /** UTF-8 length of a string, without allocating (for the keepalive body limit). */

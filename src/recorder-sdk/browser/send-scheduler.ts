@@ -30,7 +30,8 @@ export class SendScheduler {
 
   /** The server asked to slow down: nothing is sent, on either transport, until `until`. */
   pauseSending(until: number): void {
-    this.pausedUntil = until;
+    // A shorter pause asked later (another batch's error frame) does not cut a longer one short.
+    this.pausedUntil = Math.max(this.pausedUntil, until);
   }
 
   /** Sends what can be sent now, on the transport that is usable now. */

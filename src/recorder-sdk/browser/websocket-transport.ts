@@ -1,12 +1,13 @@
 // The WebSocket path of the recorder (docs/websocket.md). Contract: a batch sent here stays in the
 // queue, in flight on 'ws', until its ack frame; when the socket closes, goes silent or stops acking
 // it is given up, everything in flight on it is queued again (same ids) and a new socket is opened
-// after a backoff. An error frame drops the batch (4xx), queues it again for later (retry), or, for
-// 502/503, pauses the socket so that batches go over HTTP for a while. While the socket is down for
+// after a backoff. An error frame drops the batch (4xx), queues it again for later (retry: nothing is
+// sent on either transport for the frame's retryAfter or the backoff, the longer), or, for 502/503,
+// pauses the socket (as long) so that batches go over HTTP for a while. While the socket is down for
 // WS_FALLBACK_AFTER_MS (or paused, or blocked by the page's CSP) HTTP carries the batches.
 import { Backoff } from './backoff';
 import type { Batch, BatchQueue } from './batch-queue';
-import { PING_FRAME, batchFrame, classifyStatus, parseServerFrame, slowLinkMs } from './protocol';
+import { PING_FRAME, batchFrame, classifyStatus, parseServerFrame, retryDelay, slowLinkMs } from './protocol';
 
 type Timer = ReturnType<typeof setTimeout>;
 
@@ -256,10 +257,12 @@ export class WebSocketTransport {
           if (outcome === 'drop') this.queue.drop(batch.id);
           else this.queue.release(batch.id);
         }
+        // The server's retryAfter (seconds) is a floor: a 429 or 507 resent sooner is refused again.
+        const asked = (frame.retryAfter ?? 0) * 1000;
         if (outcome === 'fallback') {
-          this.pausedUntil = now + this.pauseBackoff.next();
-        } else if (outcome === 'retry' && batch) {
-          this.host.pauseSending(now + this.retryBackoff.next());
+          this.pausedUntil = now + retryDelay(asked, this.pauseBackoff.next());
+        } else if (outcome === 'retry' && (batch || asked > 0)) {
+          this.host.pauseSending(now + retryDelay(asked, this.retryBackoff.next()));
         }
         this.host.pump();
         return;
