@@ -1,5 +1,6 @@
 // What `npm start` prints once the service answers, after every start-up line: where everything
-// is, the demo tenant's keys, and the first commands to try.
+// is (the console first and again at the end, where the eye lands), the demo tenant's keys, and the
+// first commands to try.
 import { withoutCredentials } from '../common/redact';
 import type { AppConfig } from '../config/config';
 
@@ -22,6 +23,7 @@ export function banner({ cfg, base, data, keysFile, stackFile }: BannerInput): s
   return [
     '',
     `Tapedeck is running at ${base}`,
+    `  console        ${base}/console/   (sign in with the private key, or the admin token for tenants and keys)`,
     `  API reference  ${base}/openapi.json`,
     `  readiness      ${base}/readyz`,
     `  player         ${base}/recordings/<id>/player.html (open it with a presigned link: see "Watch" below)`,
@@ -45,6 +47,7 @@ export function banner({ cfg, base, data, keysFile, stackFile }: BannerInput): s
     `  npm run cli -- tenants create acme`,
     `  (the CLI finds this stack through ${stackFile}; the same over HTTP: POST ${base}/admin/tenants/${tenant}/keys with the admin token)`,
     '',
+    `Open the console: ${base}/console/`,
     'Ctrl-C (or SIGTERM) stops the service, then NATS and ClickHouse.',
     '',
   ].join('\n');
