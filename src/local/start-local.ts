@@ -3,7 +3,7 @@
 // CLICKHOUSE_URL point elsewhere), generates the demo tenant's keys once, serves the API with
 // projectors in-process, writes where the stack listens for the CLI (local-stack-file.ts) and prints
 // the banner last. SIGINT, SIGTERM or SIGHUP, at any point, stop the service gracefully, then the
-// children; a second one stops them at once. The children run in process groups of their own, so a
+// children; a second one, a second or more later, kills them. The children run in process groups of their own, so a
 // terminal's Ctrl-C reaches this process alone and the servers outlive the service's drain.
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -87,12 +87,22 @@ class Stack {
 }
 
 const stack = new Stack();
-let signals = 0;
+/** When the first stopping signal came; 0 before. */
+let firstSignalAt = 0;
+/**
+ * A terminal's Ctrl-C reaches npm and this process alike (both in the foreground group), and npm
+ * passes its SIGINT on: one key press, two signals within milliseconds. Signals this close to the
+ * first are that same request; a later one (a second Ctrl-C) kills the servers.
+ */
+const SAME_SIGNAL_MS = 1000;
 
 /** Stops the stack and exits; during start-up, once the step under way has finished (its children are then known). */
 function onSignal(signal: NodeJS.Signals) {
-  signals++;
-  if (signals > 1) {
+  const now = Date.now();
+  if (firstSignalAt > 0 && now - firstSignalAt < SAME_SIGNAL_MS) return;
+  const again = firstSignalAt > 0;
+  firstSignalAt ||= now;
+  if (again) {
     process.stderr.write(`${signal} again: killing NATS and ClickHouse\n`);
     void stack.stop('SIGKILL').finally(() => process.exit(1));
     return;

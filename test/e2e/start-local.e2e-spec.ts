@@ -1,7 +1,9 @@
 // `npm start` as a person runs it, for real: nats-server, clickhouse-server and the service, on ports
 // and in a data directory of their own (npm start -- --no-build: the specs beside this one run the
 // build in dist/). The banner comes last; the CLI finds the stack through local-stack.env; SIGTERM or
-// SIGINT to npm's own process, at start-up or once it serves, stop the service, then both servers.
+// SIGINT to npm's own process (or to scripts/start-local.sh run directly), at start-up or once it
+// serves, stop the service, then both servers; and so does Ctrl-C on a terminal (a pseudo-terminal
+// through util-linux `script`), which signals npm and the stack both, and npm passes its signal on.
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -40,8 +42,11 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-function npmStart(dir: string, base: number, port: number, extra: Record<string, string> = {}): Started {
-  const npm = spawn('npm', ['start', '--', '--no-build'], {
+const NPM = ['npm', 'start', '--', '--no-build'];
+
+/** Runs `command` (npm start by default) as a child of this process, with a stack of its own. */
+function npmStart(dir: string, base: number, port: number, extra: Record<string, string> = {}, command = NPM): Started {
+  const npm = spawn(command[0], command.slice(1), {
     cwd: ROOT,
     // Nothing of this process's own configuration: the stack starts its own servers.
     env: {
@@ -52,7 +57,7 @@ function npmStart(dir: string, base: number, port: number, extra: Record<string,
       PORT: String(port),
       ...extra,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
@@ -61,6 +66,9 @@ function npmStart(dir: string, base: number, port: number, extra: Record<string,
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
   return { npm, out: () => out, err: () => err, exited };
 }
+
+/** A terminal's colours and cursor moves out of the way. */
+const plain = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replace(/\r/g, '');
 
 /** The servers under npm's process, by name: they run in process groups of their own, still its descendants. */
 function servers(npm: ChildProcess): { pid: number; name: string }[] {
@@ -77,10 +85,11 @@ function cmdline(pid: number): string {
   }
 }
 
-/** Sends `signal` to npm's process alone and waits for the whole tree to be gone. */
-async function stopWith(s: Started, signal: NodeJS.Signals): Promise<number | null> {
+/** Sends `signal` to npm's process alone (or calls `signal`) and waits for the whole tree to be gone. */
+async function stopWith(s: Started, signal: NodeJS.Signals | (() => void)): Promise<number | null> {
   const tree = [s.npm.pid!, ...descendants(s.npm.pid!)];
-  process.kill(s.npm.pid!, signal);
+  if (typeof signal === 'function') signal();
+  else process.kill(s.npm.pid!, signal);
   let timer: NodeJS.Timeout | undefined;
   const code = await Promise.race([s.exited, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
   clearTimeout(timer);
@@ -148,9 +157,9 @@ describe('npm start', () => {
     expect(await Promise.all([base + 123, base + 222, base + 900, port].map(portFree))).toEqual([true, true, true, true]);
   });
 
-  it('writes short lines for a person with LOG_FORMAT=pretty, and stops on SIGINT the same way', async () => {
+  it('scripts/start-local.sh run directly writes short lines with LOG_FORMAT=pretty, and stops on SIGINT the same way', async () => {
     const { base, port } = await ports();
-    const s = (running = npmStart(dir, base, port, { LOG_FORMAT: 'pretty' }));
+    const s = (running = npmStart(dir, base, port, { LOG_FORMAT: 'pretty' }, ['bash', 'scripts/start-local.sh', '--no-build']));
     await pollUntil(
       async () => s.out(),
       (o) => o.includes(LAST_LINE),
@@ -165,6 +174,36 @@ describe('npm start', () => {
     for (const l of lines) expect(l).toMatch(/^\d\d:\d\d:\d\d (DEBUG|INFO |WARN |ERROR) /);
     expect(await stopWith(s, 'SIGINT')).toBe(0);
     expect(s.err()).toContain('SIGINT: stopping Tapedeck');
+    expect(await Promise.all([base + 123, base + 222, base + 900, port].map(portFree))).toEqual([true, true, true, true]);
+  });
+
+  it('on a terminal: short lines, the banner last with the console, and Ctrl-C stops everything cleanly (npm passes it on too)', async () => {
+    const { base, port } = await ports();
+    // script(1) gives npm a pseudo-terminal; a ^C written to it is the terminal's SIGINT to its foreground group.
+    const s = (running = npmStart(dir, base, port, { TERM: 'dumb' }, ['script', '-qfec', NPM.join(' '), '/dev/null']));
+    await pollUntil(
+      async () => plain(s.out()),
+      (o) => o.includes(LAST_LINE.trim()),
+      180_000,
+    ).catch((e) => {
+      throw new Error(`${String(e)}\nstdout:\n${s.out()}\nstderr:\n${s.err()}`);
+    });
+    const out = plain(s.out());
+    const logs = out.slice(0, out.indexOf(`\n${BANNER}`));
+    const lines = logs.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('>'));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThanOrEqual(25);
+    for (const l of lines) expect(l).toMatch(/^\d\d:\d\d:\d\d (DEBUG|INFO |WARN |ERROR) /);
+    expect(out).toContain(`Open the console: http://127.0.0.1:${port}/console/\n${LAST_LINE.trim()}`);
+    expect(servers(s.npm)).toHaveLength(2);
+
+    // npm, itself interrupted, exits 130 once its child has stopped (the stack's own code is 0).
+    expect([0, 130]).toContain(await stopWith(s, () => s.npm.stdin!.write('\x03')));
+    const after = plain(s.out());
+    expect(after).toContain('SIGINT: stopping Tapedeck');
+    // One key press, two signals (the terminal's and npm's): one graceful stop, not a kill.
+    expect(after).not.toMatch(/again: killing|nats disconnected/);
+    expect(await Promise.all([base + 123, base + 222, base + 900, port].map(portFree))).toEqual([true, true, true, true]);
   });
 
   it('stops what has started when SIGTERM comes during start-up', async () => {
