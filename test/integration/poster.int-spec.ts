@@ -31,6 +31,7 @@ window.boot = () => {
   setTimeout(() => { app.insertAdjacentHTML('beforeend', '<div class="cards"><div class="card">Free</div><div class="card">Pro</div><div class="card">Team</div></div>'); }, 450);
   setTimeout(() => { app.insertAdjacentHTML('beforeend', '<div id="panel">Compare plans</div>'); }, 750);
 };
+document.addEventListener('click', (e) => { if (e.target.id === 'panel') e.target.classList.add('open'); });
 </script></body></html>`;
 
 describe('time=poster in Chromium', () => {
@@ -83,5 +84,32 @@ describe('time=poster in Chromium', () => {
     expect(poster.meanAbsDiff).toBeLessThan(0.03);
     expect(start.similarPixels).toBeLessThan(0.9);
     expect(end.similarPixels).toBeLessThan(0.97);
+  });
+
+  it('shows the page as built when the visitor clicks within the quiet second after it, not what the click opened', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.setContent(APP_HTML);
+    await startRecording(page);
+    // The panel comes at 750 ms; the visitor clicks it 300 ms later, while the burst could still go on.
+    await page.evaluate(() => {
+      (window as unknown as { boot: () => void }).boot();
+      setTimeout(() => document.getElementById('panel')!.click(), 1050);
+    });
+    await page.waitForTimeout(2500);
+    const quick = await recordedEvents(page);
+    await context.close();
+    const isClick = (e: RrwebEvent) => e.type === 3 && (e.data as { source: number; type: number }).source === 2 && (e.data as { type: number }).type === 2;
+    const clickAt = quick.find(isClick)!.timestamp;
+    const lastChangeBefore = Math.max(
+      ...quick.filter((e) => e.type === 3 && (e.data as { source: number }).source === 0 && e.timestamp < clickAt).map((e) => e.timestamp),
+    );
+    expect(clickAt - lastChangeBefore).toBeLessThan(1000);
+    const image = await renderer.render({ tenantId: 't', contentKey: 'quick', events: quick, time: POSTER, format: 'png', ...VIEWPORT });
+    writeFileSync(join(OUT, 'quick-poster.png'), image.bytes);
+    // The same page as built, panel closed: the first test's live screenshot.
+    const poster = await similarity(live, image.bytes);
+    expect(poster.similarPixels).toBeGreaterThanOrEqual(0.97);
+    expect(poster.meanAbsDiff).toBeLessThan(0.03);
   });
 });

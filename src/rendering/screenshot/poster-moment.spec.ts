@@ -6,6 +6,13 @@ const snapshot = (t: number): RrwebEvent => ({ type: 2, timestamp: t, data: { no
 const mutation = (t: number): RrwebEvent => ({ type: 3, timestamp: t, data: { source: 0, adds: [], removes: [], texts: [], attributes: [] } });
 const mouseMove = (t: number): RrwebEvent => ({ type: 3, timestamp: t, data: { source: 1, positions: [] } });
 const styleRule = (t: number): RrwebEvent => ({ type: 3, timestamp: t, data: { source: 8, id: 1 } });
+const click = (t: number): RrwebEvent => ({ type: 3, timestamp: t, data: { source: 2, type: 2, id: 5, x: 1, y: 1 } });
+const focus = (t: number): RrwebEvent => ({ type: 3, timestamp: t, data: { source: 2, type: 5, id: 5 } });
+const typed = (t: number, userTriggered: boolean): RrwebEvent => ({
+  type: 3,
+  timestamp: t,
+  data: { source: 5, id: 6, text: 'a', isChecked: false, userTriggered },
+});
 const page = (start: number, ...rest: RrwebEvent[]) => [meta(start), snapshot(start + 10), ...rest];
 
 describe('posterMoment', () => {
@@ -17,6 +24,18 @@ describe('posterMoment', () => {
   it('is the snapshot when nothing changes soon after it, whatever the visitor does', () => {
     expect(posterMoment(page(1000, mouseMove(1100), mouseMove(1500), mutation(1010 + POSTER_QUIET_MS + 1)))).toBe(1010);
     expect(posterMoment(page(1000))).toBe(1010);
+  });
+
+  it('ends at the visitor’s first press or keystroke once the page has changed: what follows is their doing', () => {
+    // Content built at 1300, a click at 1800 opens a menu at 1850: the page as it came up, not the menu.
+    expect(posterMoment(page(1000, mutation(1300), click(1800), mutation(1850)))).toBe(1300);
+    expect(posterMoment(page(1000, mutation(1300), typed(1500, true), mutation(1510)))).toBe(1300);
+  });
+
+  it('lets scripts’ focus and value changes, and presses before the page changed, go on with the burst', () => {
+    expect(posterMoment(page(1000, mutation(1300), focus(1400), typed(1450, false), mutation(1500)))).toBe(1500);
+    // A click on the spinner: the content that loads after it is still what the visitor saw first.
+    expect(posterMoment(page(1000, click(1200), mutation(1900), mutation(2000)))).toBe(2000);
   });
 
   it('is cut at the cap on a page that never stops changing', () => {

@@ -15,7 +15,7 @@ export const ScreenshotQuerySchema = z.object({
     .optional()
     .describe(
       'Playback position: offset:<ms> from the first event (negative: back from the last event), percent:<0-100> of the duration, or epoch:<ms>. Default (when absent) offset:0. ' +
-        'Or poster: the page as its visitor saw it, for thumbnails and previews: the end of the first burst of DOM changes after the first full snapshot (the last change followed by 1 s without one), at most 5 s after it and within the first page view (offset:0 often shows a page before its scripts built it). ' +
+        "Or poster: the page as its visitor saw it, for thumbnails and previews: the end of the first burst of DOM changes after the first full snapshot (the last change followed by 1 s without one), at most 5 s after it, before the visitor's first click or keystroke once the page has changed, and within the first page view (offset:0 often shows a page before its scripts built it). " +
         'Malformed, empty included: 400; outside the recording: 422.',
     )
     .meta({ example: 'offset:1500' }),
