@@ -1,6 +1,7 @@
-// The recorder's socket under a rate limit (#32, docs/websocket.md): an error frame's retryAfter
-// holds every send, on the socket and over HTTP, for that long; the refused batch stays queued and
-// goes again with its id once the time is up. A fake WebSocket and fetch, on Jest's fake clock.
+// The recorder under a rate limit or a full quota (#32, docs/websocket.md): an error frame's
+// retryAfter, or HTTP's Retry-After on a 429/507, holds every send, on the socket and over HTTP, for
+// that long; the refused batch stays queued and goes again with its id once the time is up. A fake
+// WebSocket and fetch, on Jest's fake clock.
 import { BatchQueue } from './browser/batch-queue';
 import { HttpTransport } from './browser/http-transport';
 import { SendScheduler } from './browser/send-scheduler';
@@ -37,6 +38,8 @@ class FakeSocket {
 
 describe('the recorder after a rate-limit error frame', () => {
   const posts: string[] = [];
+  /** What the fake server answers the next POSTs, then 200. */
+  let answers: Response[] = [];
   let queue: BatchQueue;
   let sender: SendScheduler;
   let socket: FakeSocket;
@@ -44,10 +47,11 @@ describe('the recorder after a rate-limit error frame', () => {
   beforeEach(() => {
     jest.useFakeTimers({ now: 1_700_000_000_000 });
     posts.length = 0;
+    answers = [];
     (globalThis as Record<string, unknown>).WebSocket = FakeSocket;
     (globalThis as Record<string, unknown>).fetch = jest.fn((_url: string, init: { headers: Record<string, string> }) => {
       posts.push(init.headers['Idempotency-Key']);
-      return Promise.resolve(new Response(null, { status: 200 }));
+      return Promise.resolve(answers.shift() ?? new Response(null, { status: 200 }));
     });
     queue = new BatchQueue();
     const host = {
@@ -136,5 +140,23 @@ describe('the recorder after a rate-limit error frame', () => {
     queue.add('b3', '[3]', 1);
     sender.pump();
     expect(socket.sent.map((f) => f.batch)).toEqual(['b1', 'b3']);
+  });
+
+  it('holds the socket too when HTTP answers 507 with Retry-After (the stored-bytes quota is used up)', async () => {
+    socket.answer({ type: 'error', status: 503, message: 'unavailable', batch: 'none' });
+    answers = [new Response('quota', { status: 507, headers: { 'Retry-After': '4' } })];
+    queue.add('b1', '[1]', 1);
+    sender.pump();
+    await jest.advanceTimersByTimeAsync(1500);
+    expect(posts).toEqual(['b1']);
+    // The socket is back, but the quota holds everything for 4 s.
+    queue.add('b2', '[2]', 1);
+    sender.pump();
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(socket.sent).toEqual([]);
+    expect(posts).toEqual(['b1']);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(socket.sent.map((f) => f.batch)).toEqual(['b1', 'b2']);
+    expect(queue.unacked().map((b) => b.id)).toEqual(['b1', 'b2']);
   });
 });

@@ -1,7 +1,7 @@
 // The HTTP path of the recorder: one POST per batch, with the batch id as Idempotency-Key. Contract:
 // a 2xx acks the batch; a 4xx other than 408/429 drops it (401/403: the key is refused and the
 // session stops); anything else queues it again, and the next POST waits for the backoff or the
-// server's Retry-After (a 429 pauses the socket too). One POST at a time while the page lives; when
+// server's Retry-After (a 429 or 507 pauses the socket too). One POST at a time while the page lives; when
 // it may be going away, every queued batch that fits the 64 KB keepalive budget goes at once.
 import { Backoff } from './backoff';
 import type { Batch, BatchQueue } from './batch-queue';
@@ -14,7 +14,7 @@ const KEEPALIVE_LIMIT = 60_000;
 export interface HttpHost {
   /** The server refused the public key (401/403): nothing will ever be delivered. */
   onRefused(status: number): void;
-  /** The server asked to slow down (429): nothing is sent, on either transport, until `until`. */
+  /** The server asked to slow down (429, 507): nothing is sent, on either transport, until `until`. */
   pauseSending(until: number): void;
 }
 
@@ -106,7 +106,8 @@ export class HttpTransport {
     if (!unloading) {
       const delay = retryDelay(retryAfter, this.backoff.next());
       this.notBefore = Date.now() + delay;
-      if (status === 429) this.host.pauseSending(this.notBefore);
+      // Over a rate (429) or the stored-bytes quota (507): the socket would be refused as well.
+      if (status === 429 || status === 507) this.host.pauseSending(this.notBefore);
     }
   }
 }
