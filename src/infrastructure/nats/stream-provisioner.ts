@@ -3,7 +3,9 @@
 import { Logger } from '@nestjs/common';
 import { DiscardPolicy, RetentionPolicy, StorageType, StreamConfig, nanos } from 'nats';
 import type { AppConfig } from '../../config/config';
+import { ArchiveStore } from './archive-store';
 import type { NatsClient } from './nats-connection';
+import { SealStates } from './seal-states';
 import { ALL_RECORDINGS, EVENTS_STREAM } from './subjects';
 
 export function eventStreamConfig(cfg: AppConfig): Partial<StreamConfig> & { name: string } {
@@ -27,6 +29,9 @@ export function eventStreamConfig(cfg: AppConfig): Partial<StreamConfig> & { nam
 
 export async function provisionStreams(nats: NatsClient, cfg: AppConfig): Promise<void> {
   const logger = new Logger('provision');
+  // Archives and seal states, kept as safe as the stream (docs/archives.md).
+  await new ArchiveStore(nats, cfg.STREAM_REPLICAS).open();
+  await new SealStates(nats, cfg.STREAM_REPLICAS).open();
   const want = eventStreamConfig(cfg);
   let info;
   try {
