@@ -39,6 +39,11 @@ export const configSchema = z.object({
   /** Maximum bytes the event stream may hold (-1: unlimited). */
   STREAM_MAX_BYTES: number((n) => n.int().min(-1)).default(-1),
   /** JetStream de-duplication window for Nats-Msg-Id, in seconds. */
+  /**
+   * JetStream's own stream compression (nats-server >= 2.10; docs/archives.md). On an older server
+   * `s2` is logged and left off: 2.9 has no such setting.
+   */
+  STREAM_COMPRESSION: z.enum(['none', 's2']).default('none'),
   STREAM_DUPLICATE_WINDOW_SECONDS: int(1, 7 * 24 * 3600).default(24 * 3600),
 
   CLICKHOUSE_URL: httpUrl('the HTTP interface, e.g. http://127.0.0.1:8123').default('http://127.0.0.1:8123'),
