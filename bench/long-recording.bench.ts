@@ -24,13 +24,13 @@ import { BenchContext, BenchSection, benchClickHouse, httpClient, now, sized, sl
 
 const LONG_MINUTES = sized([60, 180], [2, 3]);
 const SHORT_MINUTES = 1;
-const CHECKOUT_MS = 300_000;
+export const CHECKOUT_MS = 300_000;
 /** Recordings ingested per case, for as many cold screenshots. */
 const COPIES = sized(3, 1);
 const BATCH_MS = 5_000;
 const TARGETS = { screenshotRatio: 1.5, playerRatio: 1.5, lastMinuteReadMs: 50 };
 
-type Ev = { type: number; timestamp: number; data?: unknown };
+export type Ev = { type: number; timestamp: number; data?: unknown };
 
 /** A busy page (about 20 MB of rrweb events an hour): table cells change every second, the rows are replaced every 15 s, typing, scrolling. */
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><style>
@@ -57,7 +57,7 @@ setInterval(function () { window.scrollTo(0, (window.scrollY + 150) % 900); }, 3
 </script></body></html>`;
 
 /** Records PAGE for `minutes` of simulated time; `checkout` as rrweb's checkoutEveryNms (0: none). */
-async function record(browser: Browser, minutes: number, checkout: number): Promise<Ev[]> {
+export async function record(browser: Browser, minutes: number, checkout: number): Promise<Ev[]> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   try {
     const page = await context.newPage();

@@ -17,6 +17,7 @@ import { projectionLagBench } from './projection-lag.bench';
 import { replayBench } from './replay.bench';
 import { retrievalBench } from './retrieval.bench';
 import { screenshotBench } from './screenshot.bench';
+import { storageBench } from './storage.bench';
 
 // The listing section last: it seeds 100 000 recordings into the shared stack.
 const SECTIONS: BenchSection[] = [
@@ -28,6 +29,7 @@ const SECTIONS: BenchSection[] = [
   noisyNeighbourBench,
   liveBench,
   longRecordingBench,
+  storageBench,
   listingBench,
 ];
 

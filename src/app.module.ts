@@ -18,6 +18,7 @@ import { RetentionModule } from './retention/retention.module';
 import { StatisticsModule } from './statistics/statistics.module';
 import { RenderingModule } from './rendering/rendering.module';
 import { KeyframesModule } from './keyframes/keyframes.module';
+import { ArchivesModule } from './archives/archives.module';
 
 /** Feature modules registered by role; features add themselves here. */
 export const API_MODULES: Type[] = [
@@ -32,7 +33,7 @@ export const API_MODULES: Type[] = [
   StatisticsModule,
   RenderingModule,
 ];
-export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule, KeyframesModule];
+export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule, KeyframesModule, ArchivesModule];
 
 @Module({})
 export class AppModule {

@@ -20,9 +20,10 @@ import type { Tenant } from '../auth/tenant-records';
 import type { DeletionStep } from '../auth/tenant-status';
 import { AppError } from '../common/app-error';
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { ArchiveStore } from '../infrastructure/nats/archive-store';
 import { deleteKvKeys } from '../infrastructure/nats/kv-bucket';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
-import { LIMITS_BUCKET } from '../infrastructure/nats/subjects';
+import { LIMITS_BUCKET, SEALS_BUCKET } from '../infrastructure/nats/subjects';
 import { TenantMessages } from '../infrastructure/nats/tenant-messages';
 import { awaitProjectorsPast, eraseTenantRows } from '../projections/tenant-rows';
 
@@ -39,7 +40,7 @@ export interface TenantDeletionPorts {
   registry: Pick<TenantRegistry, 'tenant' | 'setStatus'>;
   stream: { erase(tenantId: string, o: { quietAfter: number; onProgress?: (deleted: number) => void }): Promise<{ deleted: number; throughSeq: number }> };
   projections: { awaitPast(seq: number): Promise<void>; erase(tenantId: string): Promise<string[]> };
-  /** Object-store archives and the like; none yet. */
+  /** Object-store archives and the like: recording archives (docs/archives.md). */
   archives: readonly TenantDataEraser[];
   /** Erases the tenant's registry entries (tenant-erasure.ts). */
   entries: { erase(tenantId: string): Promise<number> };
@@ -116,13 +117,23 @@ export class TenantDeletion {
   }
 }
 
-/** The deletion over the real stores: the event stream, the projectors and ClickHouse, the registry. No archives yet. */
+/** The deletion over the real stores: the event stream, the projectors and ClickHouse, the recording archives, the registry. */
 export function tenantDeletionOver(nats: NatsClient, ch: ClickHouse, registry: TenantRegistry, replicas: number): TenantDeletion {
   return new TenantDeletion({
     registry,
     stream: new TenantMessages(nats),
     projections: { awaitPast: (seq) => awaitProjectorsPast(nats, seq), erase: (id) => eraseTenantRows(ch, nats, replicas, id) },
-    archives: [],
+    archives: [
+      {
+        name: 'recording archives',
+        // Recording archives are named `<tenantId>.<recordingId>.<seq>`, seal states keyed `<tenantId>.<recordingId>`.
+        erase: async (id) => {
+          const store = new ArchiveStore(nats, replicas);
+          for (const o of await store.list()) if (o.name.startsWith(`${id}.`)) await store.delete(o.name);
+          await deleteKvKeys(nats, SEALS_BUCKET, `${id}.>`);
+        },
+      },
+    ],
     entries: {
       erase: async (id) => {
         // The shared limit counters name the tenant in their keys (limits/): gone with it.

@@ -6,12 +6,14 @@ import { ConfigError, loadConfig } from '../config/config';
 import { withLocalStack } from '../local/local-stack-file';
 import { createCliContext } from './cli-context';
 import { CommandMap, UsageError } from './command';
+import { archiveCommands } from './archive-commands';
 import { projectionCommands } from './projection-commands';
 import { tenantCommands } from './tenant-commands';
 import { tenantLimitsCommand } from './tenant-limits-command';
 
 export const COMMANDS: CommandMap = {
   ...projectionCommands,
+  ...archiveCommands,
   ...tenantCommands,
   ...tenantLimitsCommand,
 };

@@ -39,6 +39,11 @@ export const configSchema = z.object({
   /** Maximum bytes the event stream may hold (-1: unlimited). */
   STREAM_MAX_BYTES: number((n) => n.int().min(-1)).default(-1),
   /** JetStream de-duplication window for Nats-Msg-Id, in seconds. */
+  /**
+   * JetStream's own stream compression (nats-server >= 2.10; docs/archives.md). On an older server
+   * `s2` is logged and left off: 2.9 has no such setting.
+   */
+  STREAM_COMPRESSION: z.enum(['none', 's2']).default('none'),
   STREAM_DUPLICATE_WINDOW_SECONDS: int(1, 7 * 24 * 3600).default(24 * 3600),
 
   CLICKHOUSE_URL: httpUrl('the HTTP interface, e.g. http://127.0.0.1:8123').default('http://127.0.0.1:8123'),
@@ -168,6 +173,22 @@ export const configSchema = z.object({
   LIVE_VIEWER_BUFFER_BYTES: int(64 * 1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
   /** How often the projector role deletes recordings past their tenant's retention period (0: never). */
   RETENTION_SWEEP_SECONDS: int(0, 7 * 86400).default(3600),
+  /**
+   * A recording whose last batch was stored this many seconds ago is sealed into a compressed archive
+   * by the projector role (docs/archives.md; 0: only on demand, `recordings seal`).
+   */
+  ARCHIVE_IDLE_SECONDS: int(0, 365 * 86400).default(1800),
+  /** Recordings sealed at once per projector process (0: none, not even ones cut short). */
+  ARCHIVE_CONCURRENCY: int(0, 16).default(1),
+  /** How often the projector role looks for idle recordings to seal. */
+  ARCHIVE_SCAN_SECONDS: int(1, 86400).default(60),
+  /**
+   * Between a seal's commit and the deletion of the messages it replaced: reads planned on those
+   * messages finish first (a read cut by the deletion answers 503 or ends short).
+   */
+  ARCHIVE_REMOVE_DELAY_SECONDS: int(0, 3600).default(60),
+  /** Crash tests only: the seal step after which the process kills itself (SIGKILL). */
+  ARCHIVE_CRASH_AFTER: z.enum(['', 'archived', 'published', 'removing']).default(''),
   /** Most messages per projector batch (one ClickHouse insert per table). */
   PROJECTOR_BATCH: int(1, 10000).default(500),
   /** How long a projector's pull waits for the first message when idle (nats.js requires >= 1000). */

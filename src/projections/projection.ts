@@ -4,7 +4,10 @@ import type { SubjectKind } from '../infrastructure/nats/subjects';
 
 /** One stream message as projections see it (headers only, unless its kind is in `bodyKinds`). */
 export interface ProjectionMessage {
+  /** Stream sequence (of a sealed batch record: the message it replaced; see js-message.ts). */
   seq: number;
+  /** Where a sealed batch record itself is in the stream (absent: at `seq`). */
+  streamSeq?: number;
   subject: string;
   /** Stream time of the message, epoch ms. */
   timeMs: number;

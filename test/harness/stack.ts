@@ -121,6 +121,9 @@ export async function startStack(o: { serverKeyframes?: boolean } = {}): Promise
     // No server-made keyframes in the suites: they would add messages to other suites' recordings
     // (server-keyframes.e2e-spec.ts starts a stack that makes them).
     KEYFRAME_CONCURRENCY: o.serverKeyframes ? '1' : '0',
+    // No automatic sealing either: a long run would replace other suites' batch messages by sealed
+    // records (archives.e2e-spec.ts and the storage bench seal on purpose; docs/archives.md).
+    ARCHIVE_IDLE_SECONDS: '0',
     // Per-tenant limits far above what the suites and benches send, yet on: the limiter's code runs
     // on every request (the noisy-neighbour bench gives its tenants their own limits).
     ...HIGH_TENANT_LIMITS,

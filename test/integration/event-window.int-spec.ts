@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { summarizeBatch } from '../../src/domain/batch-summary';
 import type { RawEvent, ReadWindow } from '../../src/domain/event-store';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
+import { ArchiveStore } from '../../src/infrastructure/nats/archive-store';
 import { EventDeleter } from '../../src/infrastructure/nats/event-deleter';
 import { EventReader } from '../../src/infrastructure/nats/event-reader';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
@@ -59,7 +60,7 @@ beforeAll(async () => {
   await append(25); // stored last: a window over batch 25 must still find it
   const messages = new RecordingMessages(nats, 10_000);
   scanner = new CountingScanner(nats);
-  reader = new EventReader(messages, scanner, new EventDeleter(messages, scanner));
+  reader = new EventReader(messages, scanner, new EventDeleter(messages, scanner), new ArchiveStore(nats));
   full = await read();
   scanner.payloads = 0;
 });

@@ -12,6 +12,7 @@ import { Browser, chromium, Page } from 'playwright-core';
 import { summarizeBatch } from '../../src/domain/batch-summary';
 import type { EventStore } from '../../src/domain/event-store';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
+import { ArchiveStore } from '../../src/infrastructure/nats/archive-store';
 import { EventDeleter } from '../../src/infrastructure/nats/event-deleter';
 import { EventReader } from '../../src/infrastructure/nats/event-reader';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
@@ -108,7 +109,7 @@ describe('screenshots from keyframes (nats-server, Chromium)', () => {
     await context.close();
     const messages = new RecordingMessages(nats, 10_000);
     scanner = new CountingScanner(nats);
-    const reader = new EventReader(messages, scanner, new EventDeleter(messages, scanner));
+    const reader = new EventReader(messages, scanner, new EventDeleter(messages, scanner), new ArchiveStore(nats));
     const writer = new JetStreamEventStore(nats, 10_000);
     const store = {
       read: reader.read.bind(reader),

@@ -6,17 +6,27 @@ import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders } from 'nats';
 import { AppError, StoreUnavailable } from '../../common/app-error';
 import type { MessageCounts } from '../../domain/event-store';
+import type { ArchiveStore } from './archive-store';
 import type { MessageScanner } from './message-scan';
+import type { NatsClient } from './nats-connection';
 import type { RecordingMessages } from './recording-messages';
+import { SealStates } from './seal-states';
+import { parseSealedRef } from './sealed-record';
 import { H, recordingSubject, recordingWildcard } from './subjects';
 
 export class EventDeleter {
   private readonly logger = new Logger('event-store');
 
+  private readonly states?: SealStates;
+
   constructor(
     private readonly messages: RecordingMessages,
     private readonly scanner: MessageScanner,
-  ) {}
+    private readonly archives?: ArchiveStore,
+    nats?: NatsClient,
+  ) {
+    this.states = nats && new SealStates(nats);
+  }
 
   /**
    * Appends a deletion marker (seq D), then deletes every message of the recording below D. The
@@ -83,6 +93,7 @@ export class EventDeleter {
   private async deleteEachBelow(tenantId: string, recordingId: string, belowSeq: number, counts?: MessageCounts): Promise<number> {
     const c = counts ?? (await this.messages.counts(tenantId, recordingId));
     const seqs: number[] = [];
+    const archives = new Set<string>();
     for await (const m of this.scanner.scan(recordingWildcard(tenantId, recordingId), {
       headersOnly: true,
       startSeq: 0,
@@ -90,7 +101,25 @@ export class EventDeleter {
     })) {
       if (m.seq >= belowSeq) break;
       seqs.push(m.seq);
+      const sealed = parseSealedRef(m.headers?.get(H.sealed) || undefined);
+      if (sealed) archives.add(sealed.a);
     }
-    return this.messages.deleteEach(seqs);
+    const deleted = await this.messages.deleteEach(seqs);
+    await this.deleteArchives(tenantId, recordingId, belowSeq, archives);
+    return deleted;
+  }
+
+  /**
+   * The recording's archives made from messages below the marker: those its records named, and the
+   * one its seal state names (a seal under way: its records may not be published yet). An archive is
+   * named after the last sequence it holds, so one of a later recording of the same id is kept.
+   */
+  private async deleteArchives(tenantId: string, recordingId: string, belowSeq: number, named: Set<string>): Promise<void> {
+    if (!this.archives || !this.states) return;
+    const state = await this.states.get(tenantId, recordingId);
+    if (state?.archive) named.add(state.archive);
+    const below = (name: string) => Number(name.slice(name.lastIndexOf('.') + 1)) < belowSeq;
+    for (const name of named) if (below(name)) await this.archives.delete(name);
+    if (state && (!state.archive || below(state.archive))) await this.states.delete(tenantId, recordingId);
   }
 }

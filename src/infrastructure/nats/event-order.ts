@@ -2,6 +2,7 @@
 // in what order batches complete, and a heap merge that releases events in timestamp order.
 import { isMetadataEvent } from '../../domain/batch-summary';
 import type { RrwebEvent } from '../../domain/rrweb-event';
+import type { SealedRef } from './sealed-record';
 
 export interface MessageHead {
   seq: number;
@@ -10,6 +11,8 @@ export interface MessageHead {
   chunk?: string;
   /** Td-Summary header (JSON), on the last chunk (chunk 0 in batches stored before that rule). */
   summary?: string;
+  /** A sealed batch record (Td-Sealed): one message, its payload in the named archive. */
+  sealed?: SealedRef;
 }
 
 export interface PlannedBatch {

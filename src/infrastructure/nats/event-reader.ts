@@ -14,6 +14,8 @@ import { planWindow, WindowCut } from './event-window';
 import type { MessageScanner } from './message-scan';
 import { rawEvents } from './raw-events';
 import type { RecordingMessages } from './recording-messages';
+import type { ArchiveStore } from './archive-store';
+import { parseSealedRef } from './sealed-record';
 import { H, recordingSubject } from './subjects';
 
 /**
@@ -39,6 +41,7 @@ export class EventReader {
     private readonly messages: RecordingMessages,
     private readonly scanner: MessageScanner,
     private readonly deleter: EventDeleter,
+    private readonly archives: ArchiveStore,
   ) {}
 
   /**
@@ -111,11 +114,13 @@ export class EventReader {
     let heads: MessageHead[] = [];
     const from = { startSeq: Math.max(hint?.seq ?? 0, after + 1), expected: partial ? Number.MAX_SAFE_INTEGER : counts.ev };
     for await (const m of this.scanner.scan(subject, { headersOnly: true, ...from, signal })) {
+      const sealed = parseSealedRef(m.headers?.get(H.sealed) || undefined);
       heads.push({
         seq: m.seq,
         batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`,
-        chunk: m.headers?.get(H.chunk) || undefined,
+        chunk: sealed ? undefined : m.headers?.get(H.chunk) || undefined,
         summary: m.headers?.get(H.summary) || undefined,
+        ...(sealed ? { sealed } : {}),
       });
     }
     if (!partial && heads.length < counts.ev) {
@@ -129,7 +134,8 @@ export class EventReader {
         `counted ${counts.ev} messages of ${subject}, read ${heads.length}`,
       );
     }
-    if (upTo < Number.MAX_SAFE_INTEGER) heads = heads.filter((h) => h.seq <= upTo);
+    if (heads.some((h) => h.sealed)) heads = await this.readableSealed(tenantId, recordingId, heads, counts.del, after);
+    if (upTo < Number.MAX_SAFE_INTEGER) heads = heads.filter((h) => (h.sealed?.s ?? h.seq) <= upTo);
     if (heads.length === 0) return;
     // A window reads only the messages it needs, from the first to the last of them (the scan
     // delivers those between too), and stops once its cut is done.
@@ -163,7 +169,10 @@ export class EventReader {
         signal,
         maxMessages: window ? Math.min(pullSize(plan.maxMessageBytes), expected) : pullSize(plan.maxMessageBytes),
       })) {
-        const done = assembler.add(m.seq, m.headers?.get(H.batch) ?? `seq-${m.seq}`, m.data);
+        const sealed = parseSealedRef(m.headers?.get(H.sealed) || undefined);
+        const batch = m.headers?.get(H.batch) ?? `seq-${m.seq}`;
+        const data = sealed && !sealed.x ? await this.archivedPayload(sealed.a, batch, subject) : m.data;
+        const done = assembler.add(m.seq, batch, data);
         if (done) {
           const merged = merger.take(decode(done.payload), done.releaseBelow);
           const out = cut ? cut.take(merged) : merged;
@@ -181,6 +190,24 @@ export class EventReader {
     const drained = [...merger.drainAll()];
     const rest = cut ? cut.take(drained) : drained;
     if (rest.length) yield rest;
+  }
+
+  /**
+   * Sealed batch records a read may use: not those standing for a batch never stored whole (`x`), nor
+   * those of messages below the latest deletion marker (a seal that raced a deletion republished them
+   * after the marker; the seal or the deleter removes them), nor, for the live feed's `after`, those
+   * of messages the viewer already has.
+   */
+  private async readableSealed(tenantId: string, recordingId: string, heads: MessageHead[], dels: number, after: number): Promise<MessageHead[]> {
+    const marker = dels > 0 ? ((await this.lastDeletionSeq(tenantId, recordingId)) ?? 0) : 0;
+    return heads.filter((h) => !h.sealed || (!h.sealed.x && h.sealed.s > marker && h.sealed.s > after));
+  }
+
+  /** A sealed batch's payload from its archive; a missing archive or batch fails the read (ReadPlanMismatch: see incompleteRead). */
+  private async archivedPayload(name: string, batch: string, subject: string): Promise<Uint8Array> {
+    const payload = (await this.archives.load(name))?.payload(batch);
+    if (!payload) throw new ReadPlanMismatch(`archive ${name} of ${subject} does not hold batch ${batch}`);
+    return payload;
   }
 
   /**

@@ -5,6 +5,7 @@ import type { BatchSummary } from '../../domain/batch-summary';
 import type { AppendResult, EventStore, MessageCounts, RawEvent, ReadOptions } from '../../domain/event-store';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { KeyframeHeader } from '../../domain/server-keyframes';
+import { ArchiveStore } from './archive-store';
 import { EventDeleter } from './event-deleter';
 import { EventReader } from './event-reader';
 import { EventWriter } from './event-writer';
@@ -17,11 +18,16 @@ export class JetStreamEventStore implements EventStore {
   private readonly reader: EventReader;
   private readonly deleter: EventDeleter;
 
-  constructor(nats: NatsClient, publishTimeoutMs: number, tuning: ReadTuning = DEFAULT_READ_TUNING) {
+  constructor(
+    nats: NatsClient,
+    publishTimeoutMs: number,
+    tuning: ReadTuning = DEFAULT_READ_TUNING,
+    readonly archives: ArchiveStore = new ArchiveStore(nats),
+  ) {
     const messages = new RecordingMessages(nats, publishTimeoutMs);
     const scanner = new MessageScanner(nats, tuning);
-    this.deleter = new EventDeleter(messages, scanner);
-    this.reader = new EventReader(messages, scanner, this.deleter);
+    this.deleter = new EventDeleter(messages, scanner, archives, nats);
+    this.reader = new EventReader(messages, scanner, this.deleter, archives);
     this.writer = new EventWriter(messages, scanner, (tenantId, recordingId) => this.reader.messageCounts(tenantId, recordingId));
   }
 

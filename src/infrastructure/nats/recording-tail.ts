@@ -67,7 +67,8 @@ export class RecordingTails {
               if (m.seq < next) continue;
               next = m.seq + 1;
               const kind = parseSubject(m.subject)?.kind;
-              if (!kind) continue;
+              // A sealed batch record repeats a batch stored earlier (docs/archives.md): nothing new to follow.
+              if (!kind || m.headers?.has(H.sealed)) continue;
               onMessage({
                 seq: m.seq,
                 kind,

@@ -1,9 +1,11 @@
 // The admin plane: creates the event stream and the tenants bucket at boot, and fails loudly when an
 // existing stream's shape differs from what this build expects. Nothing else calls jetstreamManager.
 import { Logger } from '@nestjs/common';
-import { DiscardPolicy, RetentionPolicy, StorageType, StreamConfig, nanos } from 'nats';
+import { DiscardPolicy, RetentionPolicy, StorageType, StoreCompression, StreamConfig, nanos } from 'nats';
 import type { AppConfig } from '../../config/config';
+import { ArchiveStore } from './archive-store';
 import type { NatsClient } from './nats-connection';
+import { SealStates } from './seal-states';
 import { ALL_RECORDINGS, EVENTS_STREAM } from './subjects';
 
 export function eventStreamConfig(cfg: AppConfig): Partial<StreamConfig> & { name: string } {
@@ -25,9 +27,27 @@ export function eventStreamConfig(cfg: AppConfig): Partial<StreamConfig> & { nam
   };
 }
 
+/** Whether the server takes stream compression (nats-server 2.10 and later). */
+export function serverCompresses(version: string | undefined): boolean {
+  const [major, minor] = (version ?? '0.0').split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 10);
+}
+
+/** STREAM_COMPRESSION as the server can take it: s2 only from nats-server 2.10 on (older servers refuse the field). */
+function wantedCompression(nats: NatsClient, cfg: AppConfig, logger: Logger): StoreCompression | undefined {
+  if (cfg.STREAM_COMPRESSION !== 's2') return undefined;
+  if (serverCompresses(nats.nc.info?.version)) return StoreCompression.S2;
+  logger.warn({ msg: 'STREAM_COMPRESSION=s2 needs nats-server 2.10 or later; the stream stays uncompressed', server: nats.nc.info?.version });
+  return undefined;
+}
+
 export async function provisionStreams(nats: NatsClient, cfg: AppConfig): Promise<void> {
   const logger = new Logger('provision');
-  const want = eventStreamConfig(cfg);
+  const compression = wantedCompression(nats, cfg, logger);
+  // Archives and seal states, kept as safe as the stream (docs/archives.md).
+  await new ArchiveStore(nats, cfg.STREAM_REPLICAS).open();
+  await new SealStates(nats, cfg.STREAM_REPLICAS).open();
+  const want = { ...eventStreamConfig(cfg), ...(compression ? { compression } : {}) };
   let info;
   try {
     info = await nats.jsm.streams.info(EVENTS_STREAM);
@@ -49,9 +69,11 @@ export async function provisionStreams(nats: NatsClient, cfg: AppConfig): Promis
     }
     const drift =
       have.max_age !== want.max_age || have.max_bytes !== want.max_bytes || have.duplicate_window !== want.duplicate_window || have.discard !== want.discard;
-    if (drift) {
+    const recompress = compression !== undefined && have.compression !== compression;
+    if (drift || recompress) {
       await nats.jsm.streams.update(EVENTS_STREAM, {
         ...have,
+        ...(compression ? { compression } : {}),
         max_age: want.max_age!,
         max_bytes: want.max_bytes!,
         duplicate_window: want.duplicate_window!,

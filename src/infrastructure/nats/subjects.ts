@@ -34,4 +34,13 @@ export const H = {
   summary: 'Td-Summary',
   /** A server-made keyframe's moment and outcome (domain/server-keyframes.ts: KeyframeHeader). */
   keyframe: 'Td-Keyframe',
+  /**
+   * On a sealed batch record (an `ev` message without payload that replaced a stored batch once its
+   * recording was archived): JSON `SealedRef` (sealed-record.ts), where the payload is now.
+   */
+  sealed: 'Td-Sealed',
 } as const;
+/** Object Store bucket of recording archives (docs/archives.md). */
+export const ARCHIVES_BUCKET = 'tapedeck_archives';
+/** Key-value bucket of seal jobs and their outcome, one entry per recording. */
+export const SEALS_BUCKET = 'tapedeck_seals';

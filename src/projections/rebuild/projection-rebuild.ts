@@ -136,7 +136,7 @@ async function replay(
       }
       report.skipped += out.skipped.length;
       read += batch.length;
-      seq = batch[batch.length - 1].seq;
+      seq = batch[batch.length - 1].streamSeq ?? batch[batch.length - 1].seq;
       progress(false);
     }
   } finally {

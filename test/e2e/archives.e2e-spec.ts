@@ -1,0 +1,213 @@
+// Recording archives (docs/archives.md) against a stack of its own, over HTTP and the CLI as an
+// operator runs them: a sealed recording answers GET …/events (whole, windows, gzip) with the same
+// bytes as before; `projections rebuild` after sealing gives the same tables (activity included);
+// the sealing process killed (SIGKILL) after each step, or nats-server killed between the commit and
+// the removal, loses and doubles nothing and the next seal finishes; DELETE removes the archive; the
+// projector role seals idle recordings by itself and counts them in /metrics.
+import { randomUUID } from 'node:crypto';
+import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
+import { ident, join, sql } from '../../src/infrastructure/clickhouse/sql';
+import { ArchiveStore } from '../../src/infrastructure/nats/archive-store';
+import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
+import { SealStates } from '../../src/infrastructure/nats/seal-states';
+import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nats/subjects';
+import { api, sampleEvents } from '../harness/http';
+import { pollUntil } from '../harness/poll-until';
+import { PrivateStack } from '../harness/private-stack';
+import { clickhouse, metaEvent, natsClient, runCli, snapshot, waitCaughtUp } from './projections-fixtures';
+
+jest.setTimeout(240_000);
+
+const T0 = Date.UTC(2033, 0, 1);
+/** Batch b of a recording: Meta + FullSnapshot every third batch, clicks and text (activity rows), ten events a second. */
+function batch(b: number) {
+  const at = T0 + b * 1000;
+  const events: { type: number; timestamp: number; data: unknown }[] = sampleEvents(10, at, { href: `https://example.test/p${Math.floor(b / 3)}` }).map(
+    (e, i) => ({
+      ...e,
+      timestamp: at + i * 100,
+    }),
+  );
+  if (b % 3 !== 0)
+    events.splice(
+      0,
+      2,
+      { type: 3, timestamp: at, data: { source: 2, type: 2, id: 5, x: 10 + b, y: 20 } },
+      { type: 3, timestamp: at + 100, data: { source: 5, id: 6, text: `t${b}`, isChecked: false } },
+    );
+  if (b === 0) events.push(metaEvent(at + 950, { userId: 'u-archive', plan: 'pro' }));
+  return events;
+}
+
+describe('recording archives', () => {
+  let stack: PrivateStack;
+  let ch: ClickHouse;
+  let nats: NatsClient;
+  let archives: ArchiveStore;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    stack = await PrivateStack.start();
+    env = { ...stack.serviceEnv, ARCHIVE_REMOVE_DELAY_SECONDS: '0', ARCHIVE_IDLE_SECONDS: '0' };
+    await stack.startService('service', env);
+    ch = clickhouse(stack.serviceEnv);
+    nats = await natsClient(stack.serviceEnv.NATS_URL);
+    archives = new ArchiveStore(nats);
+  });
+
+  afterAll(async () => {
+    await ch?.close();
+    await nats?.close();
+    await stack?.close();
+  });
+
+  const post = (id: string, events: unknown) =>
+    stack.api(`/recordings/${id}/events`, {
+      method: 'POST',
+      key: stack.keys.publicKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(events),
+    });
+  async function record(batches = [0, 1, 2, 3, 5, 4, 6, 7]): Promise<string> {
+    const id = randomUUID();
+    for (const b of batches) expect((await post(id, batch(b))).status).toBe(200);
+    await waitCaughtUp(nats);
+    return id;
+  }
+  const seal = (id: string, extra: Record<string, string> = {}) => runCli(['recordings', 'seal', stack.keys.tenantId, id, '--json'], { ...env, ...extra });
+  /** Every read that must answer the same bytes sealed as unsealed (gzip: as sent, and decoded). */
+  async function reads(id: string) {
+    const out: Record<string, string | null> = {};
+    for (const q of ['', '?from=offset:2500&to=offset:5200', '?from=percent:60', '?limit=13', '?from=offset:3100']) {
+      const r = await stack.api(`/recordings/${id}/events${q}`);
+      expect(r.status).toBe(200);
+      out[q] = r.text;
+    }
+    const raw = await fetch(`${stack.url}/recordings/${id}/events`, {
+      headers: { authorization: `Bearer ${stack.keys.secretKey}`, 'accept-encoding': 'gzip' },
+    });
+    out.gzipEncoding = raw.headers.get('content-encoding');
+    out.gzipBody = await raw.text();
+    return out;
+  }
+  const mine = async (id: string) => (await archives.list()).filter((o) => o.name.includes(`.${id}.`)).map((o) => o.name);
+  async function evMessages(id: string): Promise<{ sealed: number; raw: number }> {
+    const subject = recordingSubject(stack.keys.tenantId, id, 'ev');
+    const info = await nats.jsm.streams.info(EVENTS_STREAM, { subjects_filter: subject });
+    const total = Object.values(info.state.subjects ?? {}).reduce((a: number, b) => a + (b as number), 0);
+    let sealed = 0;
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const m = await nats.jsm.streams.getMessage(EVENTS_STREAM, { seq }).catch(() => undefined);
+      if (m?.subject === subject && m.header?.has(H.sealed)) sealed++;
+    }
+    return { sealed, raw: total - sealed };
+  }
+  async function activity() {
+    const q = (table: string, order: string[]) =>
+      ch.rows<Record<string, unknown>>(sql`SELECT * FROM ${ident(table)} FINAL ORDER BY ${join(order.map(ident), ', ')}`);
+    return {
+      activity: await q('recording_activity', ['tenant_id', 'recording_id', 'seq', 'idx']),
+      nodes: await q('recording_activity_nodes', ['tenant_id', 'recording_id', 'node_id', 'seq']),
+      batches: await q('recording_activity_batches', ['tenant_id', 'recording_id', 'seq']),
+    };
+  }
+
+  it('answers the same bytes sealed, and a rebuild after sealing gives the same tables', async () => {
+    const id = await record();
+    const before = await reads(id);
+    expect(before.gzipEncoding).toBe('gzip');
+    const tables = await snapshot(ch);
+    const act = await activity();
+    expect(act.activity.length).toBeGreaterThan(0);
+
+    const r = await seal(id).done;
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ recordingId: id, status: 'sealed', batches: 8 });
+    expect(await evMessages(id)).toEqual({ sealed: 8, raw: 0 });
+    expect(await reads(id)).toEqual(before);
+    await waitCaughtUp(nats);
+    expect(await snapshot(ch)).toEqual(tables);
+
+    const rebuilt = await runCli(['projections', 'rebuild'], env).done;
+    expect(rebuilt.code).toBe(0);
+    expect(await snapshot(ch)).toEqual(tables);
+    expect(await activity()).toEqual(act);
+
+    const status = await runCli(['recordings', 'archives', '--json'], env).done;
+    const sum = JSON.parse(status.stdout) as { sealed: number; rawBytes: number; archiveBytes: number };
+    expect(sum.sealed).toBeGreaterThanOrEqual(1);
+    expect(sum.archiveBytes).toBeLessThan(sum.rawBytes);
+
+    // Deleted: the archive and its state go with the messages.
+    expect(await mine(id)).toHaveLength(1);
+    expect((await stack.api(`/recordings/${id}`, { method: 'DELETE' })).status).toBeLessThan(300);
+    expect(await mine(id)).toEqual([]);
+    expect(await new SealStates(nats).get(stack.keys.tenantId, id)).toBeUndefined();
+    expect((await stack.api(`/recordings/${id}/events`)).status).toBe(404);
+  });
+
+  it.each(['archived', 'published', 'removing'])('loses and doubles nothing when the sealing process is killed (SIGKILL) after "%s"', async (step) => {
+    const id = await record();
+    const before = await reads(id);
+    const killed = seal(id, { ARCHIVE_CRASH_AFTER: step });
+    const r = await killed.done;
+    expect(r.code).toBeNull();
+    expect(killed.child.signalCode).toBe('SIGKILL');
+    expect(await reads(id)).toEqual(before);
+    const again = await seal(id).done;
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'sealed' });
+    expect(await reads(id)).toEqual(before);
+    expect(await evMessages(id)).toEqual({ sealed: 8, raw: 0 });
+    expect(await mine(id)).toHaveLength(1);
+  });
+
+  it('loses and doubles nothing when nats-server is killed between the commit and the removal', async () => {
+    const id = await record();
+    const before = await reads(id);
+    const tables = await snapshot(ch);
+    // The seal waits 5 s after its commit before removing: nats-server dies then.
+    const cli = seal(id, { ARCHIVE_REMOVE_DELAY_SECONDS: '5' });
+    await pollUntil(
+      () => evMessages(id),
+      (c) => c.sealed === 8,
+      20_000,
+      100,
+    );
+    await stack.killNats();
+    await stack.restartNats();
+    const first = await Promise.race([cli.done, new Promise<null>((r) => setTimeout(() => r(null), 30_000))]);
+    if (first === null) cli.child.kill('SIGKILL');
+    await pollUntil(
+      () => stack.api(`/recordings/${id}/events`).then((r) => r.status),
+      (s) => s === 200,
+      60_000,
+      250,
+    );
+    expect(await reads(id)).toEqual(before);
+    const again = await seal(id).done;
+    expect(again.code).toBe(0);
+    expect(await reads(id)).toEqual(before);
+    expect(await evMessages(id)).toEqual({ sealed: 8, raw: 0 });
+    expect(await mine(id)).toHaveLength(1);
+    await waitCaughtUp(nats);
+    expect(await snapshot(ch)).toEqual(tables);
+  });
+
+  it('seals idle recordings in the projector role and counts them in /metrics', async () => {
+    const id = await record();
+    const before = await reads(id);
+    const worker = await stack.startService('worker', { ...env, TAPEDECK_ROLE: 'projector', ARCHIVE_IDLE_SECONDS: '1', ARCHIVE_SCAN_SECONDS: '1' });
+    await pollUntil(
+      () => evMessages(id),
+      (c) => c.sealed === 8 && c.raw === 0,
+      60_000,
+      500,
+    );
+    expect(await reads(id)).toEqual(before);
+    const token = env.METRICS_TOKEN;
+    const metrics = await api('/metrics', { base: worker.url, ...(token ? { key: token } : {}) });
+    expect(metrics.text).toMatch(/^tapedeck_archives_sealed_total [1-9]/m);
+    expect(metrics.text).toMatch(/^tapedeck_archives_archive_bytes_total [1-9]/m);
+  });
+});
