@@ -17,6 +17,7 @@ import { SdkModule } from './recorder-sdk/sdk.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatisticsModule } from './statistics/statistics.module';
 import { RenderingModule } from './rendering/rendering.module';
+import { ConsoleModule } from './console/console.module';
 import { KeyframesModule } from './keyframes/keyframes.module';
 
 /** Feature modules registered by role; features add themselves here. */
@@ -31,6 +32,7 @@ export const API_MODULES: Type[] = [
   AdminModule,
   StatisticsModule,
   RenderingModule,
+  ConsoleModule,
 ];
 export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule, KeyframesModule];
 
