@@ -47,10 +47,15 @@ export class ConsoleSessionController {
   @ApiResponse({ status: 200, description: 'Signed in; Set-Cookie carries the session', type: ConsoleSessionInfo.Output })
   @ApiValidationError('Not exactly one of key and adminToken, or unknown fields')
   @ApiTextError(401, 'Unknown or public key, or a wrong admin token', 'Invalid API key')
-  @ApiTextError(403, 'The tenant is suspended or being deleted', 'Tenant acme is suspended: …')
+  @ApiTextError(403, 'The tenant is suspended or being deleted, or the request comes from another site (Origin, Sec-Fetch-Site)', 'Tenant acme is suspended: …')
   @ApiTextError(404, 'adminToken given while the admin API is disabled (TAPEDECK_ADMIN_TOKEN unset)', 'Not found (the admin API is disabled: …)')
   @HttpCode(200)
   signIn(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): ConsoleSessionInfo {
+    // Another site must not sign a visitor in (to its own tenant, say): only the console's own page may.
+    const origin = req.headers.origin;
+    if (req.headers['sec-fetch-site'] === 'cross-site' || (origin !== undefined && origin !== `${req.protocol}://${req.host}`)) {
+      throw new AppError('forbidden', 'Sign in from the console itself: this request comes from another site');
+    }
     const body = parseWith(SignInBody.schema, jsonBody(req, SESSION_MAX_BODY_BYTES), 'body');
     let s: ConsoleSession;
     if (body.key !== undefined) {

@@ -246,6 +246,15 @@ describe('console', () => {
   });
 
   it("shows a second tenant none of the first's recordings, and says when the session ended", async () => {
+    // Another site cannot sign a visitor in.
+    const json = { 'content-type': 'application/json' };
+    const evil = await api('/console/session', {
+      method: 'POST',
+      headers: { ...json, origin: 'https://evil.example' },
+      body: JSON.stringify({ key: t2.secretKey }),
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get('set-cookie')).toBeNull();
     const { context, page, problems } = await open();
     await signIn(page, t2.secretKey);
     await cards(page).first().waitFor();
