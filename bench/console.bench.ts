@@ -61,7 +61,7 @@ async function loadList(page: Page, base: string, count: number): Promise<number
         Array.from(document.querySelectorAll('img.thumb')).filter((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0).length >=
         n,
       count,
-      { timeout: 30_000, polling: 'raf' },
+      { timeout: 60_000, polling: 25 },
     )
     .catch(async (e: Error) => {
       const state = await page.evaluate(() => ({

@@ -53,7 +53,6 @@ export function RecordingPage({ id }: { id: string }) {
       </section>
     );
   }
-  if (!rec) return <p class="muted">Loading…</p>;
 
   const seek = (offset: number) => {
     const w = frame.current?.contentWindow as PlayerWindow | null | undefined;
@@ -61,33 +60,40 @@ export function RecordingPage({ id }: { id: string }) {
     frame.current?.focus();
   };
 
+  // The player starts loading at once, beside the detail (its first frame is what a viewer waits
+  // for); a live recording's detail then switches it to the live view.
   return (
     <section class="recording">
       <p>
         <a href="/console/recordings">← Recordings</a>
       </p>
-      <h1 class="ellipsis">{rec.firstUrl ?? rec.recordingId}</h1>
-      <p class="facts">
-        <span>{when(rec.startedAt)}</span>
-        <span>{duration(rec.duration)}</span>
-        <span>{rec.pageViews} pages</span>
-        {rec.viewport && (
-          <span>
-            {rec.viewport.width}×{rec.viewport.height}
-          </span>
-        )}
-        <span>{rec.eventCount} events</span>
-        <span>{bytes(rec.bytes)}</span>
-        {rec.live && <span class="badge live">LIVE</span>}
-      </p>
+      <h1 class="ellipsis">{rec ? (rec.firstUrl ?? rec.recordingId) : 'Recording'}</h1>
+      {!rec && <p class="muted">Loading…</p>}
+      {rec && (
+        <p class="facts">
+          <span>{when(rec.startedAt)}</span>
+          <span>{duration(rec.duration)}</span>
+          <span>{rec.pageViews} pages</span>
+          {rec.viewport && (
+            <span>
+              {rec.viewport.width}×{rec.viewport.height}
+            </span>
+          )}
+          <span>{rec.eventCount} events</span>
+          <span>{bytes(rec.bytes)}</span>
+          {rec.live && <span class="badge live">LIVE</span>}
+        </p>
+      )}
       <div class="layout">
         <div class="player">
-          <iframe ref={frame} title="Recording player" src={`/recordings/${enc(id)}/player.html${rec.live ? '?live=true' : ''}`} allow="clipboard-write" />
+          <iframe ref={frame} title="Recording player" src={`/recordings/${enc(id)}/player.html${rec?.live ? '?live=true' : ''}`} allow="clipboard-write" />
         </div>
         <aside>
           <Share id={id} />
           <h2>Metadata</h2>
-          {Object.keys(rec.metadata).length === 0 ? (
+          {!rec ? (
+            <p class="muted">Loading…</p>
+          ) : Object.keys(rec.metadata).length === 0 ? (
             <p class="muted">None.</p>
           ) : (
             <dl class="meta">
