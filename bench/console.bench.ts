@@ -51,15 +51,19 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
   }
 }
 
-/** Loads the recordings page and waits until every thumbnail is decoded; ms. */
+/**
+ * Loads the recordings page and waits until the 50 cards are listed and the thumbnails in the window
+ * (the first two rows of four at 1280×800) are decoded; the others load lazily on scrolling. ms.
+ */
 async function loadList(page: Page, base: string, count: number): Promise<number> {
   const t = now();
   await page.goto(`${base}/console/recordings`);
   await page
     .waitForFunction(
-      (n) =>
-        Array.from(document.querySelectorAll('img.thumb')).filter((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0).length >=
-        n,
+      (n) => {
+        const seen = Array.from(document.querySelectorAll('img.thumb')).slice(0, Math.min(n, 8)) as HTMLImageElement[];
+        return document.querySelectorAll('ul.cards > li').length >= n && seen.length === Math.min(n, 8) && seen.every((i) => i.complete && i.naturalWidth > 0);
+      },
       count,
       { timeout: 60_000, polling: 25 },
     )
