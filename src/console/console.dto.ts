@@ -5,14 +5,14 @@ import { epochMs } from '../common/openapi/openapi-schema';
 
 export const SESSION_MAX_BODY_BYTES = 4096;
 
-export const SignInBody = createZodDto(
+export class SignInBody extends createZodDto(
   z
     .strictObject({
       key: z.string().min(1).max(512).optional().describe("A tenant's private key (secret_key_…): a session that reads and changes that tenant's data"),
       adminToken: z.string().min(1).max(512).optional().describe('TAPEDECK_ADMIN_TOKEN: a session for the admin view (tenants, keys, signing keys)'),
     })
     .refine((b) => (b.key === undefined) !== (b.adminToken === undefined), { message: 'give exactly one of key and adminToken' }),
-);
+) {}
 
 export class ConsoleSessionInfo extends createZodDto(
   z.object({

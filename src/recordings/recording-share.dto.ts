@@ -5,7 +5,7 @@ import { epochMs } from '../common/openapi/openapi-schema';
 
 export const SHARE_MAX_BODY_BYTES = 1024;
 
-export const ShareLinkBody = createZodDto(
+export class ShareLinkBody extends createZodDto(
   z.strictObject({
     ttlSeconds: z.number().int().min(60).describe('Lifetime of the link in seconds: 60 up to PRESIGN_MAX_TTL_SECONDS (400 beyond)'),
     resource: z
@@ -13,7 +13,7 @@ export const ShareLinkBody = createZodDto(
       .default('player')
       .describe('What the link opens (one signature opens them all); default player'),
   }),
-);
+) {}
 
 export class ShareLink extends createZodDto(
   z.object({
