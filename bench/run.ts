@@ -8,6 +8,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startStack } from '../test/harness/stack';
 import { BenchSection, SMOKE } from './bench-kit';
+import { consoleBench } from './console.bench';
 import { ingestionBench } from './ingestion.bench';
 import { listingBench } from './listing.bench';
 import { liveBench } from './live.bench';
@@ -30,6 +31,7 @@ const SECTIONS: BenchSection[] = [
   liveBench,
   longRecordingBench,
   storageBench,
+  consoleBench,
   listingBench,
 ];
 

@@ -1,4 +1,4 @@
-// Builds the code that runs in browsers, after `nest build` (which empties dist/):
+// Builds the code that runs in browsers, after `nest build` (which empties dist/) (and the console, at the end):
 // - the browser recorder (src/recorder-sdk/browser) into dist/sdk/recorder.js: an IIFE with the
 //   global `Tapedeck`, minified, ES2018, with recorder.js.map beside it, within a size budget;
 // - the in-page scripts of the player and screenshot pages (src/rendering/in-page) into
@@ -9,6 +9,7 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,9 +25,12 @@ const RECORDER = join(root, 'src/recorder-sdk/browser');
 const IN_PAGE = join(root, 'src/rendering/in-page');
 /** One bundle per page that runs our code: the hosted player, and the screenshot renderer's replay page. */
 const IN_PAGE_ENTRIES = ['player-bootstrap', 'screenshot-page', 'keyframe-page'];
+const CONSOLE = join(root, 'src/console/web');
+/** The console's own JavaScript, gzipped (the player it frames is served apart). */
+const CONSOLE_MAX_GZIP_BYTES = 150 * 1024;
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-for (const dir of [RECORDER, IN_PAGE]) {
+for (const dir of [RECORDER, IN_PAGE, CONSOLE]) {
   try {
     execFileSync(process.execPath, [tsc, '--noEmit', '-p', join(dir, 'tsconfig.json')], { stdio: 'inherit' });
   } catch {
@@ -83,3 +87,30 @@ const inPage = await build({
 if (inPage.errors.length > 0) process.exit(1);
 const inPageSizes = IN_PAGE_ENTRIES.map((name) => `${name}.js ${(statSync(join(dist, 'in-page', `${name}.js`)).size / 1024).toFixed(1)} KiB`);
 console.log(`build-sdk: ${relative(process.cwd(), join(dist, 'in-page'))}/ ${inPageSizes.join(', ')}`);
+
+// The console (src/console/web, Preact and uPlot): one script and one stylesheet in dist/console-web/,
+// served by the console module with the page that names them.
+const consoleOut = join(dist, 'console-web');
+const consoleBuild = await build({
+  entryPoints: { console: join(CONSOLE, 'main.tsx') },
+  outdir: consoleOut,
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2020',
+  minify: true,
+  legalComments: 'none',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  tsconfig: join(CONSOLE, 'tsconfig.json'),
+  logLevel: 'warning',
+});
+if (consoleBuild.errors.length > 0) process.exit(1);
+const consoleGzip = gzipSync(readFileSync(join(consoleOut, 'console.js'))).length;
+if (consoleGzip > CONSOLE_MAX_GZIP_BYTES) {
+  console.error(`build-sdk: console.js is ${consoleGzip} bytes gzipped, over the ${CONSOLE_MAX_GZIP_BYTES} byte budget`);
+  process.exit(1);
+}
+console.log(
+  `build-sdk: ${relative(process.cwd(), consoleOut)}/ console.js ${(consoleGzip / 1024).toFixed(1)} KiB gzipped, console.css ${(statSync(join(consoleOut, 'console.css')).size / 1024).toFixed(1)} KiB`,
+);

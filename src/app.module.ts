@@ -17,6 +17,7 @@ import { SdkModule } from './recorder-sdk/sdk.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatisticsModule } from './statistics/statistics.module';
 import { RenderingModule } from './rendering/rendering.module';
+import { ConsoleModule } from './console/console.module';
 import { KeyframesModule } from './keyframes/keyframes.module';
 import { ArchivesModule } from './archives/archives.module';
 
@@ -32,6 +33,7 @@ export const API_MODULES: Type[] = [
   AdminModule,
   StatisticsModule,
   RenderingModule,
+  ConsoleModule,
 ];
 export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule, KeyframesModule, ArchivesModule];
 

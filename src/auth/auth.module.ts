@@ -4,6 +4,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { NatsClient } from '../infrastructure/nats/nats-connection';
 import { AuthGuard } from './auth.guard';
+import { ConsoleSessions } from './console-sessions';
 import { Authenticator } from './authenticator';
 import { LinkSigner } from './link-signer';
 import { TenantRegistry } from './tenant-registry';
@@ -17,7 +18,8 @@ import { TenantRegistryBoot } from './tenant-registry.boot';
     Authenticator,
     AuthGuard,
     LinkSigner,
+    ConsoleSessions,
   ],
-  exports: [TenantRegistry, Authenticator, AuthGuard, LinkSigner],
+  exports: [TenantRegistry, Authenticator, AuthGuard, LinkSigner, ConsoleSessions],
 })
 export class AuthModule {}

@@ -9,6 +9,7 @@ import { parseWith } from '../common/validation';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import type { AuthContext } from './auth-context';
 import type { AuthRequirement } from './auth.decorator';
+import type { ConsoleSession } from './console-sessions';
 import { carriesLink, verifyLink } from './link-verifier';
 import type { PresignScope } from './presign';
 import { RateLimiter } from './rate-limiter';
@@ -62,6 +63,16 @@ export class Authenticator {
       throw new AppError('unauthorized', 'The token query parameter is taken by ingestion only: send Authorization: Bearer <key> (or use a presigned link)');
     }
     throw new AppError('unauthorized', 'Missing credentials: send Authorization: Bearer <key>');
+  }
+
+  /** A console session (auth/console-sessions.ts) reads and changes what its tenant's private key may. */
+  bySession(req: AuthRequirement, s: ConsoleSession): AuthContext {
+    if (s.kind !== 'tenant') throw new AppError('unauthorized', 'An admin console session reaches the admin API only; sign in with a private key');
+    this.registry.assertServing(s.tenantId);
+    if (!req.keys.includes('secret')) throw new AppError('unauthorized', 'This endpoint does not accept a console session');
+    const wait = this.limiter.take(s.keyHandle);
+    if (wait > 0) throw new RateLimited('Rate limit exceeded for this key', wait);
+    return { tenantId: s.tenantId, credential: 'secret', keyHandle: s.keyHandle };
   }
 
   private bearer(header?: string): string | undefined {

@@ -152,6 +152,8 @@ export const configSchema = z.object({
         message: "a space-separated list of CSP scheme or host sources (e.g. 'https:' or 'https://cdn.example.com'), no keywords",
       },
     ),
+  /** How long a console sign-in lasts (seconds) before the console asks for the key again. */
+  CONSOLE_SESSION_TTL_SECONDS: int(60, 7 * 24 * 3600).default(8 * 3600),
   /** Admin HTTP API bearer token; the admin API is off when unset. */
   TAPEDECK_ADMIN_TOKEN: optional(z.string().min(16)),
   /** Bearer token for /metrics and the details of /readyz; unset, both are open (its status code always is). */

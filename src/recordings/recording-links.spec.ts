@@ -10,6 +10,7 @@ describe('recordingLinks', () => {
       events: `/recordings/${id}/events`,
       player: `/recordings/${id}/player.html`,
       screenshot: `/recordings/${id}/screenshot.png`,
+      thumbnail: `/recordings/${id}/thumbnail`,
     });
   });
 
@@ -20,6 +21,7 @@ describe('recordingLinks', () => {
     expect(links.eventsSigned).toBe(`https://rec.example.com/recordings/${id}/events?${q}`);
     expect(links.playerSigned).toBe(`https://rec.example.com/recordings/${id}/player.html?${q}`);
     expect(links.screenshotSigned).toBe(`https://rec.example.com/recordings/${id}/screenshot.png?${q}`);
+    expect(links.thumbnailSigned).toBe(`https://rec.example.com/recordings/${id}/thumbnail?${q}`);
     expect(links.selfSigned).toBe(`https://rec.example.com/recordings/${id}?${q}`);
   });
 });

@@ -17,7 +17,7 @@ const ID = '550e8400-e29b-41d4-a716-446655440000';
 const link = (example: string) => z.string().meta({ example });
 
 const includeSignedUrls = queryBoolean(false).describe(
-  "Default false. true adds links.selfSigned, eventsSigned, playerSigned and screenshotSigned (presigned with the tenant's current signing key, valid PRESIGN_DEFAULT_TTL_SECONDS) and signedUrlsExpireAt. 400 if the tenant has no signing key.",
+  "Default false. true adds links.selfSigned, eventsSigned, playerSigned, screenshotSigned and thumbnailSigned (presigned with the tenant's current signing key, valid PRESIGN_DEFAULT_TTL_SECONDS) and signedUrlsExpireAt. 400 if the tenant has no signing key.",
 );
 
 const live = QUERY_BOOLEAN_WORDS.transform((v) => v === 'true' || v === '1')
@@ -46,10 +46,12 @@ const RecordingSchema = z
         events: link(`/recordings/${ID}/events`),
         player: link(`/recordings/${ID}/player.html`),
         screenshot: link(`/recordings/${ID}/screenshot.png`),
+        thumbnail: link(`/recordings/${ID}/thumbnail`).describe('Poster thumbnail (WebP, 320 px wide), rendered in the background: 404 until it exists'),
         selfSigned: link(`/recordings/${ID}?${SIGNED}`).optional(),
         eventsSigned: link(`/recordings/${ID}/events?${SIGNED}`).optional(),
         playerSigned: link(`/recordings/${ID}/player.html?${SIGNED}`).optional(),
         screenshotSigned: link(`/recordings/${ID}/screenshot.png?${SIGNED}`).optional(),
+        thumbnailSigned: link(`/recordings/${ID}/thumbnail?${SIGNED}`).optional(),
       })
       .describe(
         "Relative paths (absolute under PUBLIC_BASE_URL when configured). The *Signed links exist only with includeSignedUrls=true and open the resource with no other credential until signedUrlsExpireAt; one signature covers the recording's detail, events, player and screenshots.",

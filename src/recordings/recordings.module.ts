@@ -5,13 +5,14 @@ import { RecordingDeletionController } from './recording-deletion.controller';
 import { RecordingDeletion } from './recording-deletion.service';
 import { RecordingEventsController } from './recording-events.controller';
 import { RecordingEventsService } from './recording-events.service';
+import { RecordingShareController } from './recording-share.controller';
 import { RecordingsController } from './recordings.controller';
 import { RecordingsQueryService } from './recordings-query.service';
 import { WindowHints } from './window-hints.service';
 
 @Module({
   imports: [ReadModelModule, LiveModule],
-  controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController],
+  controllers: [RecordingsController, RecordingEventsController, RecordingDeletionController, RecordingShareController],
   providers: [RecordingEventsService, RecordingsQueryService, RecordingDeletion, WindowHints],
   exports: [RecordingEventsService, RecordingsQueryService, WindowHints],
 })

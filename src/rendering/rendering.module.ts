@@ -17,12 +17,14 @@ import { PlayerAssets } from './player/player-assets';
 import { ScreenshotController } from './screenshot/screenshot.controller';
 import { ScreenshotRenderer } from './screenshot/screenshot-renderer';
 import { ScreenshotService } from './screenshot/screenshot.service';
+import { ThumbnailController } from './thumbnail/thumbnail.controller';
+import { ThumbnailService } from './thumbnail/thumbnail.service';
 import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { RecordingRenderSource } from './shared/recording-render-source';
 
 @Module({
   imports: [RecordingsModule],
-  controllers: [ScreenshotController, PlayerController, AssetsController],
+  controllers: [ScreenshotController, ThumbnailController, PlayerController, AssetsController],
   providers: [
     {
       provide: BrowserPool,
@@ -52,8 +54,10 @@ import { RecordingRenderSource } from './shared/recording-render-source';
     PlayerAssets,
     RecordingRenderSource,
     ScreenshotService,
+    ThumbnailService,
     PlayerService,
   ],
+  exports: [ThumbnailService],
 })
 export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
@@ -63,13 +67,17 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
     private readonly health: HealthService,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     private readonly registry: TenantRegistry,
+    private readonly thumbnails: ThumbnailService,
   ) {}
 
   onModuleInit(): void {
     const { pool, renderer, metrics } = this;
     // A tenant being deleted leaves no image or page of its recordings in memory (its reads are refused already).
     this.registry.onTenantRefused((tenantId, status) => {
-      if (status !== 'suspended') renderer.forgetTenant(tenantId);
+      if (status !== 'suspended') {
+        renderer.forgetTenant(tenantId);
+        this.thumbnails.forgetTenant(tenantId);
+      }
     });
     metrics.counter('tapedeck_render_total', 'Browser renders completed', () => pool.renders);
     metrics.counter('tapedeck_render_failures_total', 'Browser renders that failed (timeouts and crashes included)', () => pool.failures);
@@ -80,6 +88,7 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
     metrics.counter('tapedeck_render_image_cache_hits_total', 'Screenshots answered from the encoded-image cache', () => renderer.imageCacheHits);
     metrics.counter('tapedeck_render_warm_page_hits_total', 'Renders that reused a warm replay page', () => renderer.warmHits);
     metrics.counter('tapedeck_render_cold_total', 'Renders that opened a new replay page', () => renderer.coldRenders);
+    metrics.counter('tapedeck_thumbnails_rendered_total', 'Poster thumbnails rendered in the background', () => this.thumbnails.stats.rendered);
     metrics.gauge('tapedeck_render_queue_length', 'Render requests waiting for a browser slot', () => pool.queueLength);
     metrics.gauge('tapedeck_render_in_flight', 'Browser slots in use', () => pool.inFlight);
     this.health.register({

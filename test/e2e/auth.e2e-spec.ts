@@ -32,6 +32,8 @@ const ROUTES: ReadRoute[] = [
   { route: '/recordings/{recordingId}', url: (f) => `/recordings/${f.recA}`, opens: 'recording' },
   { route: '/recordings/{recordingId}/player', url: (f) => `/recordings/${f.recA}/player.html`, opens: 'recording' },
   { route: '/recordings/{recordingId}/activity', url: (f) => `/recordings/${f.recA}/activity`, opens: 'recording' },
+  // 404 until rendered in the background (the positive control waits for it), then the image.
+  { route: '/recordings/{recordingId}/thumbnail', url: (f) => `/recordings/${f.recA}/thumbnail`, opens: 'recording' },
   { route: '/recordings/{recordingId}/screenshot', url: (f) => `/recordings/${f.recA}/screenshot.png?width=320&height=200`, opens: 'recording' },
   { route: '/replays/{groupingProp}/{replayValue}', url: (f) => `/replays/${f.prop}/${f.value}`, opens: 'replay' },
   { route: '/replays/{groupingProp}/{replayValue}/events', url: (f) => `/replays/${f.prop}/${f.value}/events`, opens: 'replay' },
@@ -65,10 +67,10 @@ const recResource = (id: string) => `/recordings/${id}`;
 const replayResource = () => `/replays/${f.prop}/${f.value}`;
 
 /** Runs every case and reports all mismatches at once: "GET url: expected 404, got 200". */
-async function expectStatuses(cases: { url: string; key?: string; expect: number[]; also?: (text: string) => string | null }[]) {
+async function expectStatuses(cases: { url: string; key?: string; cookie?: string; expect: number[]; also?: (text: string) => string | null }[]) {
   const wrong: string[] = [];
   for (const c of cases) {
-    const r = await api(c.url, { key: c.key });
+    const r = await api(c.url, { key: c.key, ...(c.cookie ? { headers: { cookie: c.cookie } } : {}) });
     if (!c.expect.includes(r.status)) wrong.push(`GET ${c.url}: expected ${c.expect.join('/')}, got ${r.status} ${r.text.slice(0, 120)}`);
     else if (r.status >= 400 && !/text\/plain/.test(r.headers.get('content-type') ?? '')) wrong.push(`GET ${c.url}: ${r.status} is not text/plain`);
     else if ((r.status === 401) !== (r.headers.get('www-authenticate') === 'Bearer realm="tapedeck"'))
@@ -128,6 +130,28 @@ describe('read access matrix', () => {
           : { url: r.url(f), key: f.B.secretKey, expect: [404] };
       }),
     );
+  });
+
+  it("gives a console session (signed in with B's private key) exactly what B's key gets: nothing of A's", async () => {
+    const signIn = await api('/console/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: f.B.secretKey }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = /td_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')![0];
+    await expectStatuses(
+      routes.map((r) => {
+        const marker = markerOf(r, f);
+        return r.opens === 'collection'
+          ? { url: r.url(f), cookie, expect: [200, 404], also: (t: string) => (marker && t.includes(marker) ? "shows A's data" : null) }
+          : { url: r.url(f), cookie, expect: [404] };
+      }),
+    );
+    // A's own session reads A's data like A's key.
+    const a = await api('/console/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: f.A.secretKey }) });
+    const cookieA = /td_session=[^;]+/.exec(a.headers.get('set-cookie') ?? '')![0];
+    await expectStatuses(routes.map((r) => ({ url: r.url(f), cookie: cookieA, expect: [200] })));
   });
 
   it("refuses public keys (A's and B's) and missing credentials on every read route: 401", async () => {

@@ -64,6 +64,7 @@ describe('GET /recordings', () => {
         events: `/recordings/${made.b1}/events`,
         player: `/recordings/${made.b1}/player.html`,
         screenshot: `/recordings/${made.b1}/screenshot.png`,
+        thumbnail: `/recordings/${made.b1}/thumbnail`,
       },
       metadata: { run, team: 'b', plan: 'pro' },
       startedAt: base + 3000,

@@ -127,6 +127,8 @@ export interface Call {
   until?: (r: Res) => boolean;
   /** Reads the answer for later calls. */
   keep?: (r: Res) => void;
+  /** More request headers (a console session's cookie and CSRF token). */
+  headers?: () => Record<string, string>;
 }
 
 export const urlOf = (c: Call) => (typeof c.url === 'function' ? c.url() : c.url);
@@ -136,7 +138,8 @@ export function send(c: Call, url = urlOf(c), body = c.body): Promise<Res> {
     api(url, {
       method: c.method.toUpperCase(),
       key: c.key?.(),
-      ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...c.headers?.() },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
     });
   return c.until ? pollUntil(once, c.until) : once();
 }

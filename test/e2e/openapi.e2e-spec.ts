@@ -208,6 +208,9 @@ const publicKey = () => testEnv().publicKey;
 const adminToken = () => testEnv().adminToken;
 const events = () => sampleEvents(5, Date.now() - 60_000);
 const tokenIngestId = randomUUID();
+/** The console session the console's operations use (its cookie and CSRF token). */
+const session: { cookie?: string; csrf?: string } = {};
+const sessionHeaders = () => ({ cookie: session.cookie ?? '', 'x-tapedeck-csrf': session.csrf ?? '' });
 
 /** Every operation of the document with a request it answers with success, in an order where each finds what it reads. */
 const SUCCESS: Call[] = [
@@ -223,6 +226,26 @@ const SUCCESS: Call[] = [
   { method: 'get', path: '/recordings/{recordingId}', url: `/recordings/${id}?includeSignedUrls=true`, key: secret },
   { method: 'get', path: '/recordings/{recordingId}/events', url: `/recordings/${id}/events`, key: secret },
   { method: 'get', path: '/recordings/{recordingId}/activity', url: `/recordings/${id}/activity`, key: secret, until: (r) => r.json().projected === true },
+  // Rendered in the background after the first request: 404 until then.
+  { method: 'get', path: '/recordings/{recordingId}/thumbnail', url: `/recordings/${id}/thumbnail`, key: secret, until: (r) => r.status === 200 },
+  { method: 'post', path: '/recordings/{recordingId}/links', url: `/recordings/${id}/links`, key: secret, body: { ttlSeconds: 600, resource: 'player' } },
+  {
+    method: 'post',
+    path: '/console/session',
+    url: '/console/session',
+    // A getter: the stack's key is known once the tests run.
+    body: {
+      get key() {
+        return secret();
+      },
+    },
+    keep: (r) => {
+      session.cookie = /td_session=[^;]+/.exec(r.headers.get('set-cookie') ?? '')?.[0];
+      session.csrf = r.json().csrf;
+    },
+  },
+  { method: 'get', path: '/console/session', url: '/console/session', headers: sessionHeaders },
+  { method: 'delete', path: '/console/session', url: '/console/session', headers: sessionHeaders },
   { method: 'get', path: '/replays/{groupingProp}', url: '/replays/openapiRun?includeSignedUrls=true&limit=100', key: secret },
   { method: 'get', path: '/replays/{groupingProp}/{replayValue}', url: `/replays/openapiRun/${value}`, key: secret },
   { method: 'get', path: '/replays/{groupingProp}/{replayValue}/events', url: `/replays/openapiRun/${value}/events`, key: secret },

@@ -1,0 +1,178 @@
+// Statistics (GET /statistics): recordings and events over time (uPlot), totals, top pages, errors;
+// window and metadata filters kept in the URL with the API's parameter names.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { call, explain } from '../api';
+import { bytes, duration } from '../format';
+import { navigate, useLocation } from '../router';
+
+interface Stats {
+  from: number;
+  to: number;
+  interval: string;
+  totals: { recordings: number; events: number; bytes: number; pageViews: number; duration: { avg: number; p50: number; p90: number } };
+  series: { t: number; recordings: number; events: number }[];
+  activity: { totals: { errors: number; recordingsWithErrors: number; rageClicks: number }; topPages: { path: string; recordings: number }[] };
+}
+
+const PASSED = /^(metadata\[.+\]|from|to|interval)$/;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export function StatisticsPage() {
+  const loc = useLocation();
+  const q = new URLSearchParams();
+  loc.query.forEach((v, k) => PASSED.test(k) && v && q.append(k, v));
+  const qs = q.toString();
+  const [stats, setStats] = useState<Stats | null>(null);
+  const [error, setError] = useState('');
+  const [form, setForm] = useState({ from: loc.query.get('from') ?? '', to: loc.query.get('to') ?? '', meta: '' });
+  useEffect(() => {
+    setError('');
+    call<Stats>(`/statistics${qs ? `?${qs}` : ''}`).then(setStats, (e) => setError(explain(e)));
+  }, [qs]);
+  useEffect(() => {
+    const meta: string[] = [];
+    loc.query.forEach((v, k) => {
+      const m = /^metadata\[(.+)\]$/.exec(k);
+      if (m) meta.push(`${m[1]}=${v}`);
+    });
+    setForm({ from: loc.query.get('from') ?? '', to: loc.query.get('to') ?? '', meta: meta.join(', ') });
+  }, [qs]);
+
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const n = new URLSearchParams();
+    if (form.from) n.set('from', form.from);
+    if (form.to) n.set('to', form.to);
+    for (const pair of form.meta.split(',')) {
+      const i = pair.indexOf('=');
+      if (i > 0) n.append(`metadata[${pair.slice(0, i).trim()}]`, pair.slice(i + 1).trim());
+    }
+    navigate(`/console/statistics${n.toString() ? `?${n}` : ''}`);
+  };
+
+  return (
+    <section>
+      <h1>Statistics</h1>
+      <form class="filters" onSubmit={apply} aria-label="Statistics window and filters">
+        <div class="row">
+          <label>
+            From <input type="date" value={form.from} onInput={(e) => setForm({ ...form, from: (e.target as HTMLInputElement).value })} />
+          </label>
+          <label>
+            To <input type="date" value={form.to} onInput={(e) => setForm({ ...form, to: (e.target as HTMLInputElement).value })} />
+          </label>
+          <label class="grow">
+            Metadata (key=value, comma-separated){' '}
+            <input value={form.meta} placeholder="plan=pro" onInput={(e) => setForm({ ...form, meta: (e.target as HTMLInputElement).value })} />
+          </label>
+          <button type="submit">Apply</button>
+        </div>
+      </form>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!stats && !error && <p class="muted">Loading…</p>}
+      {stats && (
+        <>
+          <p class="muted">
+            {day(stats.from)} to {day(stats.to)}, by {stats.interval}
+          </p>
+          <dl class="totals">
+            <div>
+              <dt>Recordings</dt>
+              <dd>{stats.totals.recordings}</dd>
+            </div>
+            <div>
+              <dt>Events</dt>
+              <dd>{stats.totals.events}</dd>
+            </div>
+            <div>
+              <dt>Page views</dt>
+              <dd>{stats.totals.pageViews}</dd>
+            </div>
+            <div>
+              <dt>Stored</dt>
+              <dd>{bytes(stats.totals.bytes)}</dd>
+            </div>
+            <div>
+              <dt>Median duration</dt>
+              <dd>{duration(stats.totals.duration.p50)}</dd>
+            </div>
+            <div>
+              <dt>Errors</dt>
+              <dd>{stats.activity.totals.errors}</dd>
+            </div>
+          </dl>
+          <Chart title="Recordings over time" series={stats.series} field="recordings" color="#2f6fde" />
+          <Chart title="Events over time" series={stats.series} field="events" color="#1b8a5a" />
+          <h2>Top pages</h2>
+          {stats.activity.topPages.length === 0 ? (
+            <p class="muted">No page views in this window.</p>
+          ) : (
+            <table class="grid">
+              <caption class="sr-only">Top pages by recordings</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Path</th>
+                  <th scope="col">Recordings</th>
+                </tr>
+              </thead>
+              <tbody>
+                {stats.activity.topPages.map((p) => (
+                  <tr>
+                    <td>
+                      <a href={`/console/recordings?visitedUrlContains=${encodeURIComponent(p.path)}`}>{p.path}</a>
+                    </td>
+                    <td>
+                      <span class="bar" style={{ width: `${(100 * p.recordings) / stats.activity.topPages[0].recordings}%` }} />
+                      {p.recordings}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function Chart(props: { title: string; series: Stats['series']; field: 'recordings' | 'events'; color: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const data: uPlot.AlignedData = [props.series.map((s) => s.t / 1000), props.series.map((s) => s[props.field])];
+    const plot = new uPlot(
+      {
+        width: Math.max(280, el.clientWidth),
+        height: 220,
+        series: [{}, { label: props.field, stroke: props.color, fill: `${props.color}22`, width: 2 }],
+        axes: [{}, { size: 60 }],
+        legend: { show: false },
+      },
+      data,
+      el,
+    );
+    const resize = () => plot.setSize({ width: Math.max(280, el.clientWidth), height: 220 });
+    window.addEventListener('resize', resize);
+    return () => {
+      window.removeEventListener('resize', resize);
+      plot.destroy();
+    };
+  }, [props.series, props.field]);
+  const total = props.series.reduce((n, s) => n + s[props.field], 0);
+  return (
+    <figure class="chart">
+      <figcaption>
+        {props.title} <span class="muted">({total} in all)</span>
+      </figcaption>
+      <div ref={box} role="img" aria-label={`${props.title}: ${total} in ${props.series.length} buckets`} />
+    </figure>
+  );
+}

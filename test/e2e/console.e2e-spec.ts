@@ -1,0 +1,365 @@
+// The console in Chromium against the running service: sign in with a private key, filter, open a
+// recording and see it play, seek from its timeline, share a link and open it signed out, delete,
+// sign out; a second tenant's session sees none of the first's recordings; the admin view creates a
+// tenant and a key that then work on the API; sessions are HttpOnly SameSite=Strict cookies, changes
+// need the CSRF token, and the key never reaches the page's storage. Every page passes axe-core
+// without serious violations and without CSP reports; screenshots of each page at 1280×800 and
+// 390×844 go to test-results/console/ (git-ignored) for a person to look at.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { launchChromium } from '../harness/browser';
+import { testEnv } from '../harness/env';
+import { api, postEvents } from '../harness/http';
+import { pollUntil } from '../harness/poll-until';
+import { createTenant, TenantCreds } from './auth-fixtures';
+import { consoleRecording } from './console-fixtures';
+
+jest.setTimeout(240_000);
+
+const SHOTS = join(__dirname, '..', '..', 'test-results', 'console');
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+
+let browser: Browser;
+let t1: TenantCreds;
+let t2: TenantCreds;
+const rec1: string[] = [];
+let rec2: string;
+const base = () => testEnv().baseUrl;
+/** The statistics window: from yesterday (a short window, hourly buckets). */
+const SINCE = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+
+async function ingest(t: TenantCreds, metadata: Record<string, string>, color: string, title: string, ago: number): Promise<string> {
+  const id = randomUUID();
+  const events = consoleRecording({ start: Date.now() - ago, durationMs: 8000, color, title });
+  expect((await postEvents(id, events, t.publicKey)).status).toBe(200);
+  const meta = await api(`/recordings/${id}/metadata`, {
+    method: 'POST',
+    key: t.publicKey,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(metadata),
+  });
+  expect(meta.status).toBe(200);
+  return id;
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchChromium();
+  [t1, t2] = await Promise.all([createTenant('con1'), createTenant('con2')]);
+  rec1.push(await ingest(t1, { plan: 'pro', user: 'ada' }, '#2456c7', 'Alpha shop', 300_000));
+  rec1.push(await ingest(t1, { plan: 'free', user: 'bob' }, '#1b8a5a', 'Beta shop', 200_000));
+  rec1.push(await ingest(t1, { plan: 'pro', user: 'cy' }, '#b3261e', 'Gamma shop', 100_000));
+  rec2 = await ingest(t2, { plan: 'pro', user: 'zed' }, '#6b3fa0', 'Other tenant', 100_000);
+  await pollUntil(
+    () => api('/recordings?limit=10', { key: t1.secretKey }),
+    (r) => r.status === 200 && r.json().recordings.length === 3 && r.json().recordings.every((x: { metadata: Record<string, string> }) => x.metadata.plan),
+    30_000,
+  );
+  await pollUntil(
+    () => api('/recordings?limit=10', { key: t2.secretKey }),
+    (r) => r.status === 200 && r.json().recordings.length === 1,
+    30_000,
+  );
+  // The thumbnails render in the background after a first request; wait until all are there.
+  for (const id of rec1) {
+    await pollUntil(
+      () => api(`/recordings/${id}/thumbnail`, { key: t1.secretKey }),
+      (r) => r.status === 200,
+      60_000,
+      500,
+    );
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+interface Opened {
+  context: BrowserContext;
+  page: Page;
+  problems: string[];
+}
+
+async function open(viewport = VIEWPORTS.laptop): Promise<Opened> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    // Answers the flows expect (the browser logs every failed load): 401 for the session check while
+    // signed out and after a session ended, 403 for the forged change, 404 for deleted and other
+    // tenants' recordings and thumbnails not rendered yet. CSP reports and script errors are problems.
+    if (/Failed to load resource: the server responded with a status of 40[134]/.test(m.text())) return;
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  return { context, page, problems };
+}
+
+async function signIn(page: Page, secret: string, admin = false): Promise<void> {
+  await page.goto(`${base()}/`);
+  await page.waitForSelector('#secret');
+  if (admin) await page.getByLabel('Administrator').check();
+  await page.fill('#secret', secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForSelector('header.top');
+}
+
+/** axe-core on the page as it stands: no serious or critical violation. */
+async function axe(page: Page, what: string): Promise<void> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const r = await (
+      window as unknown as { axe: { run(o: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }
+    ).axe.run({
+      resultTypes: ['violations'],
+    });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  expect({ what, violations }).toEqual({ what, violations: [] });
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}-${page.viewportSize()!.width}x${page.viewportSize()!.height}.png`), fullPage: false });
+}
+
+async function playerFrame(page: Page): Promise<Frame> {
+  const frame = await pollUntil(
+    async () => page.frames().find((f) => /\/player\.html/.test(f.url())),
+    (f) => f !== undefined,
+    20_000,
+  );
+  await frame!.waitForFunction(() => (window as unknown as { __tapedeck?: { ready: boolean; error?: string } }).__tapedeck?.ready === true, undefined, {
+    timeout: 20_000,
+  });
+  return frame!;
+}
+
+const cards = (page: Page) => page.locator('ul.cards > li');
+
+describe('console', () => {
+  it('signs in, filters, plays, seeks, shares, deletes and signs out (tenant 1)', async () => {
+    const { context, page, problems } = await open();
+    await page.goto(`${base()}/`);
+    expect(page.url()).toBe(`${base()}/console/recordings`);
+    await page.waitForSelector('#secret');
+    await axe(page, 'sign-in');
+    await shoot(page, 'sign-in');
+
+    // A public key is refused with a message; the private key signs in.
+    await page.fill('#secret', t1.publicKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'private key' }).waitFor();
+    await page.fill('#secret', t1.secretKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await cards(page).first().waitFor();
+    expect(await cards(page).count()).toBe(3);
+
+    // The session is an HttpOnly, SameSite=Strict cookie; the key is nowhere in the page or its storage.
+    const cookie = (await context.cookies()).find((c) => c.name === 'td_session')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(cookie.expires).toBeGreaterThan(Date.now() / 1000);
+    const stored = await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie + document.documentElement.outerHTML,
+    );
+    expect(stored).not.toContain(t1.secretKey);
+
+    // Newest first, with thumbnails loaded.
+    const titles = await page.locator('ul.cards .title').allTextContents();
+    expect(titles).toHaveLength(3);
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('img.thumb')).filter((i) => (i as HTMLImageElement).naturalWidth > 0).length === 3);
+    await axe(page, 'recordings');
+    await shoot(page, 'recordings');
+
+    // Filter by metadata: the URL keeps it, a reload shows the same.
+    await page.getByLabel('Key 1').fill('plan');
+    await page.getByLabel('Value 1').fill('pro');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/metadata%5Bplan%5D=pro/);
+    await pollUntil(
+      () => cards(page).count(),
+      (n) => n === 2,
+    );
+    await page.reload();
+    await cards(page).first().waitFor();
+    expect(await cards(page).count()).toBe(2);
+    expect(await page.getByLabel('Value 1').inputValue()).toBe('pro');
+
+    // Open the newest pro recording: the player plays it.
+    await page.locator('ul.cards .title').first().click();
+    await page.waitForURL(new RegExp(`/console/recordings/${rec1[2]}$`));
+    const frame = await playerFrame(page);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    await page.locator('ol.timeline li').first().waitFor({ timeout: 20_000 });
+    await axe(page, 'recording');
+    await shoot(page, 'recording');
+
+    // The second page view seeks the player there.
+    await page.locator('ol.timeline li.tl-pageView button').nth(1).click();
+    const t = await frame.evaluate(() =>
+      (window as unknown as { __tapedeck: { player: { getReplayer(): { getCurrentTime(): number } } } }).__tapedeck.player.getReplayer().getCurrentTime(),
+    );
+    expect(t).toBeGreaterThanOrEqual(3900);
+
+    // Share: a presigned link with the chosen lifetime opens the player signed out.
+    await page.getByLabel('Link lifetime').selectOption('3600');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    const url = await page.getByLabel('Shareable link').inputValue();
+    expect(url).toContain('signature=');
+    const expires = Number(new URL(url).searchParams.get('expires'));
+    expect(Math.abs(expires - (Date.now() / 1000 + 3600))).toBeLessThan(120);
+    const outsider = await open();
+    await outsider.page.goto(url);
+    await outsider.page.waitForFunction(() => (window as unknown as { __tapedeck?: { ready: boolean } }).__tapedeck?.ready === true, undefined, {
+      timeout: 20_000,
+    });
+    expect(await outsider.context.cookies()).toEqual([]);
+    await outsider.context.close();
+
+    // A change without the CSRF token is refused, even with the session cookie.
+    const forged = await page.evaluate(async (id) => (await fetch(`/recordings/${id}`, { method: 'DELETE' })).status, rec1[2]);
+    expect(forged).toBe(403);
+
+    // Delete, confirmed in a dialog: back to the list, the recording gone from the API.
+    await page.getByRole('button', { name: 'Delete recording…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/\/console\/recordings$/);
+    const after = await api('/recordings?limit=10', { key: t1.secretKey });
+    expect(after.json().recordings.map((r: { recordingId: string }) => r.recordingId)).not.toContain(rec1[2]);
+    await page.goto(`${base()}/console/recordings/${rec1[2]}`);
+    await page.getByRole('heading', { name: 'This recording does not exist' }).waitFor();
+    await shoot(page, 'deleted-recording');
+
+    // Sign out: the cookie is gone and the old session id no longer works.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForSelector('#secret');
+    const replayed = await api('/recordings', { headers: { cookie: `td_session=${cookie.value}` } });
+    expect(replayed.status).toBe(401);
+    expect((await context.cookies()).find((c) => c.name === 'td_session')).toBeUndefined();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a second tenant none of the first's recordings, and says when the session ended", async () => {
+    // Another site cannot sign a visitor in.
+    const json = { 'content-type': 'application/json' };
+    const evil = await api('/console/session', {
+      method: 'POST',
+      headers: { ...json, origin: 'https://evil.example' },
+      body: JSON.stringify({ key: t2.secretKey }),
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get('set-cookie')).toBeNull();
+    const { context, page, problems } = await open();
+    await signIn(page, t2.secretKey);
+    await cards(page).first().waitFor();
+    const ids = await page.locator('ul.cards a.title').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+    expect(ids).toHaveLength(1);
+    expect(ids[0]).toContain(rec2);
+    for (const id of rec1) {
+      expect(await page.evaluate(async (x) => (await fetch(`/recordings/${x}`)).status, id)).toBe(404);
+      expect(await page.evaluate(async (x) => (await fetch(`/recordings/${x}/thumbnail`)).status, id)).toBe(404);
+    }
+    const stats = await page.evaluate(async (since) => (await fetch(`/statistics?from=${since}`)).json(), SINCE);
+    expect(stats.totals.recordings).toBe(1);
+    await page.goto(`${base()}/console/recordings/${rec1[0]}`);
+    await page.getByRole('heading', { name: 'This recording does not exist' }).waitFor();
+    // The admin API is not reachable with a tenant session.
+    expect(await page.evaluate(async () => (await fetch('/admin/tenants')).status)).toBe(401);
+
+    // The session ends elsewhere (another tab signs out): the next call shows the sign-in with a note.
+    await page.goto(`${base()}/console/recordings`);
+    await cards(page).first().waitFor();
+    await page.evaluate(async () => {
+      const s = (await (await fetch('/console/session')).json()) as { csrf: string };
+      await fetch('/console/session', { method: 'DELETE', headers: { 'x-tapedeck-csrf': s.csrf } });
+    });
+    await page.getByRole('link', { name: 'Statistics' }).click();
+    await page.getByText('Your session has expired or ended').waitFor();
+    await axe(page, 'expired session');
+    await shoot(page, 'session-ended');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows replays and statistics', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page, t1.secretKey);
+    await page.goto(`${base()}/console/replays?by=user`);
+    await page.locator('table.grid tbody tr').first().waitFor();
+    expect(await page.locator('table.grid tbody tr').count()).toBe(2);
+    await page.getByRole('link', { name: 'ada' }).click();
+    await playerFrame(page);
+    await axe(page, 'replays');
+    await shoot(page, 'replays');
+    await page.goto(`${base()}/console/statistics?from=${SINCE}`);
+    await page.locator('.chart canvas').first().waitFor();
+    expect(await page.locator('.totals dd').first().textContent()).toBe('2');
+    await axe(page, 'statistics');
+    await shoot(page, 'statistics');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('lets the admin create a tenant and a key that then work on the API', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page, testEnv().adminToken, true);
+    await page.waitForURL(/\/console\/admin$/);
+    const id = `con_${randomUUID().slice(0, 8)}`;
+    await page.getByLabel('New tenant id').fill(id);
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await page.getByRole('heading', { name: `Tenant ${id}` }).waitFor();
+    await page.getByRole('button', { name: 'Create private key' }).click();
+    const shown = await page.locator('.secret output').textContent();
+    const key = /(secret_key_\S+)/.exec(shown ?? '')![1];
+    await page.getByLabel('New signing key id').fill('links-2');
+    await page.getByRole('button', { name: 'Add signing key' }).click();
+    await page.locator('ul.keys code', { hasText: 'links-2' }).waitFor();
+    const list = await api('/recordings', { key });
+    expect(list.status).toBe(200);
+    expect(list.json().recordings).toEqual([]);
+    await axe(page, 'admin');
+    await shoot(page, 'admin');
+    // The admin session does not read tenant data.
+    expect(await page.evaluate(async () => (await fetch('/recordings')).status)).toBe(401);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('is readable at phone width (390×844): every page, screenshots', async () => {
+    const { context, page, problems } = await open(VIEWPORTS.phone);
+    await page.goto(`${base()}/console/sign-in`);
+    await page.waitForSelector('#secret');
+    await shoot(page, 'sign-in');
+    await signIn(page, t1.secretKey);
+    await cards(page).first().waitFor();
+    await shoot(page, 'recordings');
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.goto(`${base()}/console/recordings/${rec1[0]}`);
+    await playerFrame(page);
+    await page.locator('ol.timeline li').first().waitFor({ timeout: 20_000 });
+    await shoot(page, 'recording');
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await axe(page, 'recording (phone)');
+    await page.goto(`${base()}/console/replays?by=user&value=ada`);
+    await playerFrame(page);
+    await shoot(page, 'replays');
+    await page.goto(`${base()}/console/statistics?from=${SINCE}`);
+    await page.locator('.chart canvas').first().waitFor();
+    await shoot(page, 'statistics');
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, testEnv().adminToken, true);
+    await page.getByRole('heading', { name: 'Tenants' }).waitFor();
+    await shoot(page, 'admin');
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
