@@ -27,12 +27,12 @@ export class AdminTokenGuard implements CanActivate {
     this.expectedHash = cfg.TAPEDECK_ADMIN_TOKEN ? hashKey(cfg.TAPEDECK_ADMIN_TOKEN) : undefined;
   }
 
-  canActivate(ctx: ExecutionContext): boolean {
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
     ctx.switchToHttp().getResponse<FastifyReply>().header('cache-control', 'no-store');
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     // An admin console session (signed in with the token) stands for the token while no header is sent.
     if (this.expectedHash && req.headers.authorization === undefined) {
-      const session = this.sessions?.fromRequest(req.headers.cookie, req.method, req.headers[CSRF_HEADER]);
+      const session = await this.sessions?.fromRequest(req.headers.cookie, req.method, req.headers[CSRF_HEADER]);
       if (session?.kind === 'admin') return true;
     }
     checkAdminToken(this.expectedHash, req.headers.authorization);

@@ -14,14 +14,14 @@ export class AuthGuard implements CanActivate {
     private readonly sessions: ConsoleSessions,
   ) {}
 
-  canActivate(ctx: ExecutionContext): boolean {
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const requirement = this.reflector.get<AuthRequirement>(AUTH_REQUIREMENT, ctx.getHandler());
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     const query = (req.query ?? {}) as Record<string, unknown>;
     // A console session counts only when nothing else is presented: a key or a link wins over it.
     const session =
       req.headers.authorization === undefined && !carriesLink(query) && query.token === undefined
-        ? this.sessions.fromRequest(req.headers.cookie, req.method, req.headers[CSRF_HEADER])
+        ? await this.sessions.fromRequest(req.headers.cookie, req.method, req.headers[CSRF_HEADER])
         : undefined;
     if (session) {
       req.auth = this.authenticator.bySession(requirement, session);

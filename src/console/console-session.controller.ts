@@ -50,7 +50,7 @@ export class ConsoleSessionController {
   @ApiTextError(403, 'The tenant is suspended or being deleted, or the request comes from another site (Origin, Sec-Fetch-Site)', 'Tenant acme is suspended: …')
   @ApiTextError(404, 'adminToken given while the admin API is disabled (TAPEDECK_ADMIN_TOKEN unset)', 'Not found (the admin API is disabled: …)')
   @HttpCode(200)
-  signIn(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): ConsoleSessionInfo {
+  async signIn(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleSessionInfo> {
     // Another site must not sign a visitor in (to its own tenant, say): only the console's own page may.
     const origin = req.headers.origin;
     if (req.headers['sec-fetch-site'] === 'cross-site' || (origin !== undefined && origin !== `${req.protocol}://${req.host}`)) {
@@ -59,11 +59,11 @@ export class ConsoleSessionController {
     const body = parseWith(SignInBody.schema, jsonBody(req, SESSION_MAX_BODY_BYTES), 'body');
     let s: ConsoleSession;
     if (body.key !== undefined) {
-      s = this.sessions.signIn(body.key);
+      s = await this.sessions.signIn(body.key);
     } else {
       if (!this.adminHash) throw new AppError('not_found', 'Not found (the admin API is disabled: TAPEDECK_ADMIN_TOKEN is not set)');
       if (!bearerMatches(this.adminHash, `Bearer ${body.adminToken}`)) throw new AppError('unauthorized', 'Wrong admin token');
-      s = this.sessions.signInAdmin();
+      s = await this.sessions.signInAdmin();
     }
     reply.header('set-cookie', cookie(req, s.id, Math.floor((s.expires - Date.now()) / 1000)));
     return info(s);
@@ -76,8 +76,8 @@ export class ConsoleSessionController {
   })
   @ApiResponse({ status: 200, type: ConsoleSessionInfo.Output })
   @ApiTextError(401, 'No session cookie, or the session expired or ended', 'Not signed in')
-  current(@Req() req: FastifyRequest): ConsoleSessionInfo {
-    const s = this.sessions.fromRequest(req.headers.cookie, 'GET', undefined);
+  async current(@Req() req: FastifyRequest): Promise<ConsoleSessionInfo> {
+    const s = await this.sessions.fromRequest(req.headers.cookie, 'GET', undefined);
     if (!s) throw new AppError('unauthorized', 'Not signed in');
     return info(s);
   }
@@ -90,14 +90,14 @@ export class ConsoleSessionController {
   })
   @ApiResponse({ status: 204, description: 'Signed out' })
   @ApiTextError(403, 'A live session, but no or a wrong CSRF token', 'A change made with a console session needs its CSRF token in x-tapedeck-csrf')
-  signOut(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): void {
+  async signOut(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     let s: ConsoleSession | undefined;
     try {
-      s = this.sessions.fromRequest(req.headers.cookie, 'DELETE', req.headers[CSRF_HEADER]);
+      s = await this.sessions.fromRequest(req.headers.cookie, 'DELETE', req.headers[CSRF_HEADER]);
     } catch (e) {
       if (!(e instanceof AppError && e.code === 'unauthorized')) throw e;
     }
-    if (s) this.sessions.signOut(s.id);
+    if (s) await this.sessions.signOut(s.id);
     if (cookieValue(req.headers.cookie, SESSION_COOKIE) !== undefined) reply.header('set-cookie', cookie(req, '', 0));
   }
 }

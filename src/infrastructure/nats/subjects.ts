@@ -10,6 +10,8 @@ export const ALL_RECORDINGS = `${SUBJECT_ROOT}.>`;
 export const TENANTS_BUCKET = 'tapedeck_tenants';
 /** Shared state of the per-tenant limits (token buckets, open WebSockets), in memory. */
 export const LIMITS_BUCKET = 'tapedeck_limits';
+/** Console sessions shared by every instance (auth/console-sessions.ts), expiring with the sessions. */
+export const SESSIONS_BUCKET = 'tapedeck_sessions';
 
 export type SubjectKind = 'ev' | 'meta' | 'del' | 'kf';
 const KINDS: ReadonlySet<string> = new Set<SubjectKind>(['ev', 'meta', 'del', 'kf']);
