@@ -26,7 +26,7 @@ npx jest --selectProjects e2e --ci --runInBand "$@"
 # must give the same answers on both. TAPEDECK_TEST_CLICKHOUSE=chdb runs any spec that way.
 if [ $# -eq 0 ]; then
   TAPEDECK_TEST_CLICKHOUSE=chdb npx jest --selectProjects e2e --ci --runInBand \
-    test/e2e/listing.e2e-spec.ts test/e2e/listing-links.e2e-spec.ts test/e2e/statistics.e2e-spec.ts \
+    test/e2e/listing.e2e-spec.ts test/e2e/listing-range.e2e-spec.ts test/e2e/listing-links.e2e-spec.ts test/e2e/statistics.e2e-spec.ts \
     test/e2e/replays.e2e-spec.ts test/e2e/projections.e2e-spec.ts test/e2e/projections-rebuild.e2e-spec.ts \
     test/e2e/clickhouse-client.e2e-spec.ts test/e2e/sql-escaping.e2e-spec.ts test/e2e/admin-cli.e2e-spec.ts \
     test/e2e/tenant-lifecycle.e2e-spec.ts test/e2e/keyframes.e2e-spec.ts test/e2e/listing-live.e2e-spec.ts \

@@ -6,7 +6,7 @@ import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client'
 import type { LiveScope } from './live.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchesLatest } from './metadata-filter.sql';
-import { earliest, later, ListingPage, MARGIN, NO_DETAILS, PageDetails, PageRow } from './listing-page.util';
+import { earliest, later, ListingPage, MARGIN, NO_DETAILS, PageDetails, PageRow, StartedRange, startedIn } from './listing-page.util';
 import { MetadataRow, metadataById } from './recording.view';
 import { readDetails } from './recordings.repository';
 import { RecordingsSql } from './recordings.sql';
@@ -34,11 +34,13 @@ export async function narrowPage(
   limit: number,
   offset: number,
   live?: LiveScope,
+  started?: StartedRange,
 ): Promise<ListingPage | undefined> {
   const want = offset + limit + 1;
   const rows = await ch.rows<{ recording_id: string; first_ts: string }>(TimelineSql.starts(tenantId, filters, 2 * NARROW, live));
   if (rows.length >= 2 * NARROW) return undefined;
-  const candidates = rows.map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
+  // The range of starts on the candidates' true start: they are few.
+  const candidates = rows.filter((r) => startedIn(Number(r.first_ts), started)).map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
   return finish(ch, tenantId, await verify(ch, tenantId, filters, candidates, want, offset, limit), offset, limit);
 }
 

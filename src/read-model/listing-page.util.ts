@@ -15,6 +15,16 @@ export interface ListingPage {
   details: PageDetails;
 }
 
+/** A range of start times [from, to), epoch ms; an absent end is open. */
+export interface StartedRange {
+  from?: number;
+  to?: number;
+}
+
+/** Whether a start time is in the range (every start is in no range). */
+export const startedIn = (startedAt: number, range?: StartedRange) =>
+  !range || ((range.from === undefined || startedAt >= range.from) && (range.to === undefined || startedAt < range.to));
+
 export const NO_DETAILS: PageDetails = { summaries: [], metadata: [] };
 
 /** Candidates read beyond those a page still wants when some may be dropped on verification. */

@@ -10,6 +10,9 @@
 // (recent activity: few recordings, by the server's clock of storing, live.sql.ts). Activity filters
 // (activity.sql.ts) use `recordings` FINAL with their id sets in SQL. `live=false` runs the
 // window plans with liveness checked on the summaries they read, or in SQL on deep pages.
+// A range of starts (`started`, [from, to)) clamps the windows: they end at `to` and stop widening at
+// `from`, so a narrow range reads little; the narrow plan drops its candidates outside it, and the
+// plans on `recordings` FINAL (deep pages, activity filters) have it in SQL.
 // The planner remembers, per tenant and filter set, the filters' counts and the last page's density:
 // hints that choose a plan and size a window, never what a page holds (every plan answers exactly).
 import { Injectable } from '@nestjs/common';
@@ -20,7 +23,7 @@ import type { MetadataFilter } from './metadata-filter';
 import { FilterCounts, filterCounts } from './metadata-filter.counts';
 import { candidateRecordingsSql, matchesLatest } from './metadata-filter.sql';
 import { narrowPage, NARROW } from './listing-narrow.plan';
-import { earliest, later, ListingPage, MARGIN, PageDetails, PageRow, ranksAfter } from './listing-page.util';
+import { earliest, later, ListingPage, MARGIN, PageDetails, PageRow, ranksAfter, StartedRange } from './listing-page.util';
 import { Density, densityOf, firstWindow, widen, Window } from './listing-window.util';
 import { fromReadModel } from './read-model-errors.util';
 import { MetadataRow, metadataById, SummaryRow } from './recording.view';
@@ -34,6 +37,8 @@ export interface ListingQuery {
   /** Activity filters: a page from `recordings` FINAL with their id sets in SQL (deepPage). */
   activity?: ActivityFilters;
   live?: LiveScope;
+  /** Only recordings whose first event time is in [from, to). */
+  started?: StartedRange;
   limit: number;
   offset: number;
 }
@@ -79,20 +84,29 @@ export class ListingPlanner {
     return fromReadModel(this.plan(tenantId, q));
   }
 
-  private async plan(tenantId: string, { filters, limit, offset, live, activity }: ListingQuery): Promise<ListingPage> {
-    if (filters.length === 0 && !live && !hasActivityFilters(activity)) return this.newestPage(tenantId, limit, offset);
+  private async plan(tenantId: string, { filters, limit, offset, live, activity, started }: ListingQuery): Promise<ListingPage> {
+    const shallow = offset + limit + 1 <= VERIFY_MAX;
+    if (filters.length === 0 && !live && !hasActivityFilters(activity)) {
+      if (!started) return this.newestPage(tenantId, limit, offset);
+      return shallow
+        ? this.windowPage(tenantId, [], limit, offset, Date.now(), undefined, started)
+        : this.deepPage(tenantId, [], limit, offset, undefined, undefined, started);
+    }
     const counts = filters.length ? await this.filterCounts(tenantId, filters) : { filters: [], smallest: Infinity };
     if (!counts) return { rows: [], details: { summaries: [], metadata: [] } };
     // Activity filters: their id sets beside the metadata filters and the live scope, in one statement.
-    if (hasActivityFilters(activity)) return this.deepPage(tenantId, counts.filters, limit, offset, live, activity);
+    if (hasActivityFilters(activity)) return this.deepPage(tenantId, counts.filters, limit, offset, live, activity, started);
     // Live only: its candidates are few (recent activity) whatever the filters and the depth.
     if (live?.live)
-      return (await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live)) ?? this.deepPage(tenantId, counts.filters, limit, offset, live);
-    if (offset + limit + 1 <= VERIFY_MAX) {
-      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live) : undefined;
-      return narrow ?? this.windowPage(tenantId, counts.filters, limit, offset, Date.now(), live);
+      return (
+        (await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live, started)) ??
+        this.deepPage(tenantId, counts.filters, limit, offset, live, undefined, started)
+      );
+    if (shallow) {
+      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live, started) : undefined;
+      return narrow ?? this.windowPage(tenantId, counts.filters, limit, offset, Date.now(), live, started);
     }
-    return this.deepPage(tenantId, counts.filters, limit, offset, live);
+    return this.deepPage(tenantId, counts.filters, limit, offset, live, undefined, started);
   }
 
   /** A page from `recordings` FINAL with the filters and live scope in SQL: deep filtered pages, and many live recordings. */
@@ -103,8 +117,9 @@ export class ListingPlanner {
     offset: number,
     live?: LiveScope,
     activity?: ActivityFilters,
+    started?: StartedRange,
   ): Promise<ListingPage> {
-    const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters, live, activity }, limit, offset));
+    const rows = await this.ch.rows<PageRow>(RecordingsSql.page({ tenantId, filters, live, activity, window: started }, limit, offset));
     return {
       rows,
       details: await readDetails(
@@ -221,23 +236,25 @@ export class ListingPlanner {
     offset: number,
     now: number,
     live?: LiveScope,
+    range?: StartedRange,
   ): Promise<ListingPage> {
     const want = offset + limit + 1;
     const key = memoryKey(tenantId, filters, live);
+    const before = range?.to;
     const candidates = filters.length ? candidateRecordingsSql(tenantId, filters) : undefined;
     // Filters and the live scope drop some of the top: read a few more than wanted.
     const cap = want + (filters.length || live ? (want >> 2) + MARGIN : 0);
     // Metadata does not depend on the window: kept across exclusions and widenings.
     const metadata: MetadataRow[] = [];
     const withMetadata = new Set<string>();
-    let w: Window | null = firstWindow(this.density.get(key), want, now, filters.length ? LEAN_SLACK : 2);
+    let w: Window | null = firstWindow(this.density.get(key), want, now, filters.length ? LEAN_SLACK : 2, range);
     for (let round = 1; w; round++) {
       const since: number = w.since;
       const exclude: string[] = [];
       const checked = new Set<string>();
       for (;;) {
         const { rows: top, beforeLimit } = await this.ch.rowsBeforeLimit<SummaryRow>(
-          RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates),
+          RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates, before),
         );
         const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
         const needMetadata = (filters.length ? unchecked : top.slice(offset, offset + limit).map((r) => r.recording_id)).filter((id) => !withMetadata.has(id));
@@ -261,9 +278,10 @@ export class ListingPlanner {
           exclude.push(...failed);
           continue;
         }
-        const next: Window | null = kept.length >= want ? null : await widen(this.ch, tenantId, w, want, beforeLimit - failed.size, round);
+        const next: Window | null = kept.length >= want ? null : await widen(this.ch, tenantId, w, want, beforeLimit - failed.size, round, range);
         if (!next) {
-          if (kept.length >= want) this.remember(key, beforeLimit - failed.size, since, Number(kept[0].started_at));
+          // A ranged page's density tells little of the unranged listing's: not remembered.
+          if (kept.length >= want && !range) this.remember(key, beforeLimit - failed.size, since, Number(kept[0].started_at));
           const page = kept.slice(offset, offset + limit);
           const missing = page.map((r) => r.recording_id).filter((id) => !withMetadata.has(id));
           if (missing.length) metadata.push(...(await this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, missing))));

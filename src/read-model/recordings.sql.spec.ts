@@ -47,4 +47,20 @@ describe('RecordingsSql', () => {
     expect(text).toMatch(/ORDER BY started_at DESC, recording_id DESC LIMIT 71 OFFSET 0$/);
     expect(RecordingsSql.windowSummaries('t', 1000, 51, 0, []).text).toContain('WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id');
   });
+
+  it('clamps a window page to starts before a range end: ids with a batch in [since, before), then the start checked', () => {
+    const text = RecordingsSql.windowSummaries("t'", 1000, 11, 0, [], undefined, 5000).text;
+    expect(text).toContain(
+      "min_ts >= 1000 AND recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = 't\\'' AND min_ts >= 1000 AND min_ts < 5000)",
+    );
+    expect(text).toContain('GROUP BY recording_id HAVING started_at < 5000 ORDER BY started_at DESC');
+  });
+
+  it('puts a range of starts in the page of recordings FINAL, either end open', () => {
+    expect(RecordingsSql.page({ tenantId: 't', filters: [], window: { from: 10, to: 20 } }, 5, 0).text).toContain(
+      'AND started_at >= 10 AND started_at < 20 ORDER BY',
+    );
+    expect(RecordingsSql.page({ tenantId: 't', filters: [], window: { to: 20 } }, 5, 0).text).toContain('seq > deleted_seq AND started_at < 20 ORDER BY');
+    expect(RecordingsSql.page({ tenantId: 't', filters: [], window: { from: 10 } }, 5, 0).text).toContain('seq > deleted_seq AND started_at >= 10 ORDER BY');
+  });
 });

@@ -9,6 +9,7 @@ import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import { ActivityFilters, ActivitySql, hasActivityFilters } from './activity.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchingRecordingsSql } from './metadata-filter.sql';
+import type { StartedRange } from './listing-page.util';
 import { liveCondition, LiveScope } from './live.sql';
 import { deletionJoin, withDeletions } from './visibility.sql';
 
@@ -25,8 +26,8 @@ export interface StartsScope {
   tenantId: string;
   /** Metadata filters, most selective first. */
   filters: readonly MetadataFilter[];
-  /** Only recordings whose first event time is in [from, to), epoch ms. */
-  window?: { from: number; to: number };
+  /** Only recordings whose first event time is in [from, to), epoch ms; an absent end is open. */
+  window?: StartedRange;
   /** Only live (or only not live) recordings. */
   live?: LiveScope;
   /** Activity filters (activity.sql.ts), each an id set beside the metadata filters. */
@@ -45,7 +46,8 @@ export const RecordingsSql = {
   starts({ tenantId, filters, window, live, activity }: StartsScope): Sql {
     const metadata = filters.length ? sql` AND recording_id IN (${matchingRecordingsSql(tenantId, filters)})` : sql``;
     const filter = hasActivityFilters(activity) ? sql`${metadata}${ActivitySql.conditions(tenantId, activity)}` : metadata;
-    const inWindow = window ? sql` AND started_at >= ${window.from} AND started_at < ${window.to}` : sql``;
+    const from = window?.from !== undefined ? sql` AND started_at >= ${window.from}` : sql``;
+    const inWindow = window?.to !== undefined ? sql`${from} AND started_at < ${window.to}` : from;
     return sql`SELECT recording_id, started_at FROM recordings FINAL ${deletionJoin(tenantId)} WHERE tenant_id = ${tenantId}${filter}${liveCondition(tenantId, live)} AND seq > deleted_seq${inWindow}`;
   },
 
@@ -81,14 +83,21 @@ export const RecordingsSql = {
    * but the excluded ones, newest first (started_at: first batch in the window; the summary is whole
    * for a recording that started in the window), with `count` rows from `offset`: a listing page and
    * its summaries in one read. With filters: only the recordings of `candidates` (a subquery of ids).
+   * With `before`: only recordings that started before it (those with a batch in [since, before), then
+   * their whole summary's start checked), so a range in the past does not summarise everything newer.
    */
-  windowSummaries(tenantId: string, since: number, count: number, offset: number, exclude: readonly string[], candidates?: Sql): Sql {
-    const without = exclude.length ? sql` AND recording_id NOT IN ${list([...exclude])}` : sql``;
+  windowSummaries(tenantId: string, since: number, count: number, offset: number, exclude: readonly string[], candidates?: Sql, before?: number): Sql {
+    const notExcluded = exclude.length ? sql` AND recording_id NOT IN ${list([...exclude])}` : sql``;
+    const without =
+      before === undefined
+        ? notExcluded
+        : sql`${notExcluded} AND recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since} AND min_ts < ${before})`;
+    const startedBefore = before === undefined ? sql`` : sql` HAVING started_at < ${before}`;
     // Candidates are checked beside the deletion rule, on the joined rows (measured on 18.16: cheaper
     // than on the window's raw rows, where the set is built once more per level, or after grouping).
     const among = candidates ? sql` AND recording_id IN (${candidates})` : sql``;
     return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM ${withDeletions(tenantId, sql`SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}`)}
-      WHERE seq > deleted_seq${among} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
+      WHERE seq > deleted_seq${among} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id${startedBefore} ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
   },
 
   /** Latest visible value of every metadata key of the given recordings. */

@@ -23,6 +23,16 @@ describe('RecordingsQueryParams.list', () => {
     });
   });
 
+  it('reads a range of start times, ISO 8601 with a zone or epoch milliseconds, either end open', () => {
+    expect(RecordingsQueryParams.list({ startedAfter: '2026-01-01T01:00:00+01:00', startedBefore: '1767229200000' }).started).toEqual({
+      from: Date.UTC(2026, 0, 1),
+      to: 1767229200000,
+    });
+    expect(RecordingsQueryParams.list({ startedAfter: '2026-01-01' }).started).toEqual({ from: Date.UTC(2026, 0, 1), to: undefined });
+    expect(RecordingsQueryParams.list({ startedBefore: '5', 'metadata[a]': 'b' })).toMatchObject({ started: { to: 5 }, filters: [{ key: 'a', value: 'b' }] });
+    expect(RecordingsQueryParams.list({}).started).toBeUndefined();
+  });
+
   it('reads the activity filters, each beside the others and the metadata filters', () => {
     const p = RecordingsQueryParams.list({
       visitedPathPrefix: '/check',
@@ -70,7 +80,7 @@ describe('RecordingsQueryParams.list', () => {
     [{ includeSignedUrls: 'yes' }, /includeSignedUrls: must be true or false/],
     [
       { firstUrl: 'https://example.com/' },
-      /^Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, live, visitedUrl, .*, maxActiveTime, metadata\[<key>\]=<value>$/,
+      /^Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, live, startedAfter, startedBefore, visitedUrl, .*, maxActiveTime, metadata\[<key>\]=<value>$/,
     ],
     [{ 'meta[plan]': 'pro', order: 'asc' }, /order: unknown parameter/],
     [{ hasErrors: 'yes' }, /^Invalid query: hasErrors: must be true or false$/],
@@ -82,6 +92,12 @@ describe('RecordingsQueryParams.list', () => {
     [{ visitedPath: '' }, /^Invalid query: visitedPath: must not be empty$/],
     [{ clickedText: 'x'.repeat(2049) }, /clickedText: must be at most 2048 characters/],
     [{ errorText: ['a', 'b'] }, /errorText/],
+    [{ startedAfter: '2026-01-01T00:00:00' }, /^Invalid query: startedAfter: must be epoch milliseconds or ISO 8601/],
+    [{ startedBefore: 'yesterday' }, /startedBefore: must be epoch milliseconds or ISO 8601/],
+    [{ startedAfter: '2026-02-30' }, /startedAfter: is not a date of the calendar/],
+    [{ startedBefore: '-5' }, /startedBefore: must be epoch milliseconds/],
+    [{ startedAfter: '2000', startedBefore: '1000' }, /^Invalid query: startedAfter: startedAfter must be before startedBefore$/],
+    [{ startedAfter: '1000', startedBefore: '1000' }, /startedAfter must be before startedBefore/],
   ])('refuses %j', (q, message) => {
     expect(() => RecordingsQueryParams.list(q)).toThrow(ValidationError);
     expect(() => RecordingsQueryParams.list(q)).toThrow(message);

@@ -3,6 +3,7 @@
 import { activityFilters } from '../read-model/activity-filter.dto';
 import { ActivityFilters, hasActivityFilters } from '../read-model/activity.sql';
 import { MetadataFilter, parseMetadataFilters } from '../read-model/metadata-filter';
+import type { StartedRange } from '../read-model/listing-page.util';
 import type { ListRecordingsQuery } from './recordings.dto';
 
 export interface ListParams {
@@ -14,6 +15,8 @@ export interface ListParams {
   filters: MetadataFilter[];
   /** Activity filters (docs/activity.md#search), combined with the metadata filters (AND). */
   activity?: ActivityFilters;
+  /** Only recordings whose first event time is in [from, to), epoch ms (either end open when absent). */
+  started?: StartedRange;
 }
 
 export function listParams(query: ListRecordingsQuery): ListParams {
@@ -25,5 +28,6 @@ export function listParams(query: ListRecordingsQuery): ListParams {
     live: query.live,
     filters: parseMetadataFilters(query),
     ...(hasActivityFilters(activity) ? { activity } : {}),
+    ...(query.startedAfter !== undefined || query.startedBefore !== undefined ? { started: { from: query.startedAfter, to: query.startedBefore } } : {}),
   };
 }

@@ -55,6 +55,7 @@ export class RecordingsQueryService {
       offset: p.offset,
       live: p.live === undefined ? undefined : { live: p.live, since },
       activity: p.activity,
+      started: p.started,
     });
     const page = rows.slice(0, p.limit);
     const { summaries, metadata } = details;

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Assert, SameShape } from '../common/openapi/same-shape';
 import { epochMs, nullableString, SIGNED_QUERY_EXAMPLE as SIGNED, signedLinksExpiry } from '../common/openapi/openapi-schema';
 import { pageFields, paginationQuery } from '../common/pagination.dto';
+import { timeQueryParam } from '../common/time-query';
 import { QUERY_BOOLEAN_WORDS, queryBoolean } from '../common/validation';
 import { recordingId } from '../domain/recording.dto';
 import { activityFilterQuery, checkActivityBounds } from '../read-model/activity-filter.dto';
@@ -26,9 +27,28 @@ const live = QUERY_BOOLEAN_WORDS.transform((v) => v === 'true' || v === '1')
     'true: only live recordings (a batch stored within LIVE_IDLE_SECONDS, default 60, by the server clock); false: only the others. Absent: all. Combines with the metadata filters and pagination.',
   );
 
+// The range of start times [startedAfter, startedBefore): a recording's startedAt (first event time).
+const startedRange = {
+  startedAfter: timeQueryParam(
+    'Only recordings whose startedAt (first event time) is at or after this time (inclusive). Combines with every other filter.',
+    '2024-12-25T00:00:00Z',
+  ),
+  startedBefore: timeQueryParam(
+    'Only recordings whose startedAt (first event time) is before this time (exclusive). Must be after startedAfter when both are given (else 400).',
+    '2024-12-26T00:00:00+01:00',
+  ),
+};
+
+function checkStartedRange(q: { startedAfter?: number; startedBefore?: number }, ctx: z.RefinementCtx): void {
+  if (q.startedAfter !== undefined && q.startedBefore !== undefined && q.startedAfter >= q.startedBefore)
+    ctx.addIssue({ code: 'custom', path: ['startedAfter'], message: 'startedAfter must be before startedBefore', input: q.startedAfter });
+}
+
 /** The listing's query; the metadata filters among its other parameters are read by parseMetadataFilters. */
 export class ListRecordingsQuery extends createZodDto(
-  listingQuery({ ...paginationQuery('Recordings'), includeSignedUrls, live, ...activityFilterQuery }, { filters: true }).superRefine(checkActivityBounds),
+  listingQuery({ ...paginationQuery('Recordings'), includeSignedUrls, live, ...startedRange, ...activityFilterQuery }, { filters: true })
+    .superRefine(checkActivityBounds)
+    .superRefine(checkStartedRange),
 ) {}
 export class RecordingQuery extends createZodDto(z.object({ includeSignedUrls })) {}
 

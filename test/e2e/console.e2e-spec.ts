@@ -190,6 +190,27 @@ describe('console', () => {
     expect(await cards(page).count()).toBe(2);
     expect(await page.getByLabel('Value 1').inputValue()).toBe('pro');
 
+    // A range of start times that excludes the older pro recording: in the URL as ISO 8601, kept on reload.
+    const alpha = (await api(`/recordings/${rec1[0]}`, { key: t1.secretKey })).json().startedAt as number;
+    const rangeStart = Math.floor((alpha + 100_000) / 1000) * 1000;
+    const local = await page.evaluate((t) => {
+      const d = new Date(t);
+      const p = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+    }, rangeStart);
+    await page.getByLabel('Started after').fill(local);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((u) => u.searchParams.get('startedAfter') === new Date(rangeStart).toISOString() && u.searchParams.get('metadata[plan]') === 'pro');
+    await pollUntil(
+      () => cards(page).count(),
+      (n) => n === 1,
+    );
+    expect(await page.locator('ul.cards a.title').first().getAttribute('href')).toContain(rec1[2]);
+    await page.reload();
+    await cards(page).first().waitFor();
+    expect(await cards(page).count()).toBe(1);
+    expect(await page.getByLabel('Started after').inputValue()).toContain(local.slice(0, 16));
+
     // Open the newest pro recording: the player plays it.
     await page.locator('ul.cards .title').first().click();
     await page.waitForURL(new RegExp(`/console/recordings/${rec1[2]}$`));

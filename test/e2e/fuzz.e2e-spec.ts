@@ -270,6 +270,8 @@ const QUERY_NAMES = [
   'includeSignedUrls',
   'from',
   'to',
+  'startedAfter',
+  'startedBefore',
   'interval',
   'groupBy',
   'metadata',
@@ -621,6 +623,12 @@ describe('fuzzed reads', () => {
           fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
         ),
         to: fc.oneof(fc.constantFrom('2030-01-01', String(Date.now()), '8640000000000001', ''), fc.integer({ min: 0, max: 2 ** 47 }).map(String)),
+        startedAfter: fc.oneof(
+          fc.constantFrom('0', String(Date.now() - 86_400_000), '-1', '1e400', '2026-02-30', '2026-01-01T00:00:00', '8640000000000001', ''),
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          weirdString,
+        ),
+        startedBefore: fc.oneof(fc.constantFrom('2030-01-01', String(Date.now()), '0', ''), fc.integer({ min: 0, max: 2 ** 47 }).map(String)),
         interval: fc.constantFrom('minute', 'hour', 'day', 'week', 'month', 'MINUTE', '', 'second'),
         groupBy: fc.oneof(fc.constantFrom('plan', 'fuzz-control', '__proto__', 'a"b', 'a\\b', ''), weirdString),
         includeSignedUrls: fc.constantFrom('true', 'false', '1', '0', 'yes', ''),
@@ -651,7 +659,7 @@ describe('fuzzed reads', () => {
         [`metadata[fuzz-control]`]: fc.oneof(fc.constant(control.id), weirdString),
       })[name] ?? weirdString;
     const endpoints: [string, string[]][] = [
-      ['/recordings', ['limit', 'offset', 'includeSignedUrls', 'metadata[plan]', 'metadata[fuzz-control]']],
+      ['/recordings', ['limit', 'offset', 'includeSignedUrls', 'startedAfter', 'startedBefore', 'metadata[plan]', 'metadata[fuzz-control]']],
       ['/statistics', ['from', 'to', 'interval', 'groupBy', 'metadata[plan]', 'metadata[fuzz-control]']],
       ['/replays/fuzz-control', ['limit', 'offset', 'includeSignedUrls']],
       ['/replay', ['metadata[plan]', 'metadata[fuzz-control]', 'from', 'to', 'limit']],

@@ -173,7 +173,7 @@ describe('GET /recordings', () => {
     // So were unknown parameters, a filter by a recording's field among them.
     [
       'firstUrl=https%3A%2F%2Fexample.test%2F10',
-      /"message":"Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, live, visitedUrl, [^"]*, maxActiveTime, metadata\[<key>\]=<value>"/,
+      /"message":"Invalid query: firstUrl: unknown parameter; this endpoint takes limit, offset, includeSignedUrls, live, startedAfter, startedBefore, visitedUrl, [^"]*, maxActiveTime, metadata\[<key>\]=<value>"/,
       'json',
     ],
     ['limit=5&sort=asc&metadataX=1', /"issues":\[\{"path":"sort","message":"unknown parameter;[^"]*"\},\{"path":"metadataX",/, 'json'],

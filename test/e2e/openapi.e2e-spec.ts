@@ -88,6 +88,15 @@ describe('parameters', () => {
     expect(param('get', path, 'includeSignedUrls')).toMatchObject({ in: 'query', schema: { type: 'string', enum: ['true', 'false', '1', '0'] } });
   });
 
+  it('/recordings: startedAfter and startedBefore optional times, epoch ms or ISO 8601 with a zone', () => {
+    for (const name of ['startedAfter', 'startedBefore']) {
+      const p = param('get', '/recordings', name);
+      expect(p).toMatchObject({ in: 'query', schema: { type: 'string' } });
+      expect(p?.required).toBeFalsy();
+      expect(JSON.stringify(p)).toMatch(/startedAt[\s\S]*epoch milliseconds or ISO 8601/);
+    }
+  });
+
   it('/recordings: live an optional boolean word, and every recording says whether it is live', () => {
     const live = param('get', '/recordings', 'live');
     expect(live).toMatchObject({ in: 'query', schema: { type: 'string', enum: ['true', 'false', '1', '0'] } });

@@ -7,7 +7,7 @@ import type { ClickHouse } from '../../infrastructure/clickhouse/clickhouse-clie
 import type { Sql } from '../../infrastructure/clickhouse/sql';
 import type { LiveScope } from '../live.sql';
 import type { MetadataFilter } from '../metadata-filter';
-import { PageRow, ranksAfter } from '../listing-page.util';
+import { PageRow, ranksAfter, StartedRange, startedIn } from '../listing-page.util';
 import { ListingPlanner } from '../listing.planner';
 
 export interface Model {
@@ -47,9 +47,9 @@ export function fakeListing(model: Model) {
     return m ? { live: !m[1], since: Number(m[2]) } : undefined;
   };
   // The listing by definition: visible recordings, newest first, matching the latest value of every filter (and the live scope).
-  const listing = (filters: readonly MetadataFilter[], live?: LiveScope) =>
+  const listing = (filters: readonly MetadataFilter[], live?: LiveScope, started?: StartedRange) =>
     [...starts]
-      .filter(([r]) => filters.every((f) => latest.get(r)?.get(f.key)?.[0] === f.value) && liveOk(r, live))
+      .filter(([r, ts]) => filters.every((f) => latest.get(r)?.get(f.key)?.[0] === f.value) && liveOk(r, live) && startedIn(ts, started))
       .map(([recording_id, ts]) => ({ recording_id, started_at: String(ts) }))
       .sort((a, b) => (ranksAfter(a, b) ? 1 : -1));
   const ranges = (text: string) => [...text.matchAll(/key = '([^']*)' AND value = '([^']*)'/g)].map((m) => ({ key: m[1], value: m[2] }));
@@ -72,7 +72,10 @@ export function fakeListing(model: Model) {
     if (text.includes('FROM recordings FINAL')) {
       // RecordingsSql.page: filters on the latest value, the live scope, in SQL.
       const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text)!;
-      return listing(ranges(text), liveIn(text)).slice(Number(m[2]), Number(m[2]) + Number(m[1]));
+      const from = /AND started_at >= \(?(-?\d+)/.exec(text);
+      const to = /AND started_at < \(?(-?\d+)/.exec(text);
+      const started = { from: from ? Number(from[1]) : undefined, to: to ? Number(to[1]) : undefined };
+      return listing(ranges(text), liveIn(text), started).slice(Number(m[2]), Number(m[2]) + Number(m[1]));
     }
     if (text.startsWith('SELECT count() AS n')) {
       const since = num(text, /min_ts < \(?(-?\d+)/);
@@ -87,7 +90,10 @@ export function fakeListing(model: Model) {
       // RecordingsSql.windowSummaries: a page of the window (of the filters' candidates) with (here: only) started_at as summary
       const m = /LIMIT (\d+) OFFSET (\d+)$/.exec(text)!;
       const fs = ranges(text);
-      const all = window(num(text, /min_ts >= \(?(-?\d+)/), idList(text, /NOT IN \(([^)]*)\)/)).filter((r) => inRanges(r.recording_id, fs));
+      const having = /HAVING started_at < \(?(-?\d+)/.exec(text);
+      const all = window(num(text, /min_ts >= \(?(-?\d+)/), idList(text, /NOT IN \(([^)]*)\)/)).filter(
+        (r) => inRanges(r.recording_id, fs) && (!having || Number(r.started_at) < Number(having[1])),
+      );
       const page = all.slice(Number(m[2]), Number(m[2]) + Number(m[1]));
       return [page.map((r) => ({ ...r, last_activity_at: String(activity(r.recording_id)) })), all.length];
     }
@@ -131,7 +137,8 @@ export function fakeListing(model: Model) {
       return { rows, beforeLimit };
     },
   } as unknown as ClickHouse;
-  const expected = (filters: MetadataFilter[], limit: number, offset: number, live?: LiveScope) => listing(filters, live).slice(offset, offset + limit + 1);
+  const expected = (filters: MetadataFilter[], limit: number, offset: number, live?: LiveScope, started?: StartedRange) =>
+    listing(filters, live, started).slice(offset, offset + limit + 1);
   return { ch, planner: new ListingPlanner(ch), queries, expected };
 }
 

@@ -2,6 +2,7 @@
 // so a bookmarked view is also the API query), thumbnails that appear when rendered.
 import { useEffect, useState } from 'preact/hooks';
 import { call, explain } from '../api';
+import { isoToLocal, localToIso } from '../datetime-local';
 import { duration, when } from '../format';
 import { navigate, useLocation } from '../router';
 import { Thumbnail } from '../thumbnail';
@@ -25,7 +26,7 @@ const PAGE = 50;
 /** Filters start open on a wide window, folded on a phone (the list first). */
 const WIDE = window.matchMedia('(min-width: 761px)').matches;
 /** Listing parameters the console keeps in its URL and passes on as they are. */
-const PASSED = /^(metadata\[.+\]|minDuration|maxDuration|live|visitedUrlContains|hasErrors|offset)$/;
+const PASSED = /^(metadata\[.+\]|minDuration|maxDuration|startedAfter|startedBefore|live|visitedUrlContains|hasErrors|offset)$/;
 
 export function listQuery(q: URLSearchParams): string {
   const out = new URLSearchParams();
@@ -167,6 +168,8 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
       meta,
       min: sec('minDuration'),
       max: sec('maxDuration'),
+      after: isoToLocal(props.query.get('startedAfter')),
+      before: isoToLocal(props.query.get('startedBefore')),
       url: props.query.get('visitedUrlContains') ?? '',
       live: props.query.get('live') === 'true',
     };
@@ -180,6 +183,9 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
     for (const [k, v] of f.meta) if (k.trim() !== '') q.append(`metadata[${k.trim()}]`, v);
     if (f.min) q.set('minDuration', String(Math.round(Number(f.min) * 1000)));
     if (f.max) q.set('maxDuration', String(Math.round(Number(f.max) * 1000)));
+    // datetime-local is the viewer's local time: sent as ISO 8601 with its zone (UTC).
+    if (localToIso(f.after)) q.set('startedAfter', localToIso(f.after));
+    if (localToIso(f.before)) q.set('startedBefore', localToIso(f.before));
     if (f.url.trim()) q.set('visitedUrlContains', f.url.trim());
     if (f.live) q.set('live', 'true');
     props.onApply(q.toString());
@@ -237,6 +243,18 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
               value={f.max}
               onInput={(e) => setF({ ...f, max: (e.target as HTMLInputElement).value })}
             />
+          </label>
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Started (your local time)</legend>
+        <div class="row">
+          <label>
+            Started after <input type="datetime-local" step="1" value={f.after} onInput={(e) => setF({ ...f, after: (e.target as HTMLInputElement).value })} />
+          </label>
+          <label>
+            Started before{' '}
+            <input type="datetime-local" step="1" value={f.before} onInput={(e) => setF({ ...f, before: (e.target as HTMLInputElement).value })} />
           </label>
         </div>
       </fieldset>
