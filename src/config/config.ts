@@ -180,6 +180,15 @@ export const configSchema = z.object({
    * by the projector role (docs/archives.md; 0: only on demand, `recordings seal`).
    */
   ARCHIVE_IDLE_SECONDS: int(0, 365 * 86400).default(1800),
+  /**
+   * A recording whose last batch was stored this many seconds ago gets its thumbnail rendered in the
+   * background by every API instance (docs/console.md; 0: only when GET …/thumbnail asks).
+   */
+  THUMBNAIL_IDLE_SECONDS: int(0, 7 * 86400).default(120),
+  /** How often the API role looks for recordings that became idle, for thumbnails. */
+  THUMBNAIL_SCAN_SECONDS: int(1, 3600).default(30),
+  /** Most thumbnails queued per scan (tenants taken in turn). */
+  THUMBNAIL_PASS_LIMIT: int(1, 1000).default(50),
   /** Recordings sealed at once per projector process (0: none, not even ones cut short). */
   ARCHIVE_CONCURRENCY: int(0, 16).default(1),
   /** How often the projector role looks for idle recordings to seal. */

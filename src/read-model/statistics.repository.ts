@@ -22,6 +22,7 @@ export type BucketRow = {
 export type BreakdownRow = { has_value: Num; value: string; recordings: Num; events: Num };
 export type ActivityBucketRow = { t: Num; errors: Num; with_errors: Num; rage_clicks: Num; with_rage: Num };
 export type TopPageRow = { path: string; recordings: Num };
+export type ViewportRow = { width: Num; height: Num; recordings: Num };
 
 @Injectable()
 export class StatisticsRepository {
@@ -51,6 +52,11 @@ export class StatisticsRepository {
   /** Paths by recordings that viewed them, limit + 1 rows. */
   topPages(scope: WindowScope, limit: number): Promise<TopPageRow[]> {
     return fromReadModel(this.ch.rows<TopPageRow>(StatisticsSql.topPages(scope, limit)));
+  }
+
+  /** Viewport sizes by recordings, limit + 1 rows. */
+  viewports(scope: WindowScope, limit: number): Promise<ViewportRow[]> {
+    return fromReadModel(this.ch.rows<ViewportRow>(StatisticsSql.viewports(scope, limit)));
   }
 
   /** Recordings and events per latest value of `key`, limit + 1 rows. */

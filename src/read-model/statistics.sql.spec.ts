@@ -28,4 +28,13 @@ describe('StatisticsSql', () => {
     expect(b).toContain("key = '__proto__\\''");
     expect(b).toMatch(/LIMIT 101$/);
   });
+
+  it("counts the window's recordings by the viewport of their earliest Meta event, top limit + 1", () => {
+    const text = StatisticsSql.viewports({ ...scope, ids: ["a'"] }, 10).text;
+    expect(text).toContain("recording_id IN ('a\\'')");
+    expect(text).toContain('LIMIT 1 BY recording_id, batch_id');
+    expect(text).toContain('argMin((viewport_width, viewport_height), meta_ts) AS viewport');
+    expect(text).toContain('WHERE viewport_width > 0 AND viewport_height > 0 GROUP BY recording_id');
+    expect(text).toMatch(/GROUP BY width, height ORDER BY recordings DESC, width DESC, height DESC LIMIT 11$/);
+  });
 });

@@ -81,6 +81,17 @@ export const StatisticsSql = {
     return sql`SELECT path, uniqExact(recording_id) AS recordings FROM (${pages}) GROUP BY path ORDER BY recordings DESC, path ASC LIMIT ${limit + 1}`;
   },
 
+  /**
+   * Viewport sizes (of each recording's earliest Meta event with one, as the listing shows) by the
+   * number of the window's recordings; recordings without a viewport are left out; limit + 1 rows.
+   */
+  viewports(scope: WindowScope, limit: number): Sql {
+    const firstViewport = sql`SELECT recording_id, argMin((viewport_width, viewport_height), meta_ts) AS viewport
+      FROM (${RecordingsSql.batches(scope.tenantId, ids(scope), 'summary')}) WHERE viewport_width > 0 AND viewport_height > 0 GROUP BY recording_id`;
+    return sql`SELECT viewport.1 AS width, viewport.2 AS height, count() AS recordings FROM (${firstViewport})
+      GROUP BY width, height ORDER BY recordings DESC, width DESC, height DESC LIMIT ${limit + 1}`;
+  },
+
   /** Recordings and events per latest value of `key` (has_value 0: recordings without the key); limit + 1 rows. */
   breakdown(scope: WindowScope, key: string, limit: number): Sql {
     return sql`SELECT has_value, value, count() AS recordings, sum(events) AS events FROM (${perRecording(scope)}) AS per_recording ANY LEFT JOIN (

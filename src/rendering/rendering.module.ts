@@ -19,6 +19,8 @@ import { ScreenshotRenderer } from './screenshot/screenshot-renderer';
 import { ScreenshotService } from './screenshot/screenshot.service';
 import { ThumbnailController } from './thumbnail/thumbnail.controller';
 import { ThumbnailService } from './thumbnail/thumbnail.service';
+import { ThumbnailCandidatesRepository } from './thumbnail/thumbnail-candidates.repository';
+import { ThumbnailSweep } from './thumbnail/thumbnail-sweep';
 import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { RecordingRenderSource } from './shared/recording-render-source';
 
@@ -55,6 +57,8 @@ import { RecordingRenderSource } from './shared/recording-render-source';
     RecordingRenderSource,
     ScreenshotService,
     ThumbnailService,
+    ThumbnailCandidatesRepository,
+    ThumbnailSweep,
     PlayerService,
   ],
   exports: [ThumbnailService],
@@ -68,6 +72,7 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     private readonly registry: TenantRegistry,
     private readonly thumbnails: ThumbnailService,
+    private readonly sweep: ThumbnailSweep,
   ) {}
 
   onModuleInit(): void {
@@ -89,6 +94,7 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
     metrics.counter('tapedeck_render_warm_page_hits_total', 'Renders that reused a warm replay page', () => renderer.warmHits);
     metrics.counter('tapedeck_render_cold_total', 'Renders that opened a new replay page', () => renderer.coldRenders);
     metrics.counter('tapedeck_thumbnails_rendered_total', 'Poster thumbnails rendered in the background', () => this.thumbnails.stats.rendered);
+    metrics.counter('tapedeck_thumbnails_idle_queued_total', 'Recordings queued for a thumbnail by the idle sweep', () => this.sweep.queued);
     metrics.gauge('tapedeck_render_queue_length', 'Render requests waiting for a browser slot', () => pool.queueLength);
     metrics.gauge('tapedeck_render_in_flight', 'Browser slots in use', () => pool.inFlight);
     this.health.register({

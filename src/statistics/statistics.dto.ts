@@ -6,7 +6,7 @@ import { nullableString } from '../common/openapi/openapi-schema';
 import { MAX_META_KEY_LENGTH } from '../domain/batch-summary';
 import { activityFilterQuery, checkActivityBounds } from '../read-model/activity-filter.dto';
 import { listingQuery } from '../read-model/listing-query';
-import { BREAKDOWN_LIMIT, TOP_PAGES } from './statistics.service';
+import { BREAKDOWN_LIMIT, TOP_PAGES, TOP_VIEWPORTS } from './statistics.service';
 
 export const MAX_BUCKETS = 2000;
 const MAX_TIME = 8_640_000_000_000_000;
@@ -122,6 +122,18 @@ const StatisticsSchema = z
         topPagesTruncated: z.boolean().describe(`More than ${TOP_PAGES} paths: the rest are left out`),
       })
       .describe('From the activity projection (docs/activity.md), for the same recordings as totals'),
+    viewports: z
+      .array(
+        z.object({
+          width: count('Viewport width, CSS pixels', 1280),
+          height: count('Viewport height, CSS pixels', 720),
+          recordings: count('Recordings with this viewport', 640),
+        }),
+      )
+      .describe(
+        `Viewport sizes (each recording's earliest Meta event with a viewport, as the listing's viewport) by the number of the window's recordings (then larger width, height), at most ${TOP_VIEWPORTS}; recordings without a viewport are left out`,
+      ),
+    viewportsTruncated: z.boolean().describe(`More than ${TOP_VIEWPORTS} sizes: the rest are left out`),
     breakdown: z
       .object({
         key: z.string().meta({ example: 'plan' }),

@@ -2,7 +2,7 @@ import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client'
 import type { Sql } from '../infrastructure/clickhouse/sql';
 import { StatisticsRepository } from '../read-model/statistics.repository';
 import { parseStatisticsQuery } from './statistics.params';
-import { BREAKDOWN_LIMIT, LITERAL_IDS_LIMIT, StatisticsService } from './statistics.service';
+import { BREAKDOWN_LIMIT, LITERAL_IDS_LIMIT, StatisticsService, TOP_VIEWPORTS } from './statistics.service';
 
 const HOUR = 3_600_000;
 const params = (extra: Record<string, unknown> = {}) => parseStatisticsQuery({ from: String(10 * HOUR), to: String(13 * HOUR), interval: 'hour', ...extra });
@@ -32,6 +32,8 @@ describe('StatisticsService', () => {
     expect(r.totals).toEqual({ recordings: 0, events: 0, bytes: 0, pageViews: 0, duration: { total: 0, avg: 0, p50: 0, p90: 0, p99: 0 } });
     expect(r.series).toEqual([0, 1, 2].map((i) => ({ t: (10 + i) * HOUR, recordings: 0, events: 0 })));
     expect(r.breakdown).toEqual({ key: 'plan', values: [], truncated: false });
+    expect(r.viewports).toEqual([]);
+    expect(r.viewportsTruncated).toBe(false);
   });
 
   it('passes a small window as a literal id list and shapes the rows', async () => {
@@ -49,6 +51,8 @@ describe('StatisticsService', () => {
         ],
       };
       if (q.includes('WITH TOTALS')) return { data: [{ t: String(11 * HOUR), ...row }], totals: { t: '0', ...row } };
+      if (q.includes('AS viewport'))
+        return Array.from({ length: TOP_VIEWPORTS + 1 }, (_, i) => ({ width: String(1000 + i), height: '700', recordings: String(20 - i) }));
       return Array.from({ length: BREAKDOWN_LIMIT + 1 }, (_, i) => ({ has_value: i ? 1 : 0, value: i ? `v${i}` : '', recordings: '1', events: '1' }));
     });
     const r = await service.statistics('t', params({ groupBy: 'plan' }));
@@ -59,6 +63,9 @@ describe('StatisticsService', () => {
     expect(r.breakdown!.values).toHaveLength(BREAKDOWN_LIMIT);
     expect(r.breakdown!.values[0]).toEqual({ value: null, recordings: 1, events: 1 });
     expect(r.breakdown!.truncated).toBe(true);
+    expect(r.viewports).toHaveLength(TOP_VIEWPORTS);
+    expect(r.viewports[0]).toEqual({ width: 1000, height: 700, recordings: 20 });
+    expect(r.viewportsTruncated).toBe(true);
   });
 
   it('keeps a large window as a subquery', async () => {

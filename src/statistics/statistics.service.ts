@@ -2,15 +2,16 @@
 // read-model/statistics.sql.ts: window = recordings whose first event time is in [from, to); each
 // counts with all its events). The window's ids are read first: none gives the zero answer at once, a
 // few thousand at most are passed as a literal list (faster than the subquery); then one bucket query
-// (series and totals), the activity buckets and top pages, and, with groupBy, the breakdown.
+// (series and totals), the activity buckets, top pages and top viewports, and, with groupBy, the breakdown.
 import { Injectable, Logger } from '@nestjs/common';
-import { ActivityBucketRow, BreakdownRow, BucketRow, StatisticsRepository, TopPageRow } from '../read-model/statistics.repository';
+import { ActivityBucketRow, BreakdownRow, BucketRow, StatisticsRepository, TopPageRow, ViewportRow } from '../read-model/statistics.repository';
 import type { WindowScope } from '../read-model/statistics.sql';
 import type { Statistics } from './statistics.dto';
 import type { StatisticsParams } from './statistics.params';
 
 export const BREAKDOWN_LIMIT = 100;
 export const TOP_PAGES = 20;
+export const TOP_VIEWPORTS = 10;
 /** Windows of at most this many recordings are read by a literal id list (about 80 KB of SQL). */
 export const LITERAL_IDS_LIMIT = 2000;
 
@@ -20,18 +21,19 @@ export class StatisticsService {
 
   async statistics(tenantId: string, p: StatisticsParams): Promise<Statistics> {
     const filters = await this.read.bySelectivity(tenantId, p.filters);
-    if (!filters) return shape(p, { data: [] }, [], NO_ACTIVITY);
+    if (!filters) return shape(p, { data: [] }, [], NO_ACTIVITY, []);
     const scope: WindowScope = { tenantId, filters, window: { from: p.from, to: p.to }, activity: p.activity };
     const known = await this.read.windowIds(scope, LITERAL_IDS_LIMIT + 1);
-    if (known.length === 0) return shape(p, { data: [] }, [], NO_ACTIVITY);
+    if (known.length === 0) return shape(p, { data: [] }, [], NO_ACTIVITY, []);
     if (known.length <= LITERAL_IDS_LIMIT) scope.ids = known;
-    const [buckets, breakdown, activityBuckets, topPages] = await Promise.all([
+    const [buckets, breakdown, activityBuckets, topPages, viewports] = await Promise.all([
       this.read.buckets(scope, p.bucketing), // WITH TOTALS: the totals row
       p.groupBy === undefined ? Promise.resolve([]) : this.read.breakdown(scope, p.groupBy, BREAKDOWN_LIMIT),
       this.read.activityBuckets(scope, p.bucketing),
       this.read.topPages(scope, TOP_PAGES),
+      this.read.viewports(scope, TOP_VIEWPORTS),
     ]);
-    return shape(p, buckets, breakdown, { buckets: activityBuckets, topPages });
+    return shape(p, buckets, breakdown, { buckets: activityBuckets, topPages }, viewports);
   }
 }
 
@@ -58,7 +60,13 @@ function activityOf(p: StatisticsParams, a: ActivityRows): Statistics['activity'
 
 const logger = new Logger('statistics');
 
-function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: BucketRow }, breakdown: BreakdownRow[], activity: ActivityRows): Statistics {
+function shape(
+  p: StatisticsParams,
+  buckets: { data: BucketRow[]; totals?: BucketRow },
+  breakdown: BreakdownRow[],
+  activity: ActivityRows,
+  viewports: ViewportRow[],
+): Statistics {
   const t = buckets.totals;
   // Every row's bucket is one of the window's bucket starts; one that is not would vanish from the
   // series while the totals keep it (as when 18.16 computed minute buckets in Int16): say so.
@@ -92,6 +100,8 @@ function shape(p: StatisticsParams, buckets: { data: BucketRow[]; totals?: Bucke
     }),
     eventTypes: {},
     activity: activityOf(p, activity),
+    viewports: viewports.slice(0, TOP_VIEWPORTS).map((r) => ({ width: Number(r.width), height: Number(r.height), recordings: Number(r.recordings) })),
+    viewportsTruncated: viewports.length > TOP_VIEWPORTS,
   };
   const map = recordings ? t?.types : undefined;
   if (map) map[0].forEach((k, i) => (result.eventTypes[String(k)] = Number(map[1][i])));

@@ -321,6 +321,9 @@ describe('console', () => {
     await page.goto(`${base()}/console/statistics?from=${SINCE}`);
     await page.locator('.chart canvas').first().waitFor();
     expect(await page.locator('.totals dd').first().textContent()).toBe('2');
+    const viewports = page.getByRole('table', { name: 'Viewport sizes by recordings' }).locator('tbody tr');
+    expect(await viewports.count()).toBeGreaterThan(0);
+    expect(await viewports.first().textContent()).toMatch(/^\d+ × \d+\d+$/);
     await axe(page, 'statistics');
     await shoot(page, 'statistics');
     expect(problems).toEqual([]);

@@ -12,8 +12,8 @@ const secret = () => testEnv().secretKey;
 type Ev = { type: number; timestamp: number; data: Record<string, unknown> };
 
 /** rrweb-like events of a recording: Meta, FullSnapshot, incremental, two custom events, one in-band metadata event. */
-function events(start: number, n: number, team?: string): Ev[] {
-  const evs: Ev[] = sampleEvents(n, start);
+function events(start: number, n: number, team?: string, viewport?: { width: number; height: number }): Ev[] {
+  const evs: Ev[] = sampleEvents(n, start, viewport);
   evs.push(
     { type: 5, timestamp: start + 2, data: { tag: 'note', payload: { i: 1 } } },
     { type: 5, timestamp: start + 3, data: { tag: 'note', payload: { i: 2 } } },
@@ -81,12 +81,13 @@ describe('GET /statistics', () => {
   const to = from + 3 * HOUR;
   const inside: Record<string, string> = {};
   let metaEdges = '';
+  const phone = { width: 390, height: 844 };
 
   beforeAll(async () => {
     inside.atFrom = await record([events(from, 10, 'x')]);
-    inside.b = await record([events(from + 30 * 60_000, 25)], { team: 'b' });
+    inside.b = await record([events(from + 30 * 60_000, 25, undefined, phone)], { team: 'b' });
     inside.a = await record([events(from + 90 * 60_000, 7)], { team: 'a' });
-    inside.noTeam = await record([events(to - 60_000, 3)]);
+    inside.noTeam = await record([events(to - 60_000, 3, undefined, phone)]);
     // Starts inside, goes on long after `to`: counts whole, in the bucket of its first event.
     inside.long = await record([events(from + 10 * 60_000, 4), sampleEvents(5, to + 5 * HOUR).slice(2)], { team: 'a' });
     // In-band metadata before its first event and in a batch of its own long after its last: neither
@@ -153,6 +154,23 @@ describe('GET /statistics', () => {
     expect(s.totals.events).toBe(inWindow.reduce((n, x) => n + x.eventCount, 0));
     expect(s.totals.bytes).toBe(inWindow.reduce((n, x) => n + x.bytes, 0));
     expect(s.totals.pageViews).toBe(inWindow.reduce((n, x) => n + x.pageViews, 0));
+  });
+
+  it("counts the window's recordings by the viewport the listing shows, most first, with the filters", async () => {
+    const s = (await stats(`from=${from}&to=${to}`)).json();
+    expect(s.viewports).toEqual([
+      { width: 1024, height: 768, recordings: 3 },
+      { width: 390, height: 844, recordings: 2 },
+    ]);
+    expect(s.viewportsTruncated).toBe(false);
+    const listed = (await api(`/recordings?metadata[run]=${run}&limit=100`, { key: secret() })).json().recordings as {
+      recordingId: string;
+      viewport: { width: number; height: number } | null;
+    }[];
+    const ofB = listed.find((x) => x.recordingId === inside.b);
+    expect(ofB?.viewport).toEqual(phone);
+    expect((await stats(`from=${from}&to=${to}&metadata[team]=a`)).json().viewports).toEqual([{ width: 1024, height: 768, recordings: 2 }]);
+    expect((await stats(`from=${to + 24 * HOUR}&to=${to + 25 * HOUR}`)).json().viewports).toEqual([]);
   });
 
   it('breaks down by the latest value of a metadata key, AND-combines filters, accepts ISO 8601', async () => {

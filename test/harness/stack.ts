@@ -124,6 +124,8 @@ export async function startStack(o: { serverKeyframes?: boolean } = {}): Promise
     // No automatic sealing either: a long run would replace other suites' batch messages by sealed
     // records (archives.e2e-spec.ts and the storage bench seal on purpose; docs/archives.md).
     ARCHIVE_IDLE_SECONDS: '0',
+    // No background thumbnails: Chromium renders would eat the CI's cores (thumbnail-idle.e2e-spec.ts turns them on).
+    THUMBNAIL_IDLE_SECONDS: '0',
     // Per-tenant limits far above what the suites and benches send, yet on: the limiter's code runs
     // on every request (the noisy-neighbour bench gives its tenants their own limits).
     ...HIGH_TENANT_LIMITS,

@@ -3,7 +3,7 @@ import type { RecordingRenderSource } from '../shared/recording-render-source';
 import type { ScreenshotRenderer } from '../screenshot/screenshot-renderer';
 import { ThumbnailService } from './thumbnail.service';
 
-function make() {
+function make(pool?: { inFlight: number; queueLength: number }) {
   let seq = 1;
   let fail: AppError | undefined;
   const renders: string[] = [];
@@ -21,7 +21,7 @@ function make() {
     },
   } as unknown as ScreenshotRenderer;
   return {
-    thumbnails: new ThumbnailService(source, renderer),
+    thumbnails: new ThumbnailService(source, renderer, pool as never),
     renders,
     next: () => seq++,
     failWith: (e: AppError | undefined) => (fail = e),
@@ -76,5 +76,25 @@ describe('ThumbnailService', () => {
     await thumbnails.drained();
     thumbnails.forgetTenant('t');
     await expect(codeOf(thumbnails.respond('t', 'r', undefined, 60))).resolves.toBe('not_found');
+  });
+
+  it('renders idle recordings after requests, and only while no other render runs or waits', async () => {
+    const pool = { inFlight: 1, queueLength: 0 };
+    const { thumbnails, renders } = make(pool);
+    await thumbnails.renderWhenIdle('t', 'idle');
+    await thumbnails.renderWhenIdle('t', 'gone'); // deleted: skipped
+    await new Promise((r) => setTimeout(r, 300));
+    expect(renders).toEqual([]);
+    expect(await codeOf(thumbnails.respond('t', 'asked', undefined, 60))).toBe('not_found');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(renders).toEqual(['t/asked/1']);
+    pool.inFlight = 0;
+    await thumbnails.drained();
+    expect(renders).toEqual(['t/asked/1', 't/idle/1']);
+    expect(thumbnails.renderedAt('t', 'idle')).toBeGreaterThan(0);
+    expect((await thumbnails.respond('t', 'idle', undefined, 60)).status).toBe(200);
+    await thumbnails.renderWhenIdle('t', 'idle'); // current already
+    await thumbnails.drained();
+    expect(renders).toHaveLength(2);
   });
 });

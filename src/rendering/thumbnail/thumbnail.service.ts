@@ -3,11 +3,13 @@
 // A request never waits for Chromium: it answers the thumbnail this instance holds, or 404 with
 // Retry-After while one is queued. A recording that changed is rendered again once it has been quiet
 // for IDLE_MS since the last render (the old image is served meanwhile); a deleted one is 404 at once
-// (its events are looked up first, as a screenshot's are).
-import { Injectable, Logger } from '@nestjs/common';
+// (its events are looked up first, as a screenshot's are). The idle sweep (thumbnail-sweep.ts) queues
+// recordings on a second queue, taken only when no request waits and the browser pool is idle.
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../common/app-error';
 import { type ConditionalAnswer, conditionalGet } from '../../common/static-asset';
+import { BrowserPool } from '../browser-pool/browser-pool';
 import { RenderSource, RecordingRenderSource } from '../shared/recording-render-source';
 import { POSTER } from '../screenshot/screenshot-params';
 import { ScreenshotRenderer } from '../screenshot/screenshot-renderer';
@@ -37,6 +39,8 @@ export class ThumbnailService {
   private readonly logger = new Logger('thumbnails');
   private readonly held = new LRUCache<string, Held>({ max: 20_000, maxSize: CACHE_BYTES, sizeCalculation: (h) => Math.max(1, h.bytes.length) });
   private readonly queue: Job[] = [];
+  /** Jobs of the idle sweep: after every request, one at a time, while nothing else renders. */
+  private readonly idleQueue: Job[] = [];
   private readonly queued = new Set<string>();
   private running = false;
   /** Renders finished and their total seconds (bench, metrics). */
@@ -45,6 +49,7 @@ export class ThumbnailService {
   constructor(
     private readonly source: RecordingRenderSource,
     private readonly renderer: ScreenshotRenderer,
+    @Optional() private readonly pool?: BrowserPool,
   ) {}
 
   async respond(tenantId: string, recordingId: string, ifNoneMatch: string | undefined, maxAge: number, nowMs = Date.now()): Promise<ConditionalAnswer> {
@@ -62,10 +67,31 @@ export class ThumbnailService {
     return conditionalGet(ifNoneMatch, held.etag, held.bytes, { 'Cache-Control': `private, max-age=${maxAge}` }, { 'Content-Type': 'image/webp' });
   }
 
-  /** Waits until the queue is empty (tests, bench). */
+  /** When this instance last rendered (or failed for good on) the recording's thumbnail, epoch ms. */
+  renderedAt(tenantId: string, recordingId: string): number | undefined {
+    return this.held.peek(`${tenantId}/${recordingId}`)?.renderedAt;
+  }
+
+  /** Queues the recording on the idle queue (the sweep); a recording gone or unreadable is skipped. */
+  async renderWhenIdle(tenantId: string, recordingId: string): Promise<void> {
+    const key = `${tenantId}/${recordingId}`;
+    if (this.queued.has(key) || this.idleQueue.length >= MAX_QUEUED) return;
+    let source: RenderSource;
+    try {
+      source = await this.source.resolve(tenantId, recordingId);
+    } catch {
+      return;
+    }
+    if (this.held.peek(key)?.contentKey === source.contentKey || this.queued.has(key)) return;
+    this.queued.add(key);
+    this.idleQueue.push({ key, tenantId, source });
+    if (!this.running) void this.run();
+  }
+
+  /** Waits until the queues are empty (tests, bench). */
   async drained(timeoutMs = 60_000): Promise<void> {
     const until = Date.now() + timeoutMs;
-    while ((this.running || this.queue.length > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while ((this.running || this.queue.length > 0 || this.idleQueue.length > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   }
 
   forgetTenant(tenantId: string): void {
@@ -73,6 +99,12 @@ export class ThumbnailService {
   }
 
   private enqueue(job: Job): void {
+    // Asked for while waiting on the idle queue: it moves to the requests' queue.
+    const idle = this.idleQueue.findIndex((j) => j.key === job.key);
+    if (idle >= 0) {
+      this.idleQueue.splice(idle, 1);
+      this.queued.delete(job.key);
+    }
     if (this.queued.has(job.key) || this.queue.length >= MAX_QUEUED) return;
     this.queued.add(job.key);
     this.queue.push(job);
@@ -82,12 +114,23 @@ export class ThumbnailService {
   private async run(): Promise<void> {
     this.running = true;
     try {
-      for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+      for (let job = await this.next(); job; job = await this.next()) {
         await this.renderOne(job);
         this.queued.delete(job.key);
       }
     } finally {
       this.running = false;
+    }
+  }
+
+  /** The next job: a request's, else (once no screenshot or player render runs or waits) an idle one. */
+  private async next(): Promise<Job | undefined> {
+    for (;;) {
+      const job = this.queue.shift();
+      if (job) return job;
+      if (this.idleQueue.length === 0) return undefined;
+      if (!this.pool || (this.pool.inFlight === 0 && this.pool.queueLength === 0)) return this.idleQueue.shift();
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
 

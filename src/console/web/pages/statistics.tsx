@@ -1,4 +1,4 @@
-// Statistics (GET /statistics): recordings and events over time (uPlot), totals, top pages, errors;
+// Statistics (GET /statistics): recordings and events over time (uPlot), totals, top pages, viewports, errors;
 // window and metadata filters kept in the URL with the API's parameter names.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -14,6 +14,7 @@ interface Stats {
   totals: { recordings: number; events: number; bytes: number; pageViews: number; duration: { avg: number; p50: number; p90: number } };
   series: { t: number; recordings: number; events: number }[];
   activity: { totals: { errors: number; recordingsWithErrors: number; rageClicks: number }; topPages: { path: string; recordings: number }[] };
+  viewports: { width: number; height: number; recordings: number }[];
 }
 
 const PASSED = /^(metadata\[.+\]|from|to|interval)$/;
@@ -130,6 +131,33 @@ export function StatisticsPage() {
                     <td>
                       <span class="bar" style={{ width: `${(100 * p.recordings) / stats.activity.topPages[0].recordings}%` }} />
                       {p.recordings}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <h2>Viewports</h2>
+          {stats.viewports.length === 0 ? (
+            <p class="muted">No viewport recorded in this window.</p>
+          ) : (
+            <table class="grid">
+              <caption class="sr-only">Viewport sizes by recordings</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Viewport (width × height)</th>
+                  <th scope="col">Recordings</th>
+                </tr>
+              </thead>
+              <tbody>
+                {stats.viewports.map((v) => (
+                  <tr>
+                    <td>
+                      {v.width} × {v.height}
+                    </td>
+                    <td>
+                      <span class="bar" style={{ width: `${(100 * v.recordings) / stats.viewports[0].recordings}%` }} />
+                      {v.recordings}
                     </td>
                   </tr>
                 ))}
