@@ -3,35 +3,15 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nullableString } from '../common/openapi/openapi-schema';
+import { timeQueryParam } from '../common/time-query';
 import { MAX_META_KEY_LENGTH } from '../domain/batch-summary';
 import { activityFilterQuery, checkActivityBounds } from '../read-model/activity-filter.dto';
 import { listingQuery } from '../read-model/listing-query';
 import { BREAKDOWN_LIMIT, TOP_PAGES, TOP_VIEWPORTS } from './statistics.service';
 
 export const MAX_BUCKETS = 2000;
-const MAX_TIME = 8_640_000_000_000_000;
 
 export const IntervalSchema = z.enum(['minute', 'hour', 'day', 'week', 'month'], { message: 'must be minute, hour, day, week or month' });
-
-const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
-/** Whether an ISO date's year-month-day exists: Date.parse rolls 2026-02-30 over to March 2. */
-function calendarDate(s: string): boolean {
-  const [y, m, d] = s.slice(0, 10).split('-').map(Number);
-  const date = new Date(0);
-  date.setUTCFullYear(y, m - 1, d);
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
-}
-
-const time = (description: string, example: string) =>
-  z
-    .string()
-    .refine((s) => /^\d{1,16}$/.test(s) || ISO.test(s), { message: 'must be epoch milliseconds or ISO 8601 (a date, or a date-time with Z or an offset)' })
-    .refine((s) => /^\d+$/.test(s) || calendarDate(s), { message: 'is not a date of the calendar' })
-    .transform((s) => (/^\d+$/.test(s) ? Number(s) : Date.parse(s)))
-    .refine((n) => Number.isFinite(n) && n >= 0 && n <= MAX_TIME, { message: 'is not a valid time' })
-    .optional()
-    .describe(`${description}; epoch milliseconds or ISO 8601 (date, or date-time with Z or an offset)`)
-    .meta({ example });
 
 const keyLength = { message: `must be a metadata key of 1-${MAX_META_KEY_LENGTH} characters` };
 
@@ -39,8 +19,8 @@ const keyLength = { message: `must be a metadata key of 1-${MAX_META_KEY_LENGTH}
 export class StatisticsQuery extends createZodDto(
   listingQuery(
     {
-      from: time('Window start (inclusive); default to - 7 days', '2024-12-25T00:00:00Z'),
-      to: time('Window end (exclusive); default now', '1735689600000'),
+      from: timeQueryParam('Window start (inclusive); default to - 7 days', '2024-12-25T00:00:00Z'),
+      to: timeQueryParam('Window end (exclusive); default now', '1735689600000'),
       interval: IntervalSchema.optional().describe(
         `Bucket size of series (UTC; weeks start on Monday, months are calendar months). Default by span: ≤ 6 h minute, ≤ 14 days hour, ≤ 730 days day, ≤ 20 years week, else month (so from=0 works). More than ${MAX_BUCKETS} buckets: 400.`,
       ),
