@@ -89,6 +89,18 @@ describe('listing pages from recording_timeline', () => {
     expect((await fake({ batches: [] }).planner.newestPage('empty', 50, 0, NOW)).rows).toEqual([]);
   });
 
+  it('reads a listing smaller than a page in one window once it has seen it whole', async () => {
+    const batches: [string, number][] = [];
+    for (let i = 0; i < 50; i++) batches.push([id(i), NOW - i * 120_000]);
+    const { planner, queries, expected } = fake({ batches });
+    const windows = () => queries.filter((q) => q.includes('sum(event_count)') && q.includes('OFFSET')).length;
+    expect((await planner.newestPage('small', 50, 0, NOW)).rows).toEqual(expected([], 50, 0));
+    expect(windows()).toBeGreaterThan(1); // a ten-minute first window, then a wider one
+    const before = windows();
+    expect((await planner.newestPage('small', 50, 0, NOW + 60_000)).rows).toEqual(expected([], 50, 0));
+    expect(windows() - before).toBe(1);
+  });
+
   it('ignores deleted recordings', async () => {
     const { planner } = fake({
       batches: [

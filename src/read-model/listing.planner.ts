@@ -280,8 +280,11 @@ export class ListingPlanner {
         }
         const next: Window | null = kept.length >= want ? null : await widen(this.ch, tenantId, w, want, beforeLimit - failed.size, round, range);
         if (!next) {
-          // A ranged page's density tells little of the unranged listing's: not remembered.
+          // A ranged page's density tells little of the unranged listing's: not remembered. A listing
+          // held whole (fewer than wanted, nothing older) is remembered by its own span, so the next
+          // first window holds it whole too: a small tenant's page in one round instead of two.
           if (kept.length >= want && !range) this.remember(key, beforeLimit - failed.size, since, Number(kept[0].started_at));
+          else if (kept.length && !range) this.remember(key, kept.length, Number(kept[kept.length - 1].started_at), Number(kept[0].started_at));
           const page = kept.slice(offset, offset + limit);
           const missing = page.map((r) => r.recording_id).filter((id) => !withMetadata.has(id));
           if (missing.length) metadata.push(...(await this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, missing))));
