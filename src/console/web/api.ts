@@ -62,3 +62,29 @@ export async function call<T>(path: string, opts: { method?: string; body?: unkn
 }
 
 export const enc = encodeURIComponent;
+
+/** A prefetched GET older than this is not used (the page asked for it much later: read afresh). */
+const PREFETCH_MS = 5000;
+const prefetched = new Map<string, { at: number; answer: Promise<unknown> }>();
+
+/**
+ * Starts a GET before the page that needs it is rendered: the recordings page's listing goes out beside
+ * the session check at start, not after it (one round trip less on every load). The page takes it
+ * with `callPrefetched`; a 401 then ends the session as `call`'s would.
+ */
+export function prefetch(path: string): void {
+  const answer = call(path, { quiet401: true });
+  answer.catch(() => undefined); // taken later, or never (signed out)
+  prefetched.set(path, { at: Date.now(), answer });
+}
+
+/** `call(path)`, answered by its prefetch when one is recent enough (each prefetch answers once). */
+export function callPrefetched<T>(path: string): Promise<T> {
+  const hit = prefetched.get(path);
+  prefetched.delete(path);
+  if (!hit || Date.now() - hit.at > PREFETCH_MS) return call<T>(path);
+  return hit.answer.catch((e: unknown) => {
+    if (e instanceof ApiError && e.status === 401) onSessionEnded();
+    throw e;
+  }) as Promise<T>;
+}

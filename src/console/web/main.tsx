@@ -2,10 +2,10 @@
 import './console.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call, explain, Session, useSession } from './api';
+import { call, explain, prefetch, Session, useSession } from './api';
 import { AdminPage } from './pages/admin';
 import { RecordingPage } from './pages/recording';
-import { RecordingsPage } from './pages/recordings';
+import { listingPath, RecordingsPage } from './pages/recordings';
 import { ReplaysPage } from './pages/replays';
 import { SignInPage } from './pages/sign-in';
 import { StatisticsPage } from './pages/statistics';
@@ -111,4 +111,6 @@ const NotFound = () => (
   </section>
 );
 
+// The recordings page is where most visits start: its listing goes out with the session check.
+if (location.pathname === '/console/recordings') prefetch(listingPath(new URLSearchParams(location.search)));
 render(<App />, document.getElementById('app') as HTMLElement);

@@ -1,7 +1,7 @@
 // The recordings list: newest first, filters and page kept in the URL (the API's own parameter names,
 // so a bookmarked view is also the API query), thumbnails that appear when rendered.
 import { useEffect, useState } from 'preact/hooks';
-import { call, explain } from '../api';
+import { callPrefetched, explain } from '../api';
 import { isoToLocal, localToIso } from '../datetime-local';
 import { duration, when } from '../format';
 import { navigate, useLocation } from '../router';
@@ -36,6 +36,12 @@ export function listQuery(q: URLSearchParams): string {
   return out.toString();
 }
 
+/** The listing call of the recordings page at this URL query. */
+export function listingPath(q: URLSearchParams): string {
+  const qs = listQuery(q);
+  return `/recordings?limit=${PAGE}${qs ? `&${qs}` : ''}`;
+}
+
 export function RecordingsPage() {
   const loc = useLocation();
   const qs = listQuery(loc.query);
@@ -44,7 +50,7 @@ export function RecordingsPage() {
   useEffect(() => {
     let gone = false;
     setError('');
-    call<{ recordings: Recording[]; hasMore: boolean }>(`/recordings?limit=${PAGE}${qs ? `&${qs}` : ''}`).then(
+    callPrefetched<{ recordings: Recording[]; hasMore: boolean }>(listingPath(loc.query)).then(
       (d) => !gone && setData(d),
       (e) => !gone && (setError(explain(e)), setData(null)),
     );
