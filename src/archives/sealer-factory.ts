@@ -2,15 +2,28 @@
 import type { AppConfig } from '../config/config';
 import { ArchiveStore } from '../infrastructure/nats/archive-store';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
-import { RecordingSealer } from '../infrastructure/nats/recording-sealer';
+import { RecordingSealer, SealerOptions } from '../infrastructure/nats/recording-sealer';
 import { SealStates } from '../infrastructure/nats/seal-states';
 
 export function sealerFor(nats: NatsClient, cfg: AppConfig, archives = new ArchiveStore(nats, cfg.STREAM_REPLICAS)): RecordingSealer {
-  const crashAfter = cfg.ARCHIVE_CRASH_AFTER;
   return new RecordingSealer(nats, archives, new SealStates(nats, cfg.STREAM_REPLICAS), {
     publishTimeoutMs: cfg.INGEST_PUBLISH_TIMEOUT_MS,
     removeDelayMs: cfg.ARCHIVE_REMOVE_DELAY_SECONDS * 1000,
-    // Crash tests: die at once at the step named, as a SIGKILL from outside would.
-    onStep: crashAfter ? (step) => void (step === crashAfter && process.kill(process.pid, 'SIGKILL')) : undefined,
+    onStep: crashHook(cfg),
   });
+}
+
+/**
+ * Crash tests: at the step named the process signals itself, the first time only: SIGKILL dies there
+ * as a kill from outside would; SIGSTOP waits there (a test kills another server meanwhile) until
+ * SIGCONT, and the seals after it run through.
+ */
+export function crashHook(cfg: Pick<AppConfig, 'ARCHIVE_CRASH_AFTER' | 'ARCHIVE_CRASH_SIGNAL'>, kill = process.kill.bind(process)): SealerOptions['onStep'] {
+  let at = cfg.ARCHIVE_CRASH_AFTER;
+  if (!at) return undefined;
+  return (step) => {
+    if (step !== at) return;
+    at = '';
+    kill(process.pid, cfg.ARCHIVE_CRASH_SIGNAL);
+  };
 }

@@ -198,8 +198,13 @@ export const configSchema = z.object({
    * messages finish first (a read cut by the deletion answers 503 or ends short).
    */
   ARCHIVE_REMOVE_DELAY_SECONDS: int(0, 3600).default(60),
-  /** Crash tests only: the seal step after which the process kills itself (SIGKILL). */
-  ARCHIVE_CRASH_AFTER: z.enum(['', 'archived', 'published', 'removing']).default(''),
+  /** Crash tests only: the seal step after which the process kills itself (ARCHIVE_CRASH_SIGNAL). */
+  ARCHIVE_CRASH_AFTER: z.enum(['', 'sealing', 'archived', 'published', 'removing']).default(''),
+  /**
+   * Crash tests only: the signal the process sends itself there, once. SIGSTOP holds the seal at that
+   * step (a test kills another server meanwhile) until SIGCONT.
+   */
+  ARCHIVE_CRASH_SIGNAL: z.enum(['SIGKILL', 'SIGSTOP']).default('SIGKILL'),
   /** Most messages per projector batch (one ClickHouse insert per table). */
   PROJECTOR_BATCH: int(1, 10000).default(500),
   /** How long a projector's pull waits for the first message when idle (nats.js requires >= 1000). */

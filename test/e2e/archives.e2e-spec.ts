@@ -2,9 +2,11 @@
 // operator runs them: a sealed recording answers GET …/events (whole, windows, gzip) with the same
 // bytes as before; `projections rebuild` after sealing gives the same tables (activity included);
 // the sealing process killed (SIGKILL) after each step, or nats-server killed between the commit and
-// the removal, loses and doubles nothing and the next seal finishes; DELETE removes the archive; the
-// projector role seals idle recordings by itself and counts them in /metrics.
+// the removal, loses and doubles nothing and the next seal finishes; clickhouse-server killed while the
+// projector role's seal is held at each step neither stops the seal nor changes the projections;
+// DELETE removes the archive; the projector role seals idle recordings by itself and counts them in /metrics.
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
 import { ident, join, sql } from '../../src/infrastructure/clickhouse/sql';
 import { ArchiveStore } from '../../src/infrastructure/nats/archive-store';
@@ -14,7 +16,8 @@ import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nat
 import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import { PrivateStack } from '../harness/private-stack';
-import { clickhouse, metaEvent, natsClient, runCli, snapshot, waitCaughtUp } from './projections-fixtures';
+import { stopped } from '../harness/proc';
+import { clickhouse, metaEvent, natsClient, recordingCounts, runCli, snapshot, waitCaughtUp } from './projections-fixtures';
 
 jest.setTimeout(240_000);
 
@@ -146,21 +149,24 @@ describe('recording archives', () => {
     expect((await stack.api(`/recordings/${id}/events`)).status).toBe(404);
   });
 
-  it.each(['archived', 'published', 'removing'])('loses and doubles nothing when the sealing process is killed (SIGKILL) after "%s"', async (step) => {
-    const id = await record();
-    const before = await reads(id);
-    const killed = seal(id, { ARCHIVE_CRASH_AFTER: step });
-    const r = await killed.done;
-    expect(r.code).toBeNull();
-    expect(killed.child.signalCode).toBe('SIGKILL');
-    expect(await reads(id)).toEqual(before);
-    const again = await seal(id).done;
-    expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'sealed' });
-    expect(await reads(id)).toEqual(before);
-    expect(await evMessages(id)).toEqual({ sealed: 8, raw: 0 });
-    expect(await mine(id)).toHaveLength(1);
-  });
+  it.each(['sealing', 'archived', 'published', 'removing'])(
+    'loses and doubles nothing when the sealing process is killed (SIGKILL) after "%s"',
+    async (step) => {
+      const id = await record();
+      const before = await reads(id);
+      const killed = seal(id, { ARCHIVE_CRASH_AFTER: step });
+      const r = await killed.done;
+      expect(r.code).toBeNull();
+      expect(killed.child.signalCode).toBe('SIGKILL');
+      expect(await reads(id)).toEqual(before);
+      const again = await seal(id).done;
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ status: 'sealed' });
+      expect(await reads(id)).toEqual(before);
+      expect(await evMessages(id)).toEqual({ sealed: 8, raw: 0 });
+      expect(await mine(id)).toHaveLength(1);
+    },
+  );
 
   it('loses and doubles nothing when nats-server is killed between the commit and the removal', async () => {
     const id = await record();
@@ -193,6 +199,78 @@ describe('recording archives', () => {
     await waitCaughtUp(nats);
     expect(await snapshot(ch)).toEqual(tables);
   });
+
+  /** This recording's rows in every projection table, as reads see them. */
+  async function rowsOf(id: string) {
+    const all = { ...(await snapshot(ch)), ...(await activity()) };
+    return Object.fromEntries(Object.entries(all).map(([table, rows]) => [table, rows.filter((r) => r.recording_id === id)]));
+  }
+
+  it.each(['sealing', 'archived', 'published', 'removing'])(
+    'loses and doubles nothing when clickhouse-server is killed (SIGKILL) while the worker seals, held after "%s"',
+    async (step) => {
+      const id = await record();
+      const before = await reads(id);
+      const rows = await rowsOf(id);
+      expect(rows.recording_batches).toHaveLength(8);
+      // The worker finds the recording idle (from ClickHouse) and stops itself at the step; ClickHouse dies there.
+      const worker = await stack.startService(`ch-kill-${step}`, {
+        ...env,
+        TAPEDECK_ROLE: 'projector',
+        ARCHIVE_IDLE_SECONDS: '1',
+        ARCHIVE_SCAN_SECONDS: '1',
+        ARCHIVE_CRASH_AFTER: step,
+        ARCHIVE_CRASH_SIGNAL: 'SIGSTOP',
+      });
+      const pid = worker.child.pid!;
+      try {
+        await pollUntil(
+          async () => stopped(pid),
+          (s) => s,
+          30_000,
+          50,
+        );
+        await stack.killClickHouse();
+        worker.child.kill('SIGCONT');
+        // Acknowledged while ClickHouse is down: stored, read back, projected once it is back.
+        const down = randomUUID();
+        expect((await post(down, batch(1))).status).toBe(200);
+        await pollUntil(
+          () => evMessages(id),
+          (c) => c.sealed === 8 && c.raw === 0,
+          30_000,
+          200,
+        );
+        // The seal needs nothing of ClickHouse: it ends while ClickHouse is still down.
+        await pollUntil(
+          () => new SealStates(nats).get(stack.keys.tenantId, id),
+          (s) => s?.state === 'sealed',
+          30_000,
+          200,
+        );
+        expect(await reads(id)).toEqual(before);
+        await stack.restartClickHouse();
+        expect(await reads(id)).toEqual(before);
+        expect(await evMessages(id)).toEqual({ sealed: 8, raw: 0 });
+        expect(await mine(id)).toHaveLength(1);
+        await waitCaughtUp(nats);
+        const converged = await pollUntil(
+          () => rowsOf(id),
+          (r) => isDeepStrictEqual(r, rows),
+          30_000,
+          250,
+        ).catch(() => rowsOf(id));
+        expect(converged).toEqual(rows);
+        const readBack = (await stack.api(`/recordings/${down}/events`)).json<{ timestamp: number }[]>();
+        expect(readBack.map((e) => e.timestamp)).toEqual(batch(1).map((e) => e.timestamp));
+        expect((await recordingCounts(ch, stack.keys.tenantId, down)).events).toBe(batch(1).length);
+      } finally {
+        worker.child.kill('SIGCONT');
+        await worker.stop('SIGKILL');
+        if (stack.clickhouse?.child.exitCode !== null || stack.clickhouse?.child.signalCode !== null) await stack.restartClickHouse();
+      }
+    },
+  );
 
   it('seals idle recordings in the projector role and counts them in /metrics', async () => {
     const id = await record();

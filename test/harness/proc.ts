@@ -32,3 +32,12 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** Stopped by a signal (SIGSTOP) and not continued yet. */
+export function stopped(pid: number): boolean {
+  try {
+    return /^State:\s+T/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

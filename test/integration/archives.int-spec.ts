@@ -135,22 +135,25 @@ describe('sealing a recording', () => {
     expect(await store.exists(tenantId, a)).toBe(false);
   });
 
-  it.each<SealStep>(['archived', 'published', 'removing'])('finishes a seal cut short after step "%s", nothing lost or doubled meanwhile', async (step) => {
-    const [a, b] = await twins([0, 1, 2, 3, 4, 5, 6]);
-    const before = await reads(b);
-    const cut = sealer((s) => {
-      if (s === step) throw new Error(`cut after ${s}`);
-    });
-    await expect(cut.seal(tenantId, a)).rejects.toThrow(`cut after ${step}`);
-    expect(await reads(a)).toEqual(before);
-    const done = await sealer().seal(tenantId, a);
-    expect(done.status).toBe('sealed');
-    expect(await reads(a)).toEqual(before);
-    expect(await evMessages(a)).toEqual({ sealed: 7, raw: 0 });
-    // One archive left: the recording's own.
-    const mine = (await archives.list()).filter((o) => o.name.startsWith(`${tenantId}.${a}.`));
-    expect(mine.map((o) => o.name)).toEqual([(done as { archive: string }).archive]);
-  });
+  it.each<SealStep>(['sealing', 'archived', 'published', 'removing'])(
+    'finishes a seal cut short after step "%s", nothing lost or doubled meanwhile',
+    async (step) => {
+      const [a, b] = await twins([0, 1, 2, 3, 4, 5, 6]);
+      const before = await reads(b);
+      const cut = sealer((s) => {
+        if (s === step) throw new Error(`cut after ${s}`);
+      });
+      await expect(cut.seal(tenantId, a)).rejects.toThrow(`cut after ${step}`);
+      expect(await reads(a)).toEqual(before);
+      const done = await sealer().seal(tenantId, a);
+      expect(done.status).toBe('sealed');
+      expect(await reads(a)).toEqual(before);
+      expect(await evMessages(a)).toEqual({ sealed: 7, raw: 0 });
+      // One archive left: the recording's own.
+      const mine = (await archives.list()).filter((o) => o.name.startsWith(`${tenantId}.${a}.`));
+      expect(mine.map((o) => o.name)).toEqual([(done as { archive: string }).archive]);
+    },
+  );
 
   it('backs off when a batch arrives while sealing, and leaves nothing when the recording is deleted while sealing', async () => {
     const [a, b] = await twins([0, 1, 2]);

@@ -36,8 +36,11 @@ export type SealOutcome =
   /** A batch arrived, or the recording was deleted, while sealing: nothing of this job stays; try later. */
   | { status: 'busy' | 'deleted' };
 
-/** Test hook: the step after which a seal stops dead (crash tests SIGKILL the process there). */
-export type SealStep = 'archived' | 'published' | 'removing';
+/**
+ * Test hook: the step after which a seal stops dead (crash tests SIGKILL the process there): `sealing`
+ * (its seal state written, the archive not yet), `archived`, `published` (the commit), `removing`.
+ */
+export type SealStep = 'sealing' | 'archived' | 'published' | 'removing';
 
 interface Stored {
   seq: number;
@@ -119,6 +122,7 @@ export class RecordingSealer {
     const { bytes, index } = encodeArchive({ tenantId, recordingId, lastSeq }, batches);
     const before = await this.states.get(tenantId, recordingId);
     await this.states.put(tenantId, recordingId, { state: 'sealing', archive: name, at: Date.now() });
+    await this.opts.onStep?.('sealing');
     await this.archives.put(name, bytes);
     this.archives.forget(name);
     const back = await this.archives.get(name);
