@@ -70,7 +70,7 @@ const prefetched = new Map<string, { at: number; answer: Promise<unknown> }>();
 /**
  * Starts a GET before the page that needs it is rendered: the recordings page's listing goes out beside
  * the session check at start, not after it (one round trip less on every load). The page takes it
- * with `callPrefetched`; a 401 then ends the session as `call`'s would.
+ * with `callPrefetched`.
  */
 export function prefetch(path: string): void {
   const answer = call(path, { quiet401: true });
@@ -78,13 +78,16 @@ export function prefetch(path: string): void {
   prefetched.set(path, { at: Date.now(), answer });
 }
 
-/** `call(path)`, answered by its prefetch when one is recent enough (each prefetch answers once). */
+/**
+ * `call(path)`, answered by its prefetch when one is recent enough (each prefetch answers once). A
+ * prefetch that met a 401 went out before a sign-in: the call is made afresh.
+ */
 export function callPrefetched<T>(path: string): Promise<T> {
   const hit = prefetched.get(path);
   prefetched.delete(path);
   if (!hit || Date.now() - hit.at > PREFETCH_MS) return call<T>(path);
   return hit.answer.catch((e: unknown) => {
-    if (e instanceof ApiError && e.status === 401) onSessionEnded();
+    if (e instanceof ApiError && e.status === 401) return call<T>(path);
     throw e;
   }) as Promise<T>;
 }
