@@ -37,17 +37,17 @@ describe('ArchiveWorker', () => {
       d: async () => ({ status: 'deleted' }),
     };
     const { worker, asked, most } = setup(found, (r) => outcome[r]?.() ?? Promise.resolve(sealed));
-    await worker.tick();
+    await worker.pass();
     expect(asked).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(most()).toBe(2);
     expect([worker.sealed, worker.failed, worker.pending, worker.rawBytes, worker.archiveBytes]).toEqual([2, 1, 2, 200, 20]);
     // Sealed or deleted: not asked again until stored again; busy and failed ones are.
     asked.length = 0;
-    await worker.tick();
+    await worker.pass();
     expect(asked).toEqual(['b', 'c']);
     found[0] = rec('a', 2);
     asked.length = 0;
-    await worker.tick();
+    await worker.pass();
     expect(asked).toEqual(['a', 'b', 'c']);
   });
 
