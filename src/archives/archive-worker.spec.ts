@@ -1,7 +1,9 @@
 import type { AppConfig } from '../config/config';
+import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import type { Sql } from '../infrastructure/clickhouse/sql';
 import type { RecordingSealer, SealOutcome } from '../infrastructure/nats/recording-sealer';
 import { ArchiveWorker } from './archive-worker';
-import type { SealCandidate, SealCandidatesRepository } from './seal-candidates.repository';
+import { LOOKBACK_MS, SealCandidate, SealCandidatesRepository } from './seal-candidates.repository';
 
 const CFG = { ARCHIVE_IDLE_SECONDS: 60, ARCHIVE_CONCURRENCY: 2, ARCHIVE_SCAN_SECONDS: 30 } as AppConfig;
 const sealed: SealOutcome = { status: 'sealed', archive: 'a', batches: 1, rawBytes: 100, archiveBytes: 10 };
@@ -75,5 +77,15 @@ describe('ArchiveWorker', () => {
     worker.onApplicationBootstrap();
     await jest.advanceTimersByTimeAsync(120_000);
     expect(asked).toEqual([]);
+  });
+});
+
+describe('SealCandidatesRepository', () => {
+  it('looks at the recordings whose last batch was stored between idleMs and idleMs + LOOKBACK_MS ago', async () => {
+    const asked: string[] = [];
+    const ch = { rows: async (q: Sql) => (asked.push(q.text), []) } as unknown as ClickHouse;
+    await new SealCandidatesRepository(ch).candidates({ nowMs: 2 * LOOKBACK_MS, idleMs: 60_000, limit: 1000 });
+    expect(asked[0]).toContain(`WHERE ingested_at >= ${LOOKBACK_MS - 60_000}`);
+    expect(asked[0]).toContain(`WHERE stored_at >= ${LOOKBACK_MS - 60_000} AND stored_at <= ${2 * LOOKBACK_MS - 60_000} ORDER BY stored_at LIMIT 1000`);
   });
 });
