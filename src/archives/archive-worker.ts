@@ -5,9 +5,10 @@
 // recording sealed changes nothing; two at once: one backs off on the expected-sequence check).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { PeriodicPass, runPool } from '../common/periodic-pass';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import type { RecordingSealer, SealOutcome } from '../infrastructure/nats/recording-sealer';
-import { SealCandidatesRepository } from './seal-candidates.repository';
+import { SealCandidate, SealCandidatesRepository } from './seal-candidates.repository';
 
 export const RECORDING_SEALER = Symbol('RECORDING_SEALER');
 /** Candidates taken per pass. */
@@ -16,9 +17,7 @@ const PASS_LIMIT = 1000;
 @Injectable()
 export class ArchiveWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('archives');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
-  private stopping = false;
+  private readonly periodic = new PeriodicPass(() => this.pass(), this.logger, 'seal pass failed');
   /** By recording: the stored-at time at which it was found sealed (skipped until it changes). */
   private readonly settled = new LRUCache<string, number>({ max: 100_000 });
   sealed = 0;
@@ -36,37 +35,24 @@ export class ArchiveWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   onApplicationBootstrap() {
     if (this.cfg.ARCHIVE_IDLE_SECONDS === 0 || this.cfg.ARCHIVE_CONCURRENCY === 0) return;
-    this.timer = setInterval(() => void this.tick(), this.cfg.ARCHIVE_SCAN_SECONDS * 1000);
-    this.timer.unref();
+    this.periodic.start(this.cfg.ARCHIVE_SCAN_SECONDS * 1000);
   }
 
-  async onApplicationShutdown() {
-    this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  tick(): Promise<unknown> {
-    this.running ??= this.pass()
-      .catch((e) => this.logger.warn({ msg: 'seal pass failed', err: String((e as Error).message) }))
-      .finally(() => (this.running = undefined));
-    return this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.periodic.shutdown();
   }
 
   async pass(): Promise<void> {
     const found = await this.candidates.candidates({ nowMs: Date.now(), idleMs: this.cfg.ARCHIVE_IDLE_SECONDS * 1000, limit: PASS_LIMIT });
     const todo = found.filter((c) => this.settled.get(`${c.tenantId}/${c.recordingId}`) !== c.storedAt);
     this.pending = todo.length;
-    let next = 0;
-    const worker = async () => {
-      while (next < todo.length && !this.stopping) {
-        const c = todo[next++];
-        const outcome = await this.sealOne(c.tenantId, c.recordingId);
-        if (outcome && outcome.status !== 'busy') this.settled.set(`${c.tenantId}/${c.recordingId}`, c.storedAt);
-        if (outcome?.status !== 'busy' && outcome !== undefined) this.pending--;
-      }
+    const sealEach = async (c: SealCandidate) => {
+      const outcome = await this.sealOne(c.tenantId, c.recordingId);
+      if (!outcome || outcome.status === 'busy') return;
+      this.settled.set(`${c.tenantId}/${c.recordingId}`, c.storedAt);
+      this.pending--;
     };
-    await Promise.all(Array.from({ length: Math.min(this.cfg.ARCHIVE_CONCURRENCY, todo.length) }, worker));
+    await runPool(todo, this.cfg.ARCHIVE_CONCURRENCY, sealEach, () => this.periodic.stopping);
   }
 
   /** Seals one recording; undefined when it failed (logged, counted, tried again next pass). */

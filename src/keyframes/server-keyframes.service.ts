@@ -10,6 +10,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { LRUCache } from 'lru-cache';
 import { gzipSync } from 'node:zlib';
 import { AppError } from '../common/app-error';
+import { PeriodicPass, runPool } from '../common/periodic-pass';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EVENT_STORE, EventStore, RawEvent } from '../domain/event-store';
 import { EventType } from '../domain/rrweb-event';
@@ -27,9 +28,7 @@ const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 800 };
 @Injectable()
 export class ServerKeyframesService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('keyframes');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
-  private stopping = false;
+  private readonly periodic = new PeriodicPass(() => this.pass(), this.logger, 'keyframe pass failed');
   /** By recording: the moment last tried here (the index may not show it yet). */
   private readonly tried = new LRUCache<string, number>({ max: 10_000 });
   /** By recording: failed attempts made here (the index may not count them yet). */
@@ -52,27 +51,16 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
 
   onApplicationBootstrap() {
     if (!this.enabled) return;
-    this.timer = setInterval(() => void this.tick(), this.cfg.KEYFRAME_SCAN_SECONDS * 1000);
-    this.timer.unref();
+    this.periodic.start(this.cfg.KEYFRAME_SCAN_SECONDS * 1000);
   }
 
   /** No new pass, nor a failure recorded for a replay cut short from here on. */
   stop(): void {
-    this.stopping = true;
-    clearInterval(this.timer);
+    this.periodic.stop();
   }
 
-  async onApplicationShutdown() {
-    this.stop();
-    await this.running;
-  }
-
-  /** One pass unless one is under way; resolves when it is done. */
-  tick(): Promise<unknown> {
-    this.running ??= this.pass()
-      .catch((e) => this.logger.warn({ msg: 'keyframe pass failed', err: String((e as Error).message) }))
-      .finally(() => (this.running = undefined));
-    return this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.periodic.shutdown();
   }
 
   /** Finds the recordings due and makes their keyframes, KEYFRAME_CONCURRENCY at a time. */
@@ -85,19 +73,15 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
       nowMs: Date.now(),
       limit: concurrency * 8,
     });
-    let next = 0;
-    const worker = async () => {
-      while (next < due.length && !this.stopping) {
-        const c = due[next++];
-        try {
-          await this.makeFor(c);
-        } catch (e) {
-          // The store or the read failed (not the render): tried again next pass.
-          this.logger.warn({ msg: 'no keyframes made', tenantId: c.tenantId, recordingId: c.recordingId, err: String((e as Error).message) });
-        }
+    const makeEach = async (c: KeyframeCandidate) => {
+      try {
+        await this.makeFor(c);
+      } catch (e) {
+        // The store or the read failed (not the render): tried again next pass.
+        this.logger.warn({ msg: 'no keyframes made', tenantId: c.tenantId, recordingId: c.recordingId, err: String((e as Error).message) });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+    await runPool(due, concurrency, makeEach, () => this.periodic.stopping);
   }
 
   /** Makes the recording's due keyframes; answers how many were stored (failed attempts included). */
@@ -123,7 +107,7 @@ export class ServerKeyframesService implements OnApplicationBootstrap, OnApplica
       return 0;
     }
     const result = await this.maker.make(key, eventsJson(events), events[0].timestamp, viewportOf(events), moments);
-    if (this.stopping && result.failed) delete result.failed; // cut short by shutdown, not a failure
+    if (this.periodic.stopping && result.failed) delete result.failed; // cut short by shutdown, not a failure
     let stored = 0;
     for (const k of result.made) {
       try {

@@ -7,6 +7,7 @@
 import { Injectable } from '@nestjs/common';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { Sql, sql } from '../infrastructure/clickhouse/sql';
+import { storedSinceSql } from './recently-stored.sql';
 
 /** Only recordings with a batch stored this recently are looked at (older ones were looked at then). */
 export const RECENT_MS = 24 * 3600_000;
@@ -34,7 +35,7 @@ export const KeyframeCandidatesSql = {
   candidates(q: CandidateQuery): Sql {
     // Enum8 columns compare by name; a recording without keyframe rows joins zeros. Inner and outer
     // names differ: older servers resolve a column to a same-named alias (an aggregate in an aggregate).
-    const recent = sql`SELECT tenant_id, recording_id FROM recording_batches WHERE ingested_at >= ${q.nowMs - RECENT_MS}`;
+    const recent = storedSinceSql(q.nowMs - RECENT_MS);
     const keyframes = sql`SELECT tenant_id, recording_id,
         maxIf(ts, kind IN ('kf', 'open', 'server', 'failed')) AS kf_at,
         maxIf(ts, kind IN ('server', 'failed')) AS tried_at,

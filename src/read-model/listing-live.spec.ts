@@ -5,6 +5,7 @@ import { VERIFY_MAX } from './listing.planner';
 import { RecordingsSql } from './recordings.sql';
 import { TimelineSql } from './recordings-timeline.sql';
 import { fakeListing as fake, HOUR, id, NOW } from './testing/listing-model.fake';
+import { seeded } from './testing/random-listing';
 
 const SINCE = NOW - 60_000;
 
@@ -38,8 +39,7 @@ describe('live SQL', () => {
 
 describe('live listing pages', () => {
   it('matches the brute-force listing for live=true and live=false, with and without filters, at every depth', async () => {
-    let seed = 11;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rand = seeded(11);
     for (let run = 0; run < 3; run++) {
       const batches: [string, number][] = [];
       const metadata: [string, string, string, number][] = [];

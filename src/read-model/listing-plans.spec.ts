@@ -2,7 +2,8 @@
 // listing of the fake read model: filters on the latest value, random data, every page.
 import { narrowPage } from './listing-narrow.plan';
 import { VERIFY_MAX } from './listing.planner';
-import { fakeListing as fake, HOUR, id, NOW } from './testing/listing-model.fake';
+import { fakeListing as fake, id, NOW } from './testing/listing-model.fake';
+import { randomListing, seeded } from './testing/random-listing';
 
 describe('listing pages from recording_timeline', () => {
   it('filters on the latest value: an overwritten value no longer matches, a later one does', async () => {
@@ -24,23 +25,9 @@ describe('listing pages from recording_timeline', () => {
   });
 
   it('matches the brute-force listing on random data, for every plan, page and filter', async () => {
-    let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rand = seeded(7);
     for (let run = 0; run < 12; run++) {
-      const batches: [string, number][] = [];
-      const metadata: [string, string, string, number][] = [];
-      const n = 20 + rand(200);
-      let seq = 1;
-      for (let i = 0; i < n; i++) {
-        const start = NOW - rand(48) * HOUR - rand(1000) * 1000;
-        for (let b = 0; b < 1 + rand(3); b++) batches.push([id(i), start + b * (rand(10) === 0 ? 30 * HOUR : 5000)]);
-        if (rand(20) === 0) batches.push([id(i), start]); // a redelivered batch
-        metadata.push([id(i), 'plan', ['free', 'pro'][rand(2)], seq++], [id(i), 'country', `c${rand(4)}`, seq++]);
-        if (rand(5) === 0) metadata.push([id(i), 'plan', ['free', 'pro'][rand(2)], seq++]);
-      }
-      for (let i = 0; i < 5; i++) batches.push([id(rand(n)), NOW - rand(100) * HOUR]); // late batches, older or newer
-      const deleted = [id(rand(n)), id(rand(n))];
-      const { ch, planner, expected } = fake({ batches, metadata, deleted });
+      const { ch, planner, expected } = fake(randomListing(rand));
       const tenant = `random-${run}`;
       for (const [limit, offset] of [
         [5, 0],

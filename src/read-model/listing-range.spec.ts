@@ -4,6 +4,7 @@ import type { StartedRange } from './listing-page.util';
 import { VERIFY_MAX } from './listing.planner';
 import { firstWindow } from './listing-window.util';
 import { fakeListing as fake, HOUR, id, NOW } from './testing/listing-model.fake';
+import { randomListing, seeded } from './testing/random-listing';
 
 describe('listing pages within a range of starts', () => {
   it('clamps the first window to the range: it ends at `to` and starts no earlier than `from`', () => {
@@ -19,20 +20,9 @@ describe('listing pages within a range of starts', () => {
   });
 
   it('matches the brute-force listing on random data, for every plan, page, filter and range', async () => {
-    let seed = 11;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rand = seeded(11);
     for (let run = 0; run < 8; run++) {
-      const batches: [string, number][] = [];
-      const metadata: [string, string, string, number][] = [];
-      const n = 20 + rand(200);
-      let seq = 1;
-      for (let i = 0; i < n; i++) {
-        const start = NOW - rand(48) * HOUR - rand(1000) * 1000;
-        for (let b = 0; b < 1 + rand(3); b++) batches.push([id(i), start + b * (rand(10) === 0 ? 30 * HOUR : 5000)]);
-        metadata.push([id(i), 'plan', ['free', 'pro'][rand(2)], seq++]);
-        if (rand(5) === 0) metadata.push([id(i), 'plan', ['free', 'pro'][rand(2)], seq++]);
-      }
-      const { planner, expected, queries } = fake({ batches, metadata, deleted: [id(rand(n))] });
+      const { planner, expected, queries } = fake(randomListing(rand));
       const ranges: StartedRange[] = [
         { from: NOW - 10 * HOUR, to: NOW - 9 * HOUR },
         { from: NOW - 30 * HOUR },

@@ -9,6 +9,7 @@
 // (a message another worker deleted first counts as deleted).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { TenantRegistry } from '../auth/tenant-registry';
+import { PeriodicPass } from '../common/periodic-pass';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { BootService } from '../infrastructure/boot.service';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
@@ -27,9 +28,7 @@ export const FIRST_SWEEP_DELAY_MS = 60_000;
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('retention');
-  private timer?: NodeJS.Timeout;
-  private first?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly periodic = new PeriodicPass(() => this.sweep(), this.logger, 'retention sweep failed');
   /**
    * Deletions that failed part way (the marker stored, some messages not deleted). Once the marker
    * is projected the recording is no longer found expired in ClickHouse, so they are retried from
@@ -49,26 +48,11 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   onApplicationBootstrap() {
     if (this.cfg.RETENTION_SWEEP_SECONDS <= 0) return;
     const intervalMs = this.cfg.RETENTION_SWEEP_SECONDS * 1000;
-    const tick = () => {
-      this.running ??= this.sweep()
-        .catch((e) => this.logger.warn({ msg: 'retention sweep failed', err: String((e as Error).message) }))
-        .finally(() => (this.running = undefined));
-    };
-    this.first = setTimeout(
-      () => {
-        tick();
-        this.timer = setInterval(tick, intervalMs);
-        this.timer.unref();
-      },
-      Math.min(intervalMs, FIRST_SWEEP_DELAY_MS),
-    );
-    this.first.unref();
+    this.periodic.start(intervalMs, Math.min(intervalMs, FIRST_SWEEP_DELAY_MS));
   }
 
-  async onApplicationShutdown() {
-    clearTimeout(this.first);
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.periodic.shutdown();
   }
 
   /** Up to BATCH recordings of a tenant, in id order after `after`, last written (events or metadata) before the cutoff (epoch ms). */

@@ -211,6 +211,15 @@ describe('console', () => {
     expect(await cards(page).count()).toBe(1);
     expect(await page.getByLabel('Started after').inputValue()).toContain(local.slice(0, 16));
 
+    // A duration bound in seconds, sent in milliseconds and kept on reload (0 s keeps the same recording).
+    await page.getByLabel('At least').fill('0');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((u) => u.searchParams.get('minDuration') === '0');
+    await page.reload();
+    await cards(page).first().waitFor();
+    expect(await cards(page).count()).toBe(1);
+    expect(await page.getByLabel('At least').inputValue()).toBe('0');
+
     // Open the newest pro recording: the player plays it.
     await page.locator('ul.cards .title').first().click();
     await page.waitForURL(new RegExp(`/console/recordings/${rec1[2]}$`));

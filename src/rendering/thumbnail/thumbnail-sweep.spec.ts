@@ -1,5 +1,7 @@
 import { chooseIdle } from './thumbnail-sweep';
-import { ThumbnailCandidatesSql } from './thumbnail-candidates.repository';
+import type { ClickHouse } from '../../infrastructure/clickhouse/clickhouse-client';
+import type { Sql } from '../../infrastructure/clickhouse/sql';
+import { ThumbnailCandidatesRepository } from './thumbnail-candidates.repository';
 
 const rec = (tenantId: string, recordingId: string, storedAt: number) => ({ tenantId, recordingId, storedAt });
 
@@ -26,10 +28,12 @@ describe('chooseIdle', () => {
   });
 });
 
-describe('ThumbnailCandidatesSql', () => {
-  it('finds recordings whose last batch was stored in (since, until], escaped, bounded', () => {
-    const text = ThumbnailCandidatesSql.idle({ since: 1000, until: 2000, limit: 50 }).text;
-    expect(text).toContain('WHERE ingested_at > 1000');
-    expect(text).toContain('WHERE stored_at > 1000 AND stored_at <= 2000 ORDER BY stored_at LIMIT 50');
+describe('ThumbnailCandidatesRepository', () => {
+  it('finds recordings whose last batch was stored in (since, until], escaped, bounded', async () => {
+    const asked: string[] = [];
+    const ch = { rows: async (q: Sql) => (asked.push(q.text), []) } as unknown as ClickHouse;
+    await new ThumbnailCandidatesRepository(ch).idle({ since: 1000, until: 2000, limit: 50 });
+    expect(asked[0]).toContain('WHERE ingested_at >= 1001');
+    expect(asked[0]).toContain('WHERE stored_at >= 1001 AND stored_at <= 2000 ORDER BY stored_at LIMIT 50');
   });
 });

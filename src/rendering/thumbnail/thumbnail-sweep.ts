@@ -5,6 +5,7 @@
 // most THUMBNAIL_PASS_LIMIT per pass, tenants taken in turn. Off with THUMBNAIL_IDLE_SECONDS=0.
 // Images stay in this instance's memory: every API instance renders its own.
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicPass } from '../../common/periodic-pass';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { IdleRecording, ThumbnailCandidatesRepository } from './thumbnail-candidates.repository';
 import { ThumbnailService } from './thumbnail.service';
@@ -42,8 +43,7 @@ export function chooseIdle(
 @Injectable()
 export class ThumbnailSweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('thumbnails');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly periodic = new PeriodicPass(() => this.pass(), this.logger, 'thumbnail sweep failed');
   /** The `until` of the previous pass, epoch ms. */
   private last?: number;
   /** Recordings queued by sweeps (metrics). */
@@ -57,20 +57,11 @@ export class ThumbnailSweep implements OnApplicationBootstrap, OnApplicationShut
 
   onApplicationBootstrap() {
     if (this.cfg.THUMBNAIL_IDLE_SECONDS === 0) return;
-    this.timer = setInterval(() => void this.tick(), this.cfg.THUMBNAIL_SCAN_SECONDS * 1000);
-    this.timer.unref();
+    this.periodic.start(this.cfg.THUMBNAIL_SCAN_SECONDS * 1000);
   }
 
-  async onApplicationShutdown() {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  tick(): Promise<unknown> {
-    this.running ??= this.pass()
-      .catch((e) => this.logger.warn({ msg: 'thumbnail sweep failed', err: String((e as Error).message) }))
-      .finally(() => (this.running = undefined));
-    return this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.periodic.shutdown();
   }
 
   async pass(nowMs = Date.now()): Promise<number> {

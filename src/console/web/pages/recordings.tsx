@@ -228,28 +228,8 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
       <fieldset>
         <legend>Duration (seconds)</legend>
         <div class="row">
-          <label>
-            At least{' '}
-            <input
-              type="number"
-              min="0"
-              step="any"
-              inputMode="decimal"
-              value={f.min}
-              onInput={(e) => setF({ ...f, min: (e.target as HTMLInputElement).value })}
-            />
-          </label>
-          <label>
-            At most{' '}
-            <input
-              type="number"
-              min="0"
-              step="any"
-              inputMode="decimal"
-              value={f.max}
-              onInput={(e) => setF({ ...f, max: (e.target as HTMLInputElement).value })}
-            />
-          </label>
+          <SecondsInput label="At least" value={f.min} onInput={(min) => setF({ ...f, min })} />
+          <SecondsInput label="At most" value={f.max} onInput={(max) => setF({ ...f, max })} />
         </div>
       </fieldset>
       <fieldset>
@@ -280,5 +260,15 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
         </button>
       </div>
     </form>
+  );
+}
+
+/** A duration bound of the filters, in seconds (decimals allowed, never negative). */
+function SecondsInput(props: { label: string; value: string; onInput: (value: string) => void }) {
+  return (
+    <label>
+      {props.label}{' '}
+      <input type="number" min="0" step="any" inputMode="decimal" value={props.value} onInput={(e) => props.onInput((e.target as HTMLInputElement).value)} />
+    </label>
   );
 }
