@@ -4,6 +4,7 @@ import type { Sql } from '../infrastructure/clickhouse/sql';
 import type { EventStore } from '../domain/event-store';
 import { RecordingEventsService } from './recording-events.service';
 import type { LinkSigner } from '../auth/link-signer';
+import { ActivityRepository } from '../read-model/activity.repository';
 import { ListingPlanner } from '../read-model/listing.planner';
 import { RecordingsRepository } from '../read-model/recordings.repository';
 import { RecordingsQueryService } from './recordings-query.service';
@@ -22,7 +23,7 @@ const summary = {
   last_activity_at: '300',
 };
 
-function service(rows: (q: string) => unknown[] | Error, exists = false, deletionMarker?: number) {
+function service(rows: (q: string) => unknown[] | Error, exists = false, deletionMarker?: number, withActivity = false) {
   const read = async (q: Sql) => {
     const r = rows(q.text);
     if (r instanceof Error) throw r;
@@ -40,7 +41,8 @@ function service(rows: (q: string) => unknown[] | Error, exists = false, deletio
     base: '',
     forTenant: () => ({ expires: 42, keyId: 'k', query: () => 'tenantId=t&expires=42&keyId=k&signature=s' }),
   } as unknown as LinkSigner;
-  return new RecordingsQueryService(new ListingPlanner(ch), new RecordingsRepository(ch), events, signer);
+  const activity = withActivity ? new ActivityRepository(ch) : undefined;
+  return new RecordingsQueryService(new ListingPlanner(ch), new RecordingsRepository(ch), events, signer, { LIVE_IDLE_SECONDS: 60 }, activity);
 }
 
 describe('RecordingsQueryService', () => {
@@ -64,6 +66,34 @@ describe('RecordingsQueryService', () => {
       viewport: { width: 800, height: 600 },
     });
     expect(r.recordings[0].links.eventsSigned).toBe(`/recordings/${id}/events?tenantId=t&expires=42&keyId=k&signature=s`);
+  });
+
+  it("reads a finished recording's activity summary once until it changes, a live one's every time", async () => {
+    let stored = summary;
+    const counted: string[] = [];
+    const s = service(
+      (q) => {
+        if (q.includes("countIf(kind = 'click')")) return (counted.push(q), [{ recording_id: id, clicks: '3', errors: '1' }]);
+        if (q.includes('ORDER BY started_at DESC')) return [stored];
+        if (q.includes('SELECT count() AS n')) return [{ n: '0', newest: '0' }];
+        if (q.includes('sum(event_count)')) return [stored];
+        return [];
+      },
+      false,
+      undefined,
+      true,
+    );
+    const list = async () => (await s.list('t', { limit: 1, offset: 0, includeSignedUrls: false, filters: [] })).recordings[0].activity;
+    expect(await list()).toMatchObject({ clicks: 3, errors: 1 });
+    expect(await list()).toMatchObject({ clicks: 3, errors: 1 });
+    expect(counted).toHaveLength(1);
+    stored = { ...summary, event_count: '8', ended_at: '260' }; // a late batch
+    await list();
+    expect(counted).toHaveLength(2);
+    stored = { ...summary, last_activity_at: String(Date.now()) }; // live
+    await list();
+    await list();
+    expect(counted).toHaveLength(4);
   });
 
   it('answers projected: false for a recording only JetStream has, and 404 for none', async () => {

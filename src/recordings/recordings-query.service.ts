@@ -9,6 +9,7 @@
 // Live: one cutoff per request (now - LIVE_IDLE_SECONDS) decides both the `live` filter and each item's
 // `live`, so a page never lists under live=true an item that says live: false.
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../common/app-error';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { LinkSigner, LinkSigning } from '../auth/link-signer';
@@ -29,8 +30,23 @@ const DELETION_POLL_MS = 50;
 
 const hasRows = (d: PageDetails) => d.summaries.length > 0 || d.metadata.length > 0;
 
+/** How long a finished recording's activity summary is reused (a rebuilt or lagging activity projection shows within this). */
+const FINISHED_ACTIVITY_TTL_MS = 60_000;
+
+/**
+ * What a finished recording's activity summary is kept under: its summary's counts and span (a late
+ * batch changes them). Undefined while it is live: its activity still grows.
+ */
+const finishedVersion = (s: RecordingSummary, liveSince: number): string | undefined =>
+  s.lastActivityAt !== null && s.lastActivityAt < liveSince ? `${s.eventCount}/${s.bytes}/${s.startedAt}/${s.endedAt}` : undefined;
+
 @Injectable()
 export class RecordingsQueryService {
+  // Finished recordings' activity summaries by tenant/recording: a list loaded again (the console's
+  // recordings page) reads the activity projection only for recordings that changed. Three
+  // aggregations over every activity row of the page are the listing's most expensive reads.
+  private readonly finishedActivity = new LRUCache<string, { version: string; summary: ActivitySummary }>({ max: 50_000, ttl: FINISHED_ACTIVITY_TTL_MS });
+
   constructor(
     private readonly listing: ListingPlanner,
     private readonly recordings: RecordingsRepository,
@@ -61,7 +77,7 @@ export class RecordingsQueryService {
     const { summaries, metadata } = details;
     const summaryOf = new Map(page.map((r) => [r.recording_id, toSummary(summaries.find((s) => s.recording_id === r.recording_id))]));
     const metadataOf = metadataById(metadata);
-    const activityOf = await this.activitySummaries(tenantId, summaryOf);
+    const activityOf = await this.activitySummaries(tenantId, summaryOf, since);
     const recordings = page.map((r) =>
       toRecordingView(
         r.recording_id,
@@ -91,14 +107,15 @@ export class RecordingsQueryService {
     const projected = hasRows(details);
     if (!projected) await this.events.assertExists(tenantId, recordingId);
     const summary = toSummary(summaries[0]);
-    const activity = projected ? await this.activitySummaries(tenantId, new Map([[recordingId, summary]])).catch(() => undefined) : undefined;
+    const since = this.liveSince();
+    const activity = projected ? await this.activitySummaries(tenantId, new Map([[recordingId, summary]]), since).catch(() => undefined) : undefined;
     const view = toRecordingView(
       recordingId,
       summary.startedAt,
       this.links(recordingId, signing),
       metadataById(metadata).get(recordingId),
       summary,
-      this.liveSince(),
+      since,
       activity?.get(recordingId),
     );
     return { ...view, projected, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
@@ -134,11 +151,37 @@ export class RecordingsQueryService {
     return markerSeq === undefined || this.deletionProjected(tenantId, recordingId, markerSeq);
   }
 
-  /** The activity summaries of recordings with a projected summary (their span bounds active time). */
-  private activitySummaries(tenantId: string, summaries: ReadonlyMap<string, RecordingSummary>): Promise<Map<string, ActivitySummary>> {
+  /**
+   * The activity summaries of recordings with a projected summary (their span bounds active time):
+   * finished ones unchanged since they were last read from memory, the others from the projection.
+   */
+  private async activitySummaries(
+    tenantId: string,
+    summaries: ReadonlyMap<string, RecordingSummary>,
+    liveSince: number,
+  ): Promise<Map<string, ActivitySummary>> {
+    const out = new Map<string, ActivitySummary>();
+    if (!this.activity) return out;
     const spans = new Map<string, { first: number; last: number }>();
-    for (const [id, s] of summaries) if (s.startedAt !== null && s.endedAt !== null) spans.set(id, { first: s.startedAt, last: s.endedAt });
-    return this.activity ? this.activity.summaries(tenantId, spans) : Promise.resolve(new Map());
+    const versions = new Map<string, string>();
+    for (const [id, s] of summaries) {
+      if (s.startedAt === null || s.endedAt === null) continue;
+      const version = finishedVersion(s, liveSince);
+      const kept = version === undefined ? undefined : this.finishedActivity.get(`${tenantId}/${id}`);
+      if (kept && kept.version === version) {
+        out.set(id, kept.summary);
+        continue;
+      }
+      spans.set(id, { first: s.startedAt, last: s.endedAt });
+      if (version !== undefined) versions.set(id, version);
+    }
+    if (spans.size === 0) return out;
+    for (const [id, summary] of await this.activity.summaries(tenantId, spans)) {
+      out.set(id, summary);
+      const version = versions.get(id);
+      if (version !== undefined) this.finishedActivity.set(`${tenantId}/${id}`, { version, summary });
+    }
+    return out;
   }
 
   private links(recordingId: string, signing?: LinkSigning) {
