@@ -6,9 +6,12 @@ export function duration(ms: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
+// One formatter for the page: toLocaleString with options builds a new one on every call (50 per list).
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 export function when(ms: number | null | undefined): string {
   if (ms == null) return '—';
-  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return DATE_TIME.format(ms);
 }
 
 export function clock(ms: number): string {

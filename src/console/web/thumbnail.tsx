@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 const RETRIES = 6;
 const RETRY_MS = 5000;
 
-export function Thumbnail(props: { src: string; viewport: { width: number; height: number } | null }) {
+export function Thumbnail(props: { src: string; viewport: { width: number; height: number } | null; eager?: boolean }) {
   const [attempt, setAttempt] = useState(0);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -24,6 +24,13 @@ export function Thumbnail(props: { src: string; viewport: { width: number; heigh
     );
   }
   return (
-    <img class="thumb" src={attempt ? `${props.src}?attempt=${attempt}` : props.src} alt="" loading="lazy" decoding="async" onError={() => setFailed(true)} />
+    <img
+      class="thumb"
+      src={attempt ? `${props.src}?attempt=${attempt}` : props.src}
+      alt=""
+      loading={props.eager ? 'eager' : 'lazy'}
+      decoding="async"
+      onError={() => setFailed(true)}
+    />
   );
 }

@@ -23,6 +23,8 @@ export interface Recording {
 }
 
 const PAGE = 50;
+/** Thumbnails fetched at once (the first rows, in view on a laptop screen); the others when scrolled near. */
+const EAGER_THUMBNAILS = 8;
 /** Filters start open on a wide window, folded on a phone (the list first). */
 const WIDE = window.matchMedia('(min-width: 761px)').matches;
 /** Listing parameters the console keeps in its URL and passes on as they are. */
@@ -99,8 +101,8 @@ export function RecordingsPage() {
       )}
       {data && data.recordings.length > 0 && (
         <ul class="cards" aria-label="Recordings, newest first">
-          {data.recordings.map((r) => (
-            <RecordingCard r={r} key={r.recordingId} />
+          {data.recordings.map((r, i) => (
+            <RecordingCard r={r} key={r.recordingId} eager={i < EAGER_THUMBNAILS} />
           ))}
         </ul>
       )}
@@ -121,13 +123,13 @@ export function RecordingsPage() {
   );
 }
 
-function RecordingCard({ r }: { r: Recording }) {
+function RecordingCard({ r, eager }: { r: Recording; eager: boolean }) {
   const href = `/console/recordings/${r.recordingId}`;
   return (
     <li class="card">
       {/* The title below is the same link, for keyboards and screen readers; this one is for the mouse. */}
       <a href={href} class="thumb-link" tabIndex={-1} aria-hidden="true">
-        <Thumbnail src={r.links.thumbnail} viewport={r.viewport} />
+        <Thumbnail src={r.links.thumbnail} viewport={r.viewport} eager={eager} />
         {r.live && <span class="badge live">LIVE</span>}
       </a>
       <div class="card-body">
