@@ -92,7 +92,8 @@ export class RecordingsQueryService {
     return { recordings, limit: p.limit, offset: p.offset, hasMore: rows.length > p.limit, ...(signing ? { signedUrlsExpireAt: signing.expires } : {}) };
   }
 
-  async get(tenantId: string, recordingId: string, includeSignedUrls: boolean): Promise<RecordingDetail> {
+  /** `withActivity: false`: the activity summary is left at zeros (the player page's heading does not show it). */
+  async get(tenantId: string, recordingId: string, includeSignedUrls: boolean, withActivity = true): Promise<RecordingDetail> {
     const signing = includeSignedUrls ? this.signer.forTenant(tenantId) : undefined;
     let details: PageDetails;
     try {
@@ -108,7 +109,8 @@ export class RecordingsQueryService {
     if (!projected) await this.events.assertExists(tenantId, recordingId);
     const summary = toSummary(summaries[0]);
     const since = this.liveSince();
-    const activity = projected ? await this.activitySummaries(tenantId, new Map([[recordingId, summary]]), since).catch(() => undefined) : undefined;
+    const activity =
+      projected && withActivity ? await this.activitySummaries(tenantId, new Map([[recordingId, summary]]), since).catch(() => undefined) : undefined;
     const view = toRecordingView(
       recordingId,
       summary.startedAt,

@@ -117,120 +117,134 @@ function main(): void {
     });
   }
 
-  const lib = window.rrwebPlayer;
-  const Player = lib && (lib.Player || lib.default);
-  if (typeof Player !== 'function') {
-    fail('The player could not be loaded.');
-    return;
-  }
-  if (cfg.live) {
-    state.live = startLive({
-      eventsUrl: cfg.eventsUrl,
-      controls: cfg.controls,
-      speed: cfg.speed,
-      mount,
-      Player,
-      // The live bar is outside #player, which keeps the rest of the page.
-      frameSize: () => {
-        const r = mount.getBoundingClientRect();
-        return { width: Math.max(80, Math.floor(r.width)), height: Math.max(45, Math.floor(r.height)) };
-      },
-      fail,
-      ready(player) {
-        state.player = player;
-        state.ready = true;
-        document.body.classList.add('ready');
-      },
-      sanitized(count) {
-        state.sanitized += count;
-      },
-    });
-    return;
-  }
   // A window first when the page starts later in a recording it knows the span of (the whole
   // recording when that window cannot be read).
   // Between a keyframe's Meta and its snapshot the previous page shows, which the window does not
   // hold: then too the whole recording (as a screenshot does, screenshot/page-window.ts).
-  let opening = openingWindow(cfg);
+  // Asked for at once: this script runs before rrweb-player's (the page's last), so the events
+  // arrive while that script is read and run, not after it.
+  let opening = cfg.live ? undefined : openingWindow(cfg);
   const whole = () => {
     opening = undefined;
     return load(cfg.eventsUrl);
   };
-  (opening
-    ? load(opening.url).then(
-        (events) => (events && opening && windowShows(events, opening.at) ? events : whole()),
-        () => whole(),
-      )
-    : load(cfg.eventsUrl)
-  )
-    .then((loaded: ReplayEvent[] | null) => {
-      let events = loaded;
-      // Without a full snapshot rrweb shows an empty frame (the screenshot answers 422 then).
-      const snapshot = events && events.some((e) => e && e.type === 2);
-      if (!events || events.length < 2 || !snapshot) throw new Error('This recording has nothing to replay yet.');
-      events = events.slice().sort((a, b) => a.timestamp - b.timestamp);
-      // The control bar offers only speeds the player's speed parameter accepts (0.25 to 4).
-      let speeds = [1, 2, 4];
-      if (speeds.indexOf(cfg.speed) < 0) speeds = speeds.concat([cfg.speed]).sort((a, b) => a - b);
-      const prepared = prepareReplay(events);
-      state.sanitized = prepared.sanitized;
-      const size = frameSize();
-      const capture = cfg.mode === 'capture';
-      const player = new Player({
-        target: mount,
-        props: {
-          events,
-          width: size.width,
-          height: size.height,
-          maxScale: capture ? 0 : 1,
-          autoPlay: false,
-          showController: cfg.controls,
-          speed: cfg.speed,
-          speedOption: speeds,
-          mouseTail: !capture,
-          UNSAFE_replayCanvas: false,
-          insertStyleRules: prepared.insertStyleRules,
+  const loading: Promise<ReplayEvent[] | null> = cfg.live
+    ? Promise.resolve(null)
+    : opening
+      ? load(opening.url).then(
+          (events) => (events && opening && windowShows(events, opening.at) ? events : whole()),
+          () => whole(),
+        )
+      : load(cfg.eventsUrl);
+  loading.catch(() => undefined); // answered below, once the player's script has run
+
+  afterParsing(() => {
+    const lib = window.rrwebPlayer;
+    const Player = lib && (lib.Player || lib.default);
+    if (typeof Player !== 'function') {
+      fail('The player could not be loaded.');
+      return;
+    }
+    if (cfg.live) {
+      state.live = startLive({
+        eventsUrl: cfg.eventsUrl,
+        controls: cfg.controls,
+        speed: cfg.speed,
+        mount,
+        Player,
+        // The live bar is outside #player, which keeps the rest of the page.
+        frameSize: () => {
+          const r = mount.getBoundingClientRect();
+          return { width: Math.max(80, Math.floor(r.width)), height: Math.max(45, Math.floor(r.height)) };
+        },
+        fail,
+        ready(player) {
+          state.player = player;
+          state.ready = true;
+          document.body.classList.add('ready');
+        },
+        sanitized(count) {
+          state.sanitized += count;
         },
       });
-      state.player = player;
-      skipBadEvents(player.getReplayer());
-      accessibleControls(player);
-      // The speed prop reaches the replayer only; the control bar highlights speedOption[0] until told.
-      player.setSpeed(cfg.speed);
-      window.addEventListener('resize', () => {
-        const s = frameSize();
-        player.$set({ width: s.width, height: s.height });
-        player.triggerResize();
-      });
-      // rrweb's Replayer sizes its frame to the first Meta event on a 0 ms timer and builds the first
-      // snapshot on a 1 ms one: seeking after both keeps a later window resize. Like a screenshot,
-      // the start shows the events at that very millisecond (rrweb applies those strictly before).
-      const sorted = events;
-      return new Promise((resolve) => setTimeout(resolve, 1)).then(() => {
-        // +0.5, not +1: see screenshot-renderer.ts (a keyframe's Meta at the next millisecond).
-        const first = sorted[0].timestamp;
-        player.goto((opening ? Math.max(0, opening.at - first) : startOffset(cfg.time, first, sorted[sorted.length - 1].timestamp)) + 0.5, cfg.autoplay);
-        // Only a Meta event sizes and shows rrweb's frame: without one, the frame takes the player's size.
-        const replayer = player.getReplayer();
-        if (!replayer.iframe.offsetWidth) {
-          replayer.handleResize(frameSize());
+      return;
+    }
+    loading
+      .then((loaded: ReplayEvent[] | null) => {
+        let events = loaded;
+        // Without a full snapshot rrweb shows an empty frame (the screenshot answers 422 then).
+        const snapshot = events && events.some((e) => e && e.type === 2);
+        if (!events || events.length < 2 || !snapshot) throw new Error('This recording has nothing to replay yet.');
+        events = events.slice().sort((a, b) => a.timestamp - b.timestamp);
+        // The control bar offers only speeds the player's speed parameter accepts (0.25 to 4).
+        let speeds = [1, 2, 4];
+        if (speeds.indexOf(cfg.speed) < 0) speeds = speeds.concat([cfg.speed]).sort((a, b) => a - b);
+        const prepared = prepareReplay(events);
+        state.sanitized = prepared.sanitized;
+        const size = frameSize();
+        const capture = cfg.mode === 'capture';
+        const player = new Player({
+          target: mount,
+          props: {
+            events,
+            width: size.width,
+            height: size.height,
+            maxScale: capture ? 0 : 1,
+            autoPlay: false,
+            showController: cfg.controls,
+            speed: cfg.speed,
+            speedOption: speeds,
+            mouseTail: !capture,
+            UNSAFE_replayCanvas: false,
+            insertStyleRules: prepared.insertStyleRules,
+          },
+        });
+        state.player = player;
+        skipBadEvents(player.getReplayer());
+        accessibleControls(player);
+        // The speed prop reaches the replayer only; the control bar highlights speedOption[0] until told.
+        player.setSpeed(cfg.speed);
+        window.addEventListener('resize', () => {
+          const s = frameSize();
+          player.$set({ width: s.width, height: s.height });
           player.triggerResize();
-        }
-        if (replayer.iframe.contentDocument) finishAnimations(replayer.iframe.contentDocument);
-        state.ready = true;
-        document.body.classList.add('ready');
-        const last = sorted[sorted.length - 1].timestamp;
-        const before = !!opening && !!cfg.span && first > cfg.span.first;
-        const after = !!opening && opening.to !== undefined;
-        if (before || after) {
-          state.loaded = 'window';
-          loadRest(player, first, last, before, after);
-        }
+        });
+        // rrweb's Replayer sizes its frame to the first Meta event on a 0 ms timer and builds the first
+        // snapshot on a 1 ms one: seeking after both keeps a later window resize. Like a screenshot,
+        // the start shows the events at that very millisecond (rrweb applies those strictly before).
+        const sorted = events;
+        return new Promise((resolve) => setTimeout(resolve, 1)).then(() => {
+          // +0.5, not +1: see screenshot-renderer.ts (a keyframe's Meta at the next millisecond).
+          const first = sorted[0].timestamp;
+          player.goto((opening ? Math.max(0, opening.at - first) : startOffset(cfg.time, first, sorted[sorted.length - 1].timestamp)) + 0.5, cfg.autoplay);
+          // Only a Meta event sizes and shows rrweb's frame: without one, the frame takes the player's size.
+          const replayer = player.getReplayer();
+          if (!replayer.iframe.offsetWidth) {
+            replayer.handleResize(frameSize());
+            player.triggerResize();
+          }
+          if (replayer.iframe.contentDocument) finishAnimations(replayer.iframe.contentDocument);
+          state.ready = true;
+          document.body.classList.add('ready');
+          const last = sorted[sorted.length - 1].timestamp;
+          const before = !!opening && !!cfg.span && first > cfg.span.first;
+          const after = !!opening && opening.to !== undefined;
+          if (before || after) {
+            state.loaded = 'window';
+            loadRest(player, first, last, before, after);
+          }
+        });
+      })
+      .catch((err: { message?: string } | undefined) => {
+        fail(err && err.message ? err.message : 'The recording could not be played.');
       });
-    })
-    .catch((err: { message?: string } | undefined) => {
-      fail(err && err.message ? err.message : 'The recording could not be played.');
-    });
+  });
+}
+
+/** Runs `f` once the page is parsed: every script before it (rrweb-player's) has run. */
+function afterParsing(f: () => void): void {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', f, { once: true });
+  else f();
 }
 
 main();

@@ -78,8 +78,8 @@ export function buildPlayerPage(input: PlayerPageInput): PlayerPage {
 <body class="mode-${input.mode}${config.live ? ' live' : ''}">
 ${input.mode === 'standard' ? `${header(title, input.details ?? [])}\n` : ''}<main><div id="player"></div>${config.live ? liveBar(input.mode, config.controls) : ''}<p id="status" role="alert" hidden></p></main>
 <script type="application/json" id="tapedeck-config">${jsonForHtml(config)}</script>
-<script src="${escapeHtml(`${base}/rrweb-player.js${v}`)}"></script>
 <script nonce="${nonce}">${inPageScript('player-bootstrap')}</script>
+<script src="${escapeHtml(`${base}/rrweb-player.js${v}`)}"></script>
 </body>
 </html>
 `;

@@ -51,7 +51,7 @@ export class PlayerService {
       throw badRequest('eventsUrl must not carry an API key: use a presigned events URL');
     }
     // 404 for an unknown recording; its summary, once projected, heads the page.
-    const recording = await this.recordings.get(input.auth.tenantId, input.recordingId, false);
+    const recording = await this.recordings.get(input.auth.tenantId, input.recordingId, false, false);
     const eventsUrl = query.eventsUrl ?? this.eventsUrl(input, query.live);
     const page = buildPlayerPage({
       ...query,
