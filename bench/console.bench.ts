@@ -5,7 +5,7 @@
 // window is shown (the rest load lazily on scrolling), and the time from
 // a click on a recording to the player's first frame (window.__tapedeck.ready in its frame).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../test/harness/browser';
 import { consoleRecording } from '../test/e2e/console-fixtures';
 import { descendants } from '../test/harness/proc';
@@ -52,6 +52,25 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
 }
 
 /**
+ * With BENCH_TRACE=1, what a page or frame fetched (ms from its navigation's start): where a load's
+ * time goes. Printed to stderr, never part of the results.
+ */
+async function trace(what: string, ms: number, frame: Page | Frame): Promise<void> {
+  if (!process.env.BENCH_TRACE) return;
+  const lines = await frame.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+    const ms = (n: number) => Math.round(n);
+    return [
+      `page ${ms(nav?.responseEnd ?? 0)}, parsed ${ms(nav?.domContentLoadedEventEnd ?? 0)}`,
+      ...(performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map(
+        (r) => `${r.name.replace(location.origin, '').slice(0, 72)} ${ms(r.startTime)}-${ms(r.responseEnd)}${r.transferSize ? '' : ' (cache)'}`,
+      ),
+    ];
+  });
+  process.stderr.write(`${what} ${Math.round(ms)} ms\n  ${lines.join('\n  ')}\n`);
+}
+
+/**
  * Loads the recordings page and waits until the 50 cards are listed and the thumbnails in the window
  * (the first two rows of four at 1280×800) are decoded; the others load lazily on scrolling. ms.
  */
@@ -78,7 +97,9 @@ async function loadList(page: Page, base: string, count: number): Promise<number
       }));
       throw new Error(`${e.message}: ${JSON.stringify(state)}`);
     });
-  return now() - t;
+  const ms = now() - t;
+  await trace('recordings page', ms, page);
+  return ms;
 }
 
 export const consoleBench: BenchSection = {
@@ -151,6 +172,7 @@ export const consoleBench: BenchSection = {
           polling: 'raf',
         });
         firstFrame.push(now() - t);
+        await trace('first frame (player frame)', now() - t, frame);
       }
       await c.close();
       const summary = { cold: latencySummary(cold), warm: latencySummary(warm), firstFrame: latencySummary(firstFrame) };
