@@ -5,7 +5,8 @@
 // Version 1 (still read): the batches' payloads in plan order instead of the response. Pure: encode,
 // decode, verify; no I/O.
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompressSync, brotliDecompress, brotliDecompressSync, constants, gunzip, gunzipSync, gzipSync } from 'node:zlib';
 import { listSpans } from '../infrastructure/nats/raw-events';
 import { withoutOriginalTimestamp } from '../recordings/recording-events.json';
 
@@ -19,6 +20,8 @@ type Codec = 'br' | 'gzip';
 const compress = (b: Buffer): Buffer =>
   brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } });
 const inflate = (codec: Codec, b: Buffer): Buffer => (codec === 'br' ? brotliDecompressSync(b) : gunzipSync(b));
+/** In libuv's thread pool: a full read inflates the next block while the event loop writes this one. */
+const inflateAsync = (codec: Codec, b: Buffer): Promise<Buffer> => (codec === 'br' ? promisify(brotliDecompress)(b) : promisify(gunzip)(b));
 const MAGIC = 'TDA1';
 const TRAILER = 16;
 const OPEN = Buffer.from('[');
@@ -238,15 +241,21 @@ export class Archive {
    * The GET …/events body of a full read, block by block, when the archive holds it for a read
    * planned as `plan` (planKey); undefined for another plan or a version 1 archive.
    */
-  response(plan: string): Generator<Buffer> | undefined {
+  response(plan: string): AsyncGenerator<Buffer> | undefined {
     const r = this.index.response;
     return r?.plan === plan ? this.body(r.len) : undefined;
   }
 
-  /** The first `len` bytes of the body, one inflated block at a time (not cached: a full read passes once). */
-  private *body(len: number): Generator<Buffer> {
-    for (let n = 0; n < this.index.blocks.length && this.starts[n] < len; n++) {
-      const b = this.inflated.get(n) ?? this.inflate(n);
+  /**
+   * The first `len` bytes of the body, one inflated block at a time (not cached: a full read passes
+   * once), the next block inflating while this one is consumed.
+   */
+  private async *body(len: number): AsyncGenerator<Buffer> {
+    const count = this.starts.filter((s) => s < len).length;
+    let next = count > 0 ? this.inflateAsync(0) : undefined;
+    for (let n = 0; next; n++) {
+      const b = await next;
+      next = n + 1 < count ? this.inflateAsync(n + 1) : undefined;
       yield b.subarray(0, len - this.starts[n]);
     }
   }
@@ -284,16 +293,26 @@ export class Archive {
   }
 
   private inflate(n: number): Buffer {
-    const { off, clen, rlen } = this.index.blocks[n];
-    const buf = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-    const b = inflate(this.index.codec ?? 'gzip', buf.subarray(off, off + clen));
-    if (b.length !== rlen) throw new ArchiveFormatError(`block ${n} inflates to ${b.length} bytes, indexed ${rlen}`);
+    return this.checked(n, inflate(this.index.codec ?? 'gzip', this.compressed(n)));
+  }
+
+  private async inflateAsync(n: number): Promise<Buffer> {
+    return this.checked(n, await inflateAsync(this.index.codec ?? 'gzip', this.compressed(n)));
+  }
+
+  private compressed(n: number): Buffer {
+    const { off, clen } = this.index.blocks[n];
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + off, clen);
+  }
+
+  private checked(n: number, b: Buffer): Buffer {
+    if (b.length !== this.index.blocks[n].rlen) throw new ArchiveFormatError(`block ${n} inflates to ${b.length} bytes, indexed ${this.index.blocks[n].rlen}`);
     return b;
   }
 }
 
 /** Reads every block back and checks batch count, byte count and checksum (and the response's) against what was written. */
-export function verifyArchive(bytes: Uint8Array, expect: ArchiveIndex): void {
+export async function verifyArchive(bytes: Uint8Array, expect: ArchiveIndex): Promise<void> {
   const a = new Archive(bytes);
   const hash = createHash('sha256');
   let n = 0;
@@ -311,6 +330,6 @@ export function verifyArchive(bytes: Uint8Array, expect: ArchiveIndex): void {
   const r = expect.response;
   if (!r) return;
   const got = createHash('sha256');
-  for (const b of a.response(r.plan) ?? []) got.update(b);
+  for await (const b of a.response(r.plan) ?? []) got.update(b);
   if (got.digest('hex') !== r.sha256) throw new ArchiveFormatError('archive read back differs: its response is not the one written');
 }

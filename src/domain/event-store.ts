@@ -100,7 +100,7 @@ export interface EventStore {
    * The GET …/events body of a whole read as stored ready-made (a sealed recording's archive), in
    * chunks; undefined when the read must merge (readRaw): a window, late batches, nothing stored so.
    */
-  readStoredBody(tenantId: string, recordingId: string, options?: ReadOptions): Promise<Iterable<Uint8Array> | undefined>;
+  readStoredBody(tenantId: string, recordingId: string, options?: ReadOptions): Promise<AsyncIterable<Uint8Array> | undefined>;
   /** The "recording exists" rule (see recordingExists). */
   exists(tenantId: string, recordingId: string): Promise<boolean>;
   messageCounts(tenantId: string, recordingId: string): Promise<MessageCounts>;

@@ -169,7 +169,7 @@ export class EventReader {
    * its records and the read's plan is the one its response was merged by. Undefined otherwise (not
    * sealed, late batches, a seal or deletion under way, a version 1 archive): the caller merges.
    */
-  async archivedBody(tenantId: string, recordingId: string, opts: ReadOptions = {}): Promise<Iterable<Buffer> | undefined> {
+  async archivedBody(tenantId: string, recordingId: string, opts: ReadOptions = {}): Promise<AsyncIterable<Buffer> | undefined> {
     if (opts.window || opts.seqs) return undefined;
     // Most reads are of recordings not sealed: one lookup of the last message tells.
     const last = await this.messages.last(recordingSubject(tenantId, recordingId, 'ev'));

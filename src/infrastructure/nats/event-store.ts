@@ -55,7 +55,7 @@ export class JetStreamEventStore implements EventStore {
     return this.reader.readRaw(tenantId, recordingId, options);
   }
 
-  readStoredBody(tenantId: string, recordingId: string, options?: ReadOptions): Promise<Iterable<Uint8Array> | undefined> {
+  readStoredBody(tenantId: string, recordingId: string, options?: ReadOptions): Promise<AsyncIterable<Uint8Array> | undefined> {
     return this.reader.archivedBody(tenantId, recordingId, options);
   }
 

@@ -126,7 +126,7 @@ export class RecordingSealer {
     this.archives.forget(name);
     const back = await this.archives.get(name);
     if (!back) throw new StoreUnavailable(`archive ${name} was not there when read back`);
-    verifyArchive(back, index);
+    await verifyArchive(back, index);
     await this.opts.onStep?.('archived');
 
     // 3. The records: one per planned batch (its summary's message: projections' rows), at the place
