@@ -96,6 +96,11 @@ export interface EventStore {
   read(tenantId: string, recordingId: string, options?: ReadOptions): AsyncGenerator<RrwebEvent>;
   /** `read` without decoding: the same events as their stored JSON, in runs. */
   readRaw(tenantId: string, recordingId: string, options?: ReadOptions): AsyncGenerator<RawEvent[]>;
+  /**
+   * The GET …/events body of a whole read as stored ready-made (a sealed recording's archive), in
+   * chunks; undefined when the read must merge (readRaw): a window, late batches, nothing stored so.
+   */
+  readStoredBody(tenantId: string, recordingId: string, options?: ReadOptions): Promise<AsyncIterable<Uint8Array> | undefined>;
   /** The "recording exists" rule (see recordingExists). */
   exists(tenantId: string, recordingId: string): Promise<boolean>;
   messageCounts(tenantId: string, recordingId: string): Promise<MessageCounts>;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { parsedToRaw, splitEvents } from '../infrastructure/nats/raw-events';
-import { rawEventsJsonArray, writeNumber } from './recording-events.json';
+import { rawEventsJson, rawEventsJsonArray, withoutOriginalTimestamp, writeNumber } from './recording-events.json';
 import { asReadEvent } from './recording-events.service';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
@@ -48,5 +48,18 @@ describe('rawEventsJsonArray', () => {
       expect(JSON.parse(text)).toEqual(events.map(asReadEvent));
     }
     expect(await readAll(rawEventsJsonArray((async function* () {})()))).toBe('[]');
+  });
+});
+
+describe('withoutOriginalTimestamp', () => {
+  it('gives back the stored event a response event was written from', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e15, max: 1e15 }), fc.jsonValue(), (timestamp, data) => {
+        const stored = bytes(JSON.stringify({ type: 3, timestamp, data: { originalTimestamp: 1, data } }));
+        const [e] = splitEvents(bytes(`[${stored.toString()}]`)) ?? [];
+        expect(withoutOriginalTimestamp(rawEventsJson([e]).subarray(1, -1)).equals(stored)).toBe(true);
+      }),
+    );
+    expect(() => withoutOriginalTimestamp(bytes('{"type":3,"timestamp":1}'))).toThrow();
   });
 });

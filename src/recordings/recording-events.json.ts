@@ -7,6 +7,7 @@ import type { RawEvent } from '../domain/event-store';
 
 const CHUNK = 128 * 1024;
 const SUFFIX = Buffer.from(',"originalTimestamp":', 'latin1');
+const CLOSE_BRACE = Buffer.from('}');
 /** Room for a safe integer's digits and sign. */
 const MAX_DIGITS = 17;
 
@@ -40,6 +41,18 @@ function writeEvent(buf: Buffer, pos: number, e: RawEvent, first: boolean): numb
   pos = writeNumber(buf, pos + SUFFIX.length, e.timestamp);
   buf[pos++] = 0x7d; // }
   return pos;
+}
+
+/**
+ * writeEvent's inverse: the stored event a response event was written from (its bytes without the
+ * `originalTimestamp` key writeEvent added last); throws when `e` does not end with that key.
+ */
+export function withoutOriginalTimestamp(e: Uint8Array): Buffer {
+  let i = e.length - 2; // before the closing brace
+  while (i >= 0 && ((e[i] >= 0x30 && e[i] <= 0x39) || e[i] === 0x2d)) i--;
+  const start = i + 1 - SUFFIX.length;
+  if (e[e.length - 1] !== 0x7d || start < 1 || !SUFFIX.equals(e.subarray(start, i + 1))) throw new Error('not an event of a response');
+  return Buffer.concat([e.subarray(0, start), CLOSE_BRACE]);
 }
 
 /** A few events as one JSON array in one buffer (the live feed's batches). */

@@ -1,7 +1,7 @@
 // Event reads come from JetStream, not ClickHouse, so a write is readable as soon as it was
 // acknowledged (read-your-writes), even while projections lag or ClickHouse is down.
 import { Inject, Injectable } from '@nestjs/common';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { assertRecordingExists, EVENT_STORE, EventStore, ReadOptions, ReadWindow } from '../domain/event-store';
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { rawEventsJsonArray } from './recording-events.json';
@@ -28,7 +28,13 @@ export class RecordingEventsService {
    * recording has no message (see sendJsonStream for when that can still be a status).
    */
   streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal, window?: ReadWindow, seqs?: ReadOptions['seqs']): Readable {
-    return rawEventsJsonArray(this.store.readRaw(tenantId, recordingId, { signal, mustExist: true, window, seqs }));
+    const store = this.store;
+    const opts = { signal, mustExist: true, window, seqs };
+    // A sealed recording's whole read is stored ready-made: passed on without parsing an event.
+    async function* body() {
+      yield* (await store.readStoredBody(tenantId, recordingId, opts)) ?? rawEventsJsonArray(store.readRaw(tenantId, recordingId, opts));
+    }
+    return Readable.from(body(), { objectMode: false, highWaterMark: 256 * 1024 });
   }
 
   /** All events (of `window` only, when given) in memory (rendering needs them whole; bounded by the renderer's own limits). */

@@ -12,6 +12,7 @@ import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { RecordingSealer, SealStep } from '../../src/infrastructure/nats/recording-sealer';
 import { SealStates } from '../../src/infrastructure/nats/seal-states';
 import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nats/subjects';
+import { RecordingEventsService } from '../../src/recordings/recording-events.service';
 import { natsClient } from '../e2e/projections-fixtures';
 
 jest.setTimeout(120_000);
@@ -47,6 +48,13 @@ async function read(recordingId: string, opts: ReadOptions = {}): Promise<string
   const parts: string[] = [];
   for await (const run of store.readRaw(tenantId, recordingId, opts)) for (const e of run) parts.push(Buffer.from(e.json).toString('utf8'));
   return `[${parts.join(',')}]`;
+}
+
+/** The GET …/events body, and whether the archive answered it ready-made. */
+async function body(recordingId: string): Promise<{ bytes: string; stored: boolean }> {
+  const parts: Buffer[] = [];
+  for await (const chunk of new RecordingEventsService(store).streamEvents(tenantId, recordingId)) parts.push(chunk as Buffer);
+  return { bytes: Buffer.concat(parts).toString('utf8'), stored: (await store.readStoredBody(tenantId, recordingId)) !== undefined };
 }
 
 const windowOf = (from: number, to?: number, limit?: number): ReadOptions => ({ window: { resolve: () => ({ from, to }), limit } });
@@ -98,12 +106,16 @@ describe('sealing a recording', () => {
     const [a, b] = await twins([0, 1, 2, 3, 4, 5, 7, 8, 6, 9, 10, 11], 2);
     const before = await reads(b);
     expect(await reads(a)).toEqual(before);
+    const whole = await body(b);
+    expect(whole.stored).toBe(false);
     const first = await sealer().seal(tenantId, a);
     expect(first).toMatchObject({ status: 'sealed', batches: 13 });
     if (first.status !== 'sealed') throw new Error('not sealed');
     expect(first.archiveBytes).toBeLessThan(first.rawBytes / 5);
     expect(await evMessages(a)).toEqual({ sealed: 13, raw: 0 });
     expect(await reads(a)).toEqual(before);
+    // The whole read passes the archive's response on, the same bytes as the merge gives.
+    expect(await body(a)).toEqual({ ...whole, stored: true });
     expect(await sealer().seal(tenantId, a)).toEqual({ status: 'unchanged', archive: first.archive });
 
     // Late events: read merged in order, then sealed again; the first archive goes once the second is verified.
@@ -117,11 +129,14 @@ describe('sealing a recording', () => {
     const late = await reads(b);
     expect(late).not.toEqual(before);
     expect(await reads(a)).toEqual(late);
+    const lateWhole = await body(b);
+    expect(await body(a)).toEqual(lateWhole);
     const second = await sealer().seal(tenantId, a);
     expect(second).toMatchObject({ status: 'sealed', batches: 14 });
     if (second.status !== 'sealed') throw new Error('not sealed');
     expect(await archives.get(first.archive)).toBeUndefined();
     expect(await reads(a)).toEqual(late);
+    expect(await body(a)).toEqual({ ...lateWhole, stored: true });
     expect(await evMessages(a)).toEqual({ sealed: 14, raw: 0 });
 
     // The live feed's ranges count in the replaced messages' sequences.

@@ -18,6 +18,7 @@ export class ArchiveStore {
   private readonly logger = new Logger('archives');
   private bucket?: Promise<ObjectStore>;
   private readonly cache = new Map<string, Archive>();
+  private readonly loading = new Map<string, Promise<Archive | undefined>>();
   private cached = 0;
 
   constructor(
@@ -61,7 +62,10 @@ export class ArchiveStore {
     );
   }
 
-  /** The decoded archive (cached), undefined when the object is gone. */
+  /**
+   * The decoded archive (cached), undefined when the object is gone. Loads of one archive at once
+   * share one fetch: a projector batch loads it for every record, and a read alongside.
+   */
   async load(name: string): Promise<Archive | undefined> {
     const hit = this.cache.get(name);
     if (hit) {
@@ -69,6 +73,15 @@ export class ArchiveStore {
       this.cache.set(name, hit);
       return hit;
     }
+    let p = this.loading.get(name);
+    if (!p) {
+      p = this.fetch(name).finally(() => this.loading.delete(name));
+      this.loading.set(name, p);
+    }
+    return p;
+  }
+
+  private async fetch(name: string): Promise<Archive | undefined> {
     const bytes = await this.get(name);
     if (!bytes) return undefined;
     const a = new Archive(bytes);

@@ -15,6 +15,7 @@ import type { MessageScanner } from './message-scan';
 import { rawEvents } from './raw-events';
 import type { RecordingMessages } from './recording-messages';
 import type { ArchiveStore } from './archive-store';
+import { planKey } from '../../archives/archive-response';
 import { parseSealedRef } from './sealed-record';
 import { H, recordingSubject } from './subjects';
 
@@ -104,38 +105,8 @@ export class EventReader {
     const counts = await this.messageCounts(tenantId, recordingId);
     if (opts.mustExist && !recordingExists(counts)) throw recordingNotFound();
     if (counts.ev === 0) return;
-
-    // A window's hint (ReadWindow.hint) starts the headers pass further on; the plan checks it.
     const hint = opts.window?.hint;
-    const after = opts.seqs?.after ?? 0;
-    const upTo = opts.seqs?.upTo ?? Number.MAX_SAFE_INTEGER;
-    // A start other than the first message cannot be checked against the count.
-    const partial = hint !== undefined || after > 0;
-    let heads: MessageHead[] = [];
-    const from = { startSeq: Math.max(hint?.seq ?? 0, after + 1), expected: partial ? Number.MAX_SAFE_INTEGER : counts.ev };
-    for await (const m of this.scanner.scan(subject, { headersOnly: true, ...from, signal })) {
-      const sealed = parseSealedRef(m.headers?.get(H.sealed) || undefined);
-      heads.push({
-        seq: m.seq,
-        batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`,
-        chunk: sealed ? undefined : m.headers?.get(H.chunk) || undefined,
-        summary: m.headers?.get(H.summary) || undefined,
-        ...(sealed ? { sealed } : {}),
-      });
-    }
-    if (!partial && heads.length < counts.ev) {
-      // The stream leader counted more messages than its consumer delivered: the read would be
-      // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
-      throw await this.incompleteRead(
-        tenantId,
-        recordingId,
-        heads[0]?.seq ?? 0,
-        counts.ev,
-        `counted ${counts.ev} messages of ${subject}, read ${heads.length}`,
-      );
-    }
-    if (heads.some((h) => h.sealed)) heads = await this.readableSealed(tenantId, recordingId, heads, counts.del, after);
-    if (upTo < Number.MAX_SAFE_INTEGER) heads = heads.filter((h) => (h.sealed?.s ?? h.seq) <= upTo);
+    const heads = await this.heads(tenantId, recordingId, counts, opts);
     if (heads.length === 0) return;
     // A window reads only the messages it needs, from the first to the last of them (the scan
     // delivers those between too), and stops once its cut is done.
@@ -190,6 +161,64 @@ export class EventReader {
     const drained = [...merger.drainAll()];
     const rest = cut ? cut.take(drained) : drained;
     if (rest.length) yield rest;
+  }
+
+  /**
+   * The GET …/events body of a whole read (no window, no live-feed bounds) as the recording's archive
+   * holds it, when that archive alone answers the read: every message the read would use is one of
+   * its records and the read's plan is the one its response was merged by. Undefined otherwise (not
+   * sealed, late batches, a seal or deletion under way, a version 1 archive): the caller merges.
+   */
+  async archivedBody(tenantId: string, recordingId: string, opts: ReadOptions = {}): Promise<AsyncIterable<Buffer> | undefined> {
+    if (opts.window || opts.seqs) return undefined;
+    // Most reads are of recordings not sealed: one lookup of the last message tells.
+    const last = await this.messages.last(recordingSubject(tenantId, recordingId, 'ev'));
+    const ref = parseSealedRef(last?.header?.get(H.sealed) || undefined);
+    if (!ref || ref.x) return undefined;
+    const counts = await this.messageCounts(tenantId, recordingId);
+    if (counts.ev === 0) return undefined;
+    const heads = await this.heads(tenantId, recordingId, counts, opts);
+    if (heads.length === 0 || heads.some((h) => h.sealed?.a !== ref.a)) return undefined;
+    return (await this.archives.load(ref.a))?.response(planKey(orderBatches(heads).batches));
+  }
+
+  /**
+   * The headers pass: the recording's `ev` messages a read uses, from a window's hint (ReadWindow.hint)
+   * or the live feed's `after` on; a read from the first message must see as many as counted.
+   */
+  private async heads(tenantId: string, recordingId: string, counts: MessageCounts, opts: ReadOptions): Promise<MessageHead[]> {
+    const subject = recordingSubject(tenantId, recordingId, 'ev');
+    const hint = opts.window?.hint;
+    const after = opts.seqs?.after ?? 0;
+    const upTo = opts.seqs?.upTo ?? Number.MAX_SAFE_INTEGER;
+    // A start other than the first message cannot be checked against the count.
+    const partial = hint !== undefined || after > 0;
+    let heads: MessageHead[] = [];
+    const from = { startSeq: Math.max(hint?.seq ?? 0, after + 1), expected: partial ? Number.MAX_SAFE_INTEGER : counts.ev };
+    for await (const m of this.scanner.scan(subject, { headersOnly: true, ...from, signal: opts.signal })) {
+      const sealed = parseSealedRef(m.headers?.get(H.sealed) || undefined);
+      heads.push({
+        seq: m.seq,
+        batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`,
+        chunk: sealed ? undefined : m.headers?.get(H.chunk) || undefined,
+        summary: m.headers?.get(H.summary) || undefined,
+        ...(sealed ? { sealed } : {}),
+      });
+    }
+    if (!partial && heads.length < counts.ev) {
+      // The stream leader counted more messages than its consumer delivered: the read would be
+      // incomplete. Refuse it (nothing was sent yet) rather than answer with a gap.
+      throw await this.incompleteRead(
+        tenantId,
+        recordingId,
+        heads[0]?.seq ?? 0,
+        counts.ev,
+        `counted ${counts.ev} messages of ${subject}, read ${heads.length}`,
+      );
+    }
+    if (heads.some((h) => h.sealed)) heads = await this.readableSealed(tenantId, recordingId, heads, counts.del, after);
+    if (upTo < Number.MAX_SAFE_INTEGER) heads = heads.filter((h) => (h.sealed?.s ?? h.seq) <= upTo);
+    return heads;
   }
 
   /**

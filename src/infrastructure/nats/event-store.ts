@@ -55,6 +55,10 @@ export class JetStreamEventStore implements EventStore {
     return this.reader.readRaw(tenantId, recordingId, options);
   }
 
+  readStoredBody(tenantId: string, recordingId: string, options?: ReadOptions): Promise<AsyncIterable<Uint8Array> | undefined> {
+    return this.reader.archivedBody(tenantId, recordingId, options);
+  }
+
   exists(tenantId: string, recordingId: string): Promise<boolean> {
     return this.reader.exists(tenantId, recordingId);
   }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { rawEvents, splitEvents } from './raw-events';
+import { listSpans, rawEvents, splitEvents } from './raw-events';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 const decoded = (e: { json: Uint8Array }) => JSON.parse(Buffer.from(e.json).toString('utf8'));
@@ -51,5 +51,18 @@ describe('splitEvents', () => {
     expect(splitEvents(bytes('{"events":[]}'))).toBeNull();
     const raw = rawEvents(bytes('[{"type":3,"timestamp":1,"data":{},"originalTimestamp":9}]'));
     expect(raw.map(decoded)).toEqual([{ type: 3, timestamp: 1, data: {} }]);
+  });
+});
+
+describe('listSpans', () => {
+  const spans = (s: string) => listSpans(Buffer.from(s))?.map(([a, b]) => s.slice(a, b));
+
+  it('finds each value of a comma-separated list, nested commas and brackets inside strings included', () => {
+    expect(spans('{"a":[1,2]},{"b":"x,}]"} , 3,"s"')).toEqual(['{"a":[1,2]}', '{"b":"x,}]"}', '3', '"s"']);
+    expect(spans('')).toEqual([]);
+  });
+
+  it('refuses what is not such a list', () => {
+    for (const s of ['{"a":1},', '{"a":1} {"b":2}', '{"a":1', ',1']) expect(listSpans(Buffer.from(s))).toBeNull();
   });
 });

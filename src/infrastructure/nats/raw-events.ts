@@ -166,6 +166,29 @@ function split(b: Uint8Array): RawEvent[] | null {
   }
 }
 
+/**
+ * Where each value of a comma-separated list (a JSON array's items, without its brackets) starts and
+ * ends; null when the bytes are not such a list. Archives rebuild stored batches with it.
+ */
+export function listSpans(list: Uint8Array): [number, number][] | null {
+  const out: [number, number][] = [];
+  try {
+    let i = skipWs(list, 0);
+    if (i === list.length) return out;
+    for (;;) {
+      const end = skipValue(list, i);
+      out.push([i, end]);
+      i = skipWs(list, end);
+      if (i === list.length) return out;
+      if (list[i] !== COMMA) return null;
+      i = skipWs(list, i + 1);
+    }
+  } catch (e) {
+    if (e instanceof Malformed) return null;
+    throw e;
+  }
+}
+
 /** The JSON.parse path: the same result for any payload (an `originalTimestamp` key is replaced). */
 export function parsedToRaw(payload: Uint8Array): RawEvent[] {
   const events = JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('utf8')) as RrwebEvent[];

@@ -54,8 +54,13 @@ export class RecordingMessages {
 
   /** Stream sequence of the last message on `subject`, undefined when it has none. */
   async lastSeq(subject: string): Promise<number | undefined> {
+    return (await this.last(subject))?.seq;
+  }
+
+  /** The last message on `subject`, undefined when it has none. */
+  last(subject: string): Promise<StoredMsg | undefined> {
     this.assertConnected();
-    return (await this.stored(this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: subject })))?.seq;
+    return this.stored(this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: subject }));
   }
 
   /** Whether the recording has any message (of any kind) stored below `seq`. */

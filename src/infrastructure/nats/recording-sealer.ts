@@ -1,6 +1,7 @@
-// Seals a recording (docs/archives.md): its batches, in the order a read plans them, go into one
-// archive object; each batch message is replaced by a payload-less sealed batch record (same Td-Batch
-// and Td-Summary, Td-Sealed naming the archive and the replaced message's sequence, time and chunk).
+// Seals a recording (docs/archives.md): its batches, in the order a read plans them, and the body a
+// full read answers for them go into one archive object; each batch message is replaced by a
+// payload-less sealed batch record (same Td-Batch and Td-Summary, Td-Sealed naming the archive and
+// the replaced message's sequence, time and chunk).
 // Steps, each safe to cut short (a rerun finishes or redoes it, from what the stream holds):
 //   1. read every `ev` message (payloads of earlier records from their archive) and plan the batches;
 //   2. seal state "sealing" (names the archive for deletions and the sweep), put the archive, read it
@@ -15,6 +16,7 @@
 import { Logger } from '@nestjs/common';
 import { headers as natsHeaders, JsMsg } from 'nats';
 import { ArchivedBatch, encodeArchive, verifyArchive } from '../../archives/archive-format';
+import { archiveResponse } from '../../archives/archive-response';
 import { StoreUnavailable } from '../../common/app-error';
 import { ArchiveStore, archiveName } from './archive-store';
 import { EventDeleter } from './event-deleter';
@@ -119,7 +121,8 @@ export class RecordingSealer {
       batches.push({ id: b.batch, payload, ...span });
     }
     const name = archiveName(tenantId, recordingId, lastSeq);
-    const { bytes, index } = encodeArchive({ tenantId, recordingId, lastSeq }, batches);
+    const response = archiveResponse(batches.map((b, i) => ({ id: b.id, payload: b.payload, releaseBelow: plan.batches[i].releaseBelow })));
+    const { bytes, index } = encodeArchive({ tenantId, recordingId, lastSeq }, batches, response);
     const before = await this.states.get(tenantId, recordingId);
     await this.states.put(tenantId, recordingId, { state: 'sealing', archive: name, at: Date.now() });
     await this.opts.onStep?.('sealing');
@@ -127,7 +130,7 @@ export class RecordingSealer {
     this.archives.forget(name);
     const back = await this.archives.get(name);
     if (!back) throw new StoreUnavailable(`archive ${name} was not there when read back`);
-    verifyArchive(back, index);
+    await verifyArchive(back, index);
     await this.opts.onStep?.('archived');
 
     // 3. The records: one per planned batch (its summary's message: projections' rows), at the place
