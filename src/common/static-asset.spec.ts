@@ -1,4 +1,5 @@
-import { conditionalGet, etagMatches, staticAsset, strongEtag } from './static-asset';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { chooseCoding, conditionalGet, etagMatches, negotiatedGet, staticAsset, strongEtag } from './static-asset';
 
 describe('etagMatches', () => {
   // Every case the SDK route and the screenshot route were specified with.
@@ -47,5 +48,73 @@ describe('conditionalGet', () => {
     const answer = conditionalGet('W/"e"', '"e"', body, headers, typed);
     expect(answer).toEqual({ status: 304, headers: { ETag: '"e"', 'Cache-Control': 'public, max-age=300' } });
     expect(answer.body).toBeUndefined();
+  });
+});
+
+describe('chooseCoding', () => {
+  it.each([
+    [undefined, 'identity'],
+    ['', 'identity'],
+    ['identity', 'identity'],
+    ['gzip, deflate, br, zstd', 'br'], // Chromium's header: brotli on a tie
+    ['gzip', 'gzip'],
+    ['x-gzip', 'gzip'],
+    ['br;q=0.5, gzip', 'gzip'],
+    ['br;q=0, gzip;q=0', 'identity'],
+    ['*', 'br'],
+    ['*;q=0.3, gzip;q=0.8', 'gzip'],
+    ['deflate', 'identity'],
+    ['GZIP ; Q=1', 'gzip'],
+  ])('Accept-Encoding %p -> %p', (header, expected) => {
+    expect(chooseCoding(header)).toBe(expected);
+  });
+});
+
+describe('negotiatedGet', () => {
+  const text = Buffer.from('function f(){return "tapedeck"}\n'.repeat(200));
+  const headers = { 'Cache-Control': 'public, max-age=300' };
+  const typed = { 'Content-Type': 'text/javascript' };
+
+  it('sends brotli or gzip by Accept-Encoding, each decoding to the body, with its own ETag', () => {
+    const asset = staticAsset(text, 'text/javascript');
+    const br = negotiatedGet('gzip, br', undefined, asset, headers, typed);
+    const gz = negotiatedGet('gzip', undefined, asset, headers, typed);
+    const plain = negotiatedGet(undefined, undefined, asset, headers, typed);
+    expect(br.headers).toMatchObject({ 'Content-Encoding': 'br', Vary: 'Accept-Encoding', 'Content-Type': 'text/javascript', ...headers });
+    expect(gz.headers).toMatchObject({ 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
+    expect(plain.headers['Content-Encoding']).toBeUndefined();
+    expect(plain.headers.Vary).toBe('Accept-Encoding');
+    expect(brotliDecompressSync(br.body!)).toEqual(text);
+    expect(gunzipSync(gz.body!)).toEqual(text);
+    expect(plain.body).toEqual(text);
+    expect(br.body!.length).toBeLessThan(text.length / 10);
+    expect(new Set([br.headers.ETag, gz.headers.ETag, plain.headers.ETag]).size).toBe(3);
+    expect(plain.headers.ETag).toBe(asset.etag);
+  });
+
+  it('compresses each coding once', () => {
+    const asset = staticAsset(text, 'text/javascript');
+    const first = negotiatedGet('br', undefined, asset, headers).body;
+    expect(negotiatedGet('br', undefined, asset, headers).body).toBe(first);
+  });
+
+  it('answers 304 to the ETag of the representation it would send, with Vary', () => {
+    const asset = staticAsset(text, 'text/javascript');
+    const etag = negotiatedGet('br', undefined, asset, headers).headers.ETag;
+    const again = negotiatedGet('br', etag, asset, headers, typed);
+    expect(again.status).toBe(304);
+    expect(again.body).toBeUndefined();
+    expect(again.headers).toMatchObject({ ETag: etag, Vary: 'Accept-Encoding' });
+    expect(again.headers['Content-Encoding']).toBeUndefined();
+    // The brotli ETag does not validate the gzip representation.
+    expect(negotiatedGet('gzip', etag, asset, headers).status).toBe(200);
+  });
+
+  it('sends the identity body when compressing would not make it smaller', () => {
+    const asset = staticAsset(Buffer.from('x'), 'text/plain');
+    const a = negotiatedGet('br, gzip', undefined, asset, headers);
+    expect(a.headers['Content-Encoding']).toBeUndefined();
+    expect(a.body).toEqual(Buffer.from('x'));
+    expect(a.headers.ETag).toBe(asset.etag);
   });
 });

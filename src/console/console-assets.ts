@@ -1,11 +1,12 @@
 // The console's page and bundles, as scripts/build-sdk.mjs wrote them into dist/console-web/: read once,
-// served from memory with strong ETags. The page names each bundle with ?v=<its digest>, so a
-// browser keeps them (immutable) until a new build changes the name.
+// served from memory with strong ETags, the bundles brotli- or gzip-compressed for clients that take
+// it. The page names each bundle with ?v=<its digest>, so a browser keeps them (immutable) until a new
+// build changes the name.
 import { Injectable } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../common/app-error';
-import { type ConditionalAnswer, conditionalGet, StaticAsset, staticAsset } from '../common/static-asset';
+import { type ConditionalAnswer, conditionalGet, negotiatedGet, StaticAsset, staticAsset } from '../common/static-asset';
 
 // dist/console-web/, from dist/console/ once built or from src/console/ under ts-jest.
 const DIR = join(__dirname, '..', '..', 'dist', 'console-web');
@@ -31,14 +32,14 @@ export class ConsoleAssets {
     );
   }
 
-  respondAsset(name: string, version: string | undefined, ifNoneMatch: string | undefined): ConditionalAnswer {
+  respondAsset(name: string, version: string | undefined, ifNoneMatch: string | undefined, acceptEncoding?: string): ConditionalAnswer {
     const asset = this.load().assets.get(name);
     if (!asset) throw new AppError('not_found', 'Not found');
     const immutable = version !== undefined && version === tag(asset);
-    return conditionalGet(
+    return negotiatedGet(
+      acceptEncoding,
       ifNoneMatch,
-      asset.etag,
-      asset.body,
+      asset,
       { 'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache' },
       { 'Content-Type': asset.contentType },
     );

@@ -33,8 +33,14 @@ export class ConsolePagesController {
   }
 
   @Get('console/assets/:name')
-  asset(@Param('name') name: string, @Query('v') v: unknown, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): void {
-    const a = this.assets.respondAsset(name, typeof v === 'string' ? v : undefined, ifNoneMatch);
+  asset(
+    @Param('name') name: string,
+    @Query('v') v: unknown,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Headers('accept-encoding') acceptEncoding: string | undefined,
+    @Res() reply: FastifyReply,
+  ): void {
+    const a = this.assets.respondAsset(name, typeof v === 'string' ? v : undefined, ifNoneMatch, acceptEncoding);
     void setReplyHeaders(reply.status(a.status), a.headers).send(a.body);
   }
 }

@@ -2,8 +2,8 @@ import { applyDecorators, Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../common/app-error';
-import { ApiConditionalGet, ApiContent, ApiTextError } from '../common/openapi/api-responses';
-import { conditionalGet } from '../common/static-asset';
+import { ApiCompressed, ApiConditionalGet, ApiContent, ApiTextError } from '../common/openapi/api-responses';
+import { negotiatedGet } from '../common/static-asset';
 import { SdkAssetService, type SdkAssetName } from './sdk-asset.service';
 import { ScriptBody, SourceMap } from './sdk.dto';
 
@@ -15,7 +15,8 @@ const SCRIPT_HEADERS = {
 };
 
 /** What serving `name` answers besides its 200: 304 to a matching If-None-Match, 404 (text/plain) while it is missing. */
-const ApiServed = (name: SdkAssetName, missing: string) => applyDecorators(ApiConditionalGet(), ApiTextError(404, missing, `${name} is not built`));
+const ApiServed = (name: SdkAssetName, missing: string) =>
+  applyDecorators(ApiConditionalGet(), ApiCompressed(), ApiTextError(404, missing, `${name} is not built`));
 const ApiScript = (name: SdkAssetName, missing: string) =>
   applyDecorators(
     ApiContent('The script (ETag, Cache-Control: public, max-age=300, Access-Control-Allow-Origin: *)', ['application/javascript'], ScriptBody),
@@ -65,7 +66,7 @@ export class SdkController {
   private serve(name: SdkAssetName, req: FastifyRequest, reply: FastifyReply) {
     const asset = this.assets.get(name);
     if (!asset) throw notFound(`${name} is not built`);
-    const answer = conditionalGet(req.headers['if-none-match'], asset.etag, asset.body, SCRIPT_HEADERS, { 'Content-Type': asset.contentType });
+    const answer = negotiatedGet(req.headers['accept-encoding'], req.headers['if-none-match'], asset, SCRIPT_HEADERS, { 'Content-Type': asset.contentType });
     return reply.status(answer.status).headers(answer.headers).send(answer.body);
   }
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { api, postEvents, sampleEvents } from '../harness/http';
+import { api, postEvents, rawGet, sampleEvents } from '../harness/http';
 import { testEnv } from '../harness/env';
 import { pollUntil } from '../harness/poll-until';
 import { typesOf } from '../../src/metrics/testing/prometheus-text';
@@ -293,18 +292,8 @@ describe('HTTP ingestion', () => {
 });
 
 describe('event reads over the wire', () => {
-  /** A GET with exactly these headers (fetch would add and undo its own Accept-Encoding). */
-  const rawGet = (path: string, headers: Record<string, string>) =>
-    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-      const req = httpRequest(`${testEnv().baseUrl}${path}`, { headers: { authorization: `Bearer ${testEnv().secretKey}`, ...headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end();
-    });
+  /** A GET with exactly these headers and the secret key (rawGet: the bytes as sent). */
+  const authGet = (path: string, headers: Record<string, string>) => rawGet(path, { authorization: `Bearer ${testEnv().secretKey}`, ...headers });
 
   it('are gzip-compressed for a client that takes gzip, and plain otherwise', async () => {
     const id = randomUUID();
@@ -314,13 +303,13 @@ describe('event reads over the wire', () => {
       data: { source: 1, positions: [{ x: i, y: i, id: 1, timeOffset: 0 }] },
     }));
     expect((await postEvents(id, events)).status).toBe(200);
-    const plain = await rawGet(`/recordings/${id}/events`, {});
+    const plain = await authGet(`/recordings/${id}/events`, {});
     expect([plain.status, plain.headers['content-encoding'], plain.headers.vary]).toEqual([200, undefined, expect.stringMatching(/Accept-Encoding/)]);
-    const zipped = await rawGet(`/recordings/${id}/events`, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+    const zipped = await authGet(`/recordings/${id}/events`, { 'accept-encoding': 'gzip, deflate, br, zstd' });
     expect([zipped.status, zipped.headers['content-encoding']]).toEqual([200, 'gzip']);
     expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
     expect(zipped.body.length).toBeLessThan(plain.body.length / 4);
-    const refused = await rawGet(`/recordings/${id}/events`, { 'accept-encoding': 'gzip;q=0, br' });
+    const refused = await authGet(`/recordings/${id}/events`, { 'accept-encoding': 'gzip;q=0, br' });
     expect(refused.headers['content-encoding']).toBeUndefined();
     expect(refused.body.equals(plain.body)).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { testEnv } from './env';
 
 export interface Res {
@@ -56,4 +57,24 @@ export function sampleEvents(n: number, start = Date.now(), opts: { width?: numb
   ];
   for (let i = 2; i < n; i++) events.push({ type: 3, timestamp: start + i, data: { source: 1, positions: [{ x: i, y: i, id: 1, timeOffset: 0 }] } });
   return events.slice(0, n);
+}
+
+export interface RawRes {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** A GET of the test service with exactly these headers and the bytes as sent (fetch would add and undo its own Accept-Encoding). */
+export function rawGet(path: string, headers: Record<string, string> = {}): Promise<RawRes> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${testEnv().baseUrl}${path}`, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -58,3 +58,13 @@ export const ApiConditionalGet = () =>
     }),
     ApiResponse({ status: 304, description: 'If-None-Match matched the ETag' }),
   );
+
+/** Accept-Encoding for assets served through common/static-asset's negotiatedGet. */
+export const ApiCompressed = () =>
+  ApiHeader({
+    name: 'Accept-Encoding',
+    required: false,
+    description:
+      'br or gzip (by q-value, br on a tie): the body is sent compressed with Content-Encoding, its own ETag and Vary: Accept-Encoding; identity otherwise',
+    schema: openApiSchema(z.string(), 'input'),
+  });

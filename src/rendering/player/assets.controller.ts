@@ -2,7 +2,7 @@
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { ApiConditionalGet, ApiContent, ApiTextError } from '../../common/openapi/api-responses';
+import { ApiCompressed, ApiConditionalGet, ApiContent, ApiTextError } from '../../common/openapi/api-responses';
 import { ApiPathParams, ApiQueryParams } from '../../common/openapi/openapi-schema';
 import { AssetBody, AssetParamsSchema, AssetQuerySchema } from './assets.dto';
 import { PlayerAssets } from './player-assets';
@@ -21,14 +21,16 @@ export class AssetsController {
   @ApiQueryParams(AssetQuerySchema)
   @ApiContent('The script or the stylesheet', ['text/javascript', 'text/css'], AssetBody)
   @ApiConditionalGet()
+  @ApiCompressed()
   @ApiTextError(404, 'No such asset', 'Not found')
   serve(
     @Param('name') name: string,
     @Query('v') version: string | undefined,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Headers('accept-encoding') acceptEncoding: string | undefined,
     @Res() reply: FastifyReply,
   ): void {
-    const r = this.assets.respond(name, ifNoneMatch, version);
+    const r = this.assets.respond(name, ifNoneMatch, version, acceptEncoding);
     void reply.status(r.status).headers(r.headers).send(r.body);
   }
 }

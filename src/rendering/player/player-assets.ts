@@ -1,10 +1,11 @@
 // rrweb-player's browser bundle and stylesheet, read once from the installed package and served by
-// AssetsController. URLs carrying ?v=<version> are immutable; others revalidate by ETag.
+// AssetsController, brotli- or gzip-compressed for clients that take it. URLs carrying ?v=<version>
+// are immutable; others revalidate by ETag.
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { conditionalGet, type StaticAsset, staticAsset } from '../../common/static-asset';
+import { negotiatedGet, type StaticAsset, staticAsset } from '../../common/static-asset';
 
 export interface AssetResponse {
   status: 200 | 304 | 404;
@@ -31,11 +32,11 @@ export class PlayerAssets {
     return this.hash!;
   }
 
-  respond(name: string, ifNoneMatch?: string, v?: string): AssetResponse {
+  respond(name: string, ifNoneMatch?: string, v?: string, acceptEncoding?: string): AssetResponse {
     const asset = this.load().get(name);
     if (!asset) return { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: Buffer.from('Not found') };
     // Content-Type goes with a 304 too, as it always did here.
-    return conditionalGet(ifNoneMatch, asset.etag, asset.body, {
+    return negotiatedGet(acceptEncoding, ifNoneMatch, asset, {
       'Content-Type': asset.contentType,
       'Cache-Control': v === this.hash ? 'public, max-age=31536000, immutable' : 'public, max-age=86400',
       'X-Content-Type-Options': 'nosniff',
