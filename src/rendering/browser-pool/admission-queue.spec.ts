@@ -39,6 +39,31 @@ describe('AdmissionQueue', () => {
     expect(granted).toEqual(['b1', 'a3']);
   });
 
+  it('tells whoever waits for it when no slot is held or waited for', async () => {
+    const q = new AdmissionQueue({ concurrency: 1, queueLimit: 5, waitMs: 30 });
+    let idle = 0;
+    await q.whenIdle(); // idle already: at once
+    await q.acquire('a');
+    const waiting = q.acquire('b');
+    void q.whenIdle().then(() => idle++);
+    q.release('a'); // b takes the slot: not idle
+    await waiting;
+    await tick();
+    expect(idle).toBe(0);
+    const gaveUp = q.acquire('c').catch(() => 'refused');
+    q.release('b'); // c takes it
+    await gaveUp;
+    await tick();
+    expect(idle).toBe(0);
+    const timedOut = q.acquire('d').catch(() => 'refused'); // waits 30 ms behind c, then gives up
+    expect(await timedOut).toBe('refused');
+    await tick();
+    expect(idle).toBe(0); // c still holds its slot
+    q.release('c');
+    await tick();
+    expect(idle).toBe(1);
+  });
+
   it('counts every owner against one queue limit, and forgets a waiter that gave up', async () => {
     const q = new AdmissionQueue({ concurrency: 1, queueLimit: 2, waitMs: 30 });
     await q.acquire('a');

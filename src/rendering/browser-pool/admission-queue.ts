@@ -28,6 +28,8 @@ export class AdmissionQueue {
   private refused = 0;
   /** When each owner last asked for a slot. */
   private readonly asked = new Map<string, number>();
+  /** Those waiting for no slot to be held or asked for (whenIdle). */
+  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: { concurrency: number; queueLimit: number; waitMs: number }) {}
 
@@ -39,6 +41,26 @@ export class AdmissionQueue {
   }
   get rejected(): number {
     return this.refused;
+  }
+
+  /**
+   * Resolves once no slot is held and nobody waits for one: background work (thumbnails) starts
+   * only then, without polling. At once when idle already.
+   */
+  whenIdle(): Promise<void> {
+    if (this.idle) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private get idle(): boolean {
+    return this.holders === 0 && this.waiters === 0;
+  }
+
+  private notifyIdle(): void {
+    if (!this.idle || this.idleWaiters.length === 0) return;
+    const waiting = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiting) resolve();
   }
 
   acquire(owner = ''): Promise<void> {
@@ -77,6 +99,7 @@ export class AdmissionQueue {
     else this.held.delete(owner);
     this.holders--;
     while (this.holders < this.options.concurrency && this.grantNext());
+    this.notifyIdle();
   }
 
   /** Grants a slot to the eligible waiting owner holding the fewest (the rotation breaks ties); false when none may take it. */
@@ -136,6 +159,7 @@ export class AdmissionQueue {
     queue.splice(at, 1);
     this.waiters--;
     if (!queue.length) this.waiting.delete(waiter.owner);
+    this.notifyIdle();
   }
 }
 

@@ -106,6 +106,10 @@ export class BrowserPool {
   get inFlight(): number {
     return this.admission.inFlight;
   }
+  /** Resolves once no render runs or waits (AdmissionQueue.whenIdle). */
+  whenIdle(): Promise<void> {
+    return this.admission.whenIdle();
+  }
 
   async run<T>(task: (lease: BrowserLease) => Promise<T>, options: RunOptions = {}): Promise<T> {
     if (this.closed) throw unavailable('Renderer is shutting down');

@@ -3,7 +3,7 @@ import type { RecordingRenderSource } from '../shared/recording-render-source';
 import type { ScreenshotRenderer } from '../screenshot/screenshot-renderer';
 import { ThumbnailService } from './thumbnail.service';
 
-function make(pool?: { inFlight: number; queueLength: number }) {
+function make(pool?: { inFlight: number; queueLength: number; whenIdle: () => Promise<void> }) {
   let seq = 1;
   let fail: AppError | undefined;
   const renders: string[] = [];
@@ -79,16 +79,21 @@ describe('ThumbnailService', () => {
   });
 
   it('renders idle recordings after requests, and only while no other render runs or waits', async () => {
-    const pool = { inFlight: 1, queueLength: 0 };
+    let idle!: () => void;
+    const pool = { inFlight: 1, queueLength: 0, whenIdle: () => new Promise<void>((r) => (idle = r)) };
     const { thumbnails, renders } = make(pool);
     await thumbnails.renderWhenIdle('t', 'idle');
     await thumbnails.renderWhenIdle('t', 'gone'); // deleted: skipped
     await new Promise((r) => setTimeout(r, 300));
     expect(renders).toEqual([]);
+    // A request's thumbnail wakes the loop waiting for an idle pool and goes first.
     expect(await codeOf(thumbnails.respond('t', 'asked', undefined, 60))).toBe('not_found');
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 50));
     expect(renders).toEqual(['t/asked/1']);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(renders).toEqual(['t/asked/1']); // the pool is still busy
     pool.inFlight = 0;
+    idle();
     await thumbnails.drained();
     expect(renders).toEqual(['t/asked/1', 't/idle/1']);
     expect(thumbnails.renderedAt('t', 'idle')).toBeGreaterThan(0);

@@ -43,6 +43,8 @@ export class ThumbnailService {
   private readonly idleQueue: Job[] = [];
   private readonly queued = new Set<string>();
   private running = false;
+  /** Wakes the loop waiting for an idle pool when a request's job arrives (next). */
+  private wake?: () => void;
   /** Renders finished and their total seconds (bench, metrics). */
   readonly stats = { rendered: 0, failed: 0, seconds: 0 };
 
@@ -108,6 +110,7 @@ export class ThumbnailService {
     if (this.queued.has(job.key) || this.queue.length >= MAX_QUEUED) return;
     this.queued.add(job.key);
     this.queue.push(job);
+    this.wake?.();
     if (!this.running) void this.run();
   }
 
@@ -130,7 +133,13 @@ export class ThumbnailService {
       if (job) return job;
       if (this.idleQueue.length === 0) return undefined;
       if (!this.pool || (this.pool.inFlight === 0 && this.pool.queueLength === 0)) return this.idleQueue.shift();
-      await new Promise((r) => setTimeout(r, 250));
+      // Woken when the last screenshot or player render lets go, or when a request's job arrives (it goes first).
+      const pool = this.pool;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        void pool.whenIdle().then(resolve);
+      });
+      this.wake = undefined;
     }
   }
 
