@@ -5,7 +5,9 @@
 // window is shown (the rest load lazily on scrolling), and the time from
 // a click on a recording to the player's first frame (window.__tapedeck.ready in its frame).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../test/harness/browser';
 import { consoleRecording } from '../test/e2e/console-fixtures';
 import { descendants } from '../test/harness/proc';
@@ -102,6 +104,27 @@ async function loadList(page: Page, base: string, count: number): Promise<number
   return ms;
 }
 
+/**
+ * With BENCH_CHROME_TRACE=<dir>, four loads of the recordings page in one fresh context, each
+ * recorded as a Chromium performance trace (<dir>/load-N.json, for chrome://tracing or Perfetto):
+ * why the second load of a context costs more than the later ones. Never part of the results.
+ */
+async function chromeTraces(browser: Browser, signedIn: () => Promise<BrowserContext>, base: string): Promise<void> {
+  const dir = process.env.BENCH_CHROME_TRACE;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  const c = await signedIn();
+  const page = await c.newPage();
+  for (let n = 1; n <= 4; n++) {
+    await browser.startTracing(page, { path: join(dir, `load-${n}.json`), screenshots: false });
+    const ms = await loadList(page, base, RECORDINGS);
+    await page.waitForLoadState('networkidle');
+    await browser.stopTracing();
+    process.stderr.write(`traced load ${n}: ${Math.round(ms)} ms\n`);
+  }
+  await c.close();
+}
+
 export const consoleBench: BenchSection = {
   name: 'console',
   async run(ctx: BenchContext) {
@@ -179,6 +202,7 @@ export const consoleBench: BenchSection = {
         await trace('first frame (player frame)', now() - t, frame);
       }
       await c.close();
+      await chromeTraces(browser, signedIn, base);
       const summary = { cold: latencySummary(cold), warm: latencySummary(warm), firstFrame: latencySummary(firstFrame) };
       return {
         recordings: RECORDINGS,
