@@ -170,17 +170,92 @@ describe('ProjectorRunner', () => {
     expect(stats.exhausted).toBe(1);
   });
 
-  it('after a failure waits for the sink, then fetches one message at a time', async () => {
+  it('after a failure waits for the sink, then fetches half the failed batch until all of it is projected', async () => {
     const { runner, sink, source, log, abort, deliveries, sleeps } = setup();
     sink.failNext = 1;
     sink.readyAnswers = [false, false, true];
-    const script = [() => deliveries([1, 2, 3]), () => deliveries([1]), () => deliveries([2]), () => deliveries([3]), () => deliveries([4, 5])];
+    const script = [
+      () => deliveries([1, 2, 3, 4, 5, 6, 7]),
+      () => deliveries([41, 42]), // later messages succeeding say nothing about the failed ones
+      () => deliveries([1, 2, 3]),
+      () => deliveries([4, 5, 6]),
+      () => deliveries([7]),
+      () => deliveries([43]),
+    ];
     source.script.push(...script);
     await runner.run(abort.signal, true);
-    expect(source.fetchSizes).toEqual([100, 1, 1, 1, 100, 100]);
+    // 7 failed: 3 at a time until all 7 are projected, then the full batch again.
+    expect(source.fetchSizes).toEqual([100, 3, 3, 3, 3, 100, 100]);
     expect(log.filter((l) => l.startsWith('ready'))).toEqual(['ready false', 'ready false', 'ready true']);
     expect(sleeps[0]).toBe(retryDelayMs(1));
-    expect(log.filter((l) => l.startsWith('ack')).map((l) => Number(l.split(' ')[1]))).toEqual([1, 2, 3, 4, 5]);
+    expect(log.filter((l) => l.startsWith('ack')).map((l) => Number(l.split(' ')[1]))).toEqual([41, 42, 1, 2, 3, 4, 5, 6, 7, 43]);
+  });
+
+  it('isolates a message that always fails within a few batches, and projects the others once each', async () => {
+    // A model of the consumer: the oldest available messages first; a nak'ed one is available again
+    // two fetches later; one delivered max_deliver times is dropped (exhausted), as JetStream does.
+    const log: Log = [];
+    const abort = new AbortController();
+    const POISON = 37;
+    const pending = new Map<number, { deliveries: number; availableAt: number }>();
+    for (let seq = 1; seq <= 300; seq++) pending.set(seq, { deliveries: 0, availableAt: 0 });
+    const acked = new Map<number, number>();
+    let clock = 0;
+    const fetchSizes: number[] = [];
+    const source: ProjectionSource = {
+      ensure: async () => undefined,
+      loadBodies: async () => undefined,
+      lag: async () => ({ pending: 0, ackPending: 0, ackFloorSeq: 0, streamLastSeq: 0, oldestUnprojectedAgeSeconds: 0 }),
+      fetch: async (max: number) => {
+        fetchSizes.push(max);
+        clock++;
+        if (pending.size === 0 || clock > 1000) {
+          abort.abort();
+          return [];
+        }
+        const ready = [...pending].filter(([, p]) => p.availableAt <= clock).slice(0, max);
+        return ready.map(([seq, p]) => {
+          p.deliveries++;
+          p.availableAt = Infinity; // in flight
+          const count = p.deliveries;
+          return {
+            message: msg(seq),
+            deliveryCount: count,
+            ack: () => {
+              acked.set(seq, count);
+              pending.delete(seq);
+            },
+            nak: () => {
+              if (count >= 20) pending.delete(seq);
+              else p.availableAt = clock + 2;
+            },
+            working: () => undefined,
+          };
+        });
+      },
+    };
+    const sink: ProjectionSink = {
+      ready: async () => true,
+      insert: async (table: string, rows: unknown[]) => {
+        if ((rows as { seq: number }[]).some((r) => r.seq === POISON)) throw new Error('Cannot parse input');
+        log.push(`insert ${table} ${rows.length}`);
+      },
+      deleteRecordings: async () => undefined,
+    };
+    const stats = newStats();
+    const runner = new ProjectorRunner(
+      { projection, source, sink, stats, logger: quiet, sleep: async () => undefined },
+      { batch: 100, expiresMs: 1000, lingerMs: 100, maxDeliver: 20 },
+    );
+    await runner.run(abort.signal, true);
+
+    expect([...acked.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1).filter((s) => s !== POISON));
+    expect(stats.exhausted).toBe(1);
+    // Its batch-mates were redelivered a few times at most (log2 of the batch), far from max_deliver.
+    expect(Math.max(...acked.values())).toBeLessThanOrEqual(8);
+    expect(fetchSizes.slice(0, 4)).toEqual([100, 50, 50, 25]);
+    // One at a time for the failed batch's 100 messages would have taken over 100 fetches.
+    expect(fetchSizes.length).toBeLessThan(60);
   });
 
   it('re-ensures the consumer when a fetch fails (consumer deleted, NATS restarted) and carries on', async () => {

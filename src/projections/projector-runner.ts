@@ -4,8 +4,11 @@
 // fetched batch is applied, written with one insert per table (then its deletions), and only then
 // is every message acknowledged. If anything fails, every message of the batch is nak'ed with a
 // growing delay (never term'ed: an outage must not become data loss), fetching pauses until
-// ClickHouse answers again (so an outage does not use up max_deliver), and the next messages are
-// taken one at a time so that one bad message cannot hold back the rest. A failing fetch (consumer
+// ClickHouse answers again (so an outage does not use up max_deliver), and the next batches are half
+// the size of the failed one, doubling again with each success: one bad message ends up alone within
+// about log2(batch) failures, and once it has failed alone it is projected alone whenever it comes
+// back, so it cannot hold back the rest or use up its neighbours' deliveries, while a passing hiccup
+// costs a few small batches, not hundreds of single-message ones. A failing fetch (consumer
 // deleted, NATS restarted) re-ensures the consumer. Workers sharing the consumer may write a
 // message twice; rows are versioned by stream sequence, so copies collapse.
 import { Logger } from '@nestjs/common';
@@ -50,9 +53,21 @@ export const abortableSleep = (ms: number, signal?: AbortSignal) =>
 
 const errText = (e: unknown) => String((e as Error)?.message ?? e).slice(0, 500);
 
+/** How long the messages of a failed batch keep the batch size reduced at most (ProjectorRunner.suspects). */
+const SUSPECT_MS = 60_000;
+
 export class ProjectorRunner {
-  /** Messages still to be fetched one at a time after a failed batch. */
-  private isolate = 0;
+  /** The batch size while recovering from a failed batch (halved by a failure, doubled by a success); undefined: the full batch. */
+  private limit?: number;
+  /** Messages that failed alone (by stream sequence): projected alone until acked or exhausted. */
+  private readonly failedAlone = new Set<number>();
+  /**
+   * Messages of failed batches not yet projected, and since when: the batch size stays reduced until
+   * none is left (later messages succeeding prove nothing about the bad one), until one fails alone
+   * (found), or for at most SUSPECT_MS (another worker sharing the consumer may have taken them).
+   */
+  private readonly suspects = new Set<number>();
+  private suspectedAt = 0;
   private readonly logger: Pick<Logger, 'log' | 'warn' | 'error'>;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -77,7 +92,7 @@ export class ProjectorRunner {
         }
         if (this.deps.stats.consecutiveFailures > 0) await this.waitForSink(signal);
         if (signal.aborted) break;
-        const deliveries = await source.fetch(this.isolate > 0 ? 1 : this.opts.batch, { expiresMs: this.opts.expiresMs, lingerMs: this.opts.lingerMs });
+        const deliveries = await source.fetch(this.limit ?? this.opts.batch, { expiresMs: this.opts.expiresMs, lingerMs: this.opts.lingerMs });
         fetchFailures = 0;
         if (deliveries.length > 0) await this.handle(deliveries);
       } catch (e) {
@@ -89,10 +104,26 @@ export class ProjectorRunner {
     }
   }
 
-  /** Projects, writes and settles one fetched batch. Never throws; true when written and acked. */
+  /**
+   * Projects, writes and settles one fetched batch (messages that failed alone before, each alone).
+   * Never throws; true when all of it was written and acked.
+   */
   async handle(deliveries: Delivery[]): Promise<boolean> {
-    const { projection, source, sink, stats } = this.deps;
     const keepAlive = setInterval(() => deliveries.forEach((d) => d.working()), this.opts.workingIntervalMs ?? 10_000);
+    try {
+      const alone = deliveries.filter((d) => this.failedAlone.has(d.message.seq));
+      const rest = deliveries.filter((d) => !this.failedAlone.has(d.message.seq));
+      let ok = rest.length === 0 || (await this.project(rest, true));
+      for (const d of alone) ok = (await this.project([d], false)) && ok;
+      return ok;
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  /** One write of `deliveries`; `adapt`: its outcome sets the next batch size (not for a known bad message). */
+  private async project(deliveries: Delivery[], adapt: boolean): Promise<boolean> {
+    const { projection, source, sink, stats } = this.deps;
     let rows = 0;
     let skipped: { seq: number; reason: string }[] = [];
     try {
@@ -102,13 +133,15 @@ export class ProjectorRunner {
       rows = await writeOutput(sink, out);
       skipped = out.skipped;
     } catch (e) {
-      this.fail(deliveries, e);
+      this.fail(deliveries, e, adapt);
       return false;
-    } finally {
-      clearInterval(keepAlive);
     }
-    for (const d of deliveries) d.ack();
-    if (this.isolate > 0) this.isolate--;
+    for (const d of deliveries) {
+      d.ack();
+      this.failedAlone.delete(d.message.seq);
+      this.suspects.delete(d.message.seq);
+    }
+    if (adapt && (this.suspects.size === 0 || Date.now() - this.suspectedAt > SUSPECT_MS)) this.forgive();
     stats.consecutiveFailures = 0;
     stats.batches++;
     stats.messages += deliveries.length;
@@ -119,14 +152,26 @@ export class ProjectorRunner {
     return true;
   }
 
-  private fail(deliveries: Delivery[], e: unknown) {
+  private fail(deliveries: Delivery[], e: unknown, adapt: boolean) {
     const { stats, projection } = this.deps;
     stats.failures++;
     stats.consecutiveFailures++;
     stats.lastError = errText(e);
     const delay = retryDelayMs(stats.consecutiveFailures);
-    this.isolate = deliveries.length > 1 ? Math.max(this.isolate, deliveries.length) : Math.max(0, this.isolate - 1);
+    if (deliveries.length === 1) {
+      // Found: projected alone from now on; its neighbours are no longer suspected, full batches again.
+      if (this.failedAlone.size < 10_000) this.failedAlone.add(deliveries[0].message.seq);
+      if (adapt) this.forgive();
+    } else if (adapt) {
+      this.limit = Math.max(1, Math.floor(deliveries.length / 2));
+      for (const d of deliveries) this.suspects.add(d.message.seq);
+      this.suspectedAt = Date.now();
+    }
     const exhausted = deliveries.filter((d) => d.deliveryCount >= this.opts.maxDeliver).map((d) => d.message.seq);
+    for (const seq of exhausted) {
+      this.failedAlone.delete(seq);
+      this.suspects.delete(seq);
+    }
     for (const d of deliveries) d.nak(delay);
     this.logger.warn({
       msg: 'projection write failed; redelivering',
@@ -143,6 +188,11 @@ export class ProjectorRunner {
         seqs: exhausted.slice(0, 20),
       });
     }
+  }
+
+  private forgive(): void {
+    this.suspects.clear();
+    this.limit = undefined;
   }
 
   /** After a failure: wait the backoff, then until the sink answers. */
