@@ -229,6 +229,9 @@ describe('console', () => {
     await axe(page, 'recording');
     await shoot(page, 'recording');
 
+    // A click on a node the recording never labelled is named by where it was.
+    expect(await page.locator('ol.timeline li.tl-click').first().innerText()).toMatch(/Click\s+at 60, 150/);
+
     // The second page view seeks the player there.
     await page.locator('ol.timeline li.tl-pageView button').nth(1).click();
     const t = await frame.evaluate(() =>

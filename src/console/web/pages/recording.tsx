@@ -13,6 +13,12 @@ interface ActivityItem {
   title?: string;
   text?: string;
   selector?: string;
+  /** A click's position in the page (CSS pixels), and whether it changed nothing (dead). */
+  x?: number;
+  y?: number;
+  dead?: boolean;
+  /** A rage click's number of clicks. */
+  clicks?: number;
   message?: string;
   method?: string;
   status?: number;
@@ -137,14 +143,18 @@ function label(it: ActivityItem): string {
     case 'pageView':
       return it.title ? `${it.title} — ${it.url}` : (it.url ?? '');
     case 'click':
+      return `${target(it)}${it.dead ? ' (nothing happened)' : ''}`;
     case 'rageClick':
-      return it.text || it.selector || '';
+      return `${it.clicks ?? ''} clicks on ${target(it)}`.trim();
     case 'error':
       return it.message ?? '';
     case 'networkFailure':
       return `${it.method} ${it.url} (${it.status})`;
   }
 }
+
+/** What a click hit: the element's text, else its selector, else where it was (a target the recording never showed). */
+const target = (it: ActivityItem) => it.text || it.selector || (it.x !== undefined && it.y !== undefined ? `at ${it.x}, ${it.y}` : 'the page');
 
 function Share({ id }: { id: string }) {
   const [ttl, setTtl] = useState(86400);
