@@ -2,7 +2,7 @@
 // (node dist/main.js) as child processes on free loopback ports, with temporary data directories.
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, openSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { freePort, ManagedProcess, startNats } from '../../src/local/processes';
@@ -61,8 +61,24 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts one instance of the built service and waits for /readyz. */
+/**
+ * Starts one instance of the built service and waits for /readyz. A free port can be taken by
+ * another process before the service listens on it (suites and their browsers start servers all the
+ * time): an instance that exits with EADDRINUSE is started again on another port.
+ */
 export async function startService(env: Record<string, string>, dir: string, name = 'service'): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOnce(env, dir, name);
+    } catch (e) {
+      if (!(e instanceof PortTaken) || attempt >= 3) throw e;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startServiceOnce(env: Record<string, string>, dir: string, name: string): Promise<ServiceProcess> {
   const port = await freePort();
   const logFile = join(dir, `${name}-${port}.log`);
   const log = openSync(logFile, 'a');
@@ -73,7 +89,10 @@ export async function startService(env: Record<string, string>, dir: string, nam
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}; see ${dir}`);
+    if (child.exitCode !== null) {
+      if (/EADDRINUSE/.test(readFileSync(logFile, 'utf8'))) throw new PortTaken(`${name}: port ${port} was taken`);
+      throw new Error(`${name} exited with ${child.exitCode}; see ${dir}`);
+    }
     const ok = await fetch(`${url}/readyz`)
       .then((r) => r.ok)
       .catch(() => false);
