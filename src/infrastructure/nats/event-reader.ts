@@ -9,13 +9,12 @@ import type { Keyframe } from '../../domain/keyframes';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import { parseKeyframeHeader } from '../../domain/server-keyframes';
 import type { EventDeleter } from './event-deleter';
-import { BatchAssembler, Mergeable, MessageHead, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { BatchAssembler, Mergeable, MessageHead, orderBatches, planKey, ReadPlanMismatch, TimestampMerger } from './event-order';
 import { planWindow, WindowCut } from './event-window';
 import type { MessageScanner } from './message-scan';
 import { rawEvents } from './raw-events';
 import type { RecordingMessages } from './recording-messages';
 import type { ArchiveStore } from './archive-store';
-import { planKey } from '../../archives/archive-response';
 import { parseSealedRef } from './sealed-record';
 import { H, recordingSubject } from './subjects';
 
