@@ -1,9 +1,9 @@
-import { TimestampMerger } from '../infrastructure/nats/event-order';
+import { planKey, TimestampMerger } from '../infrastructure/nats/event-order';
 import { rawEvents } from '../infrastructure/nats/raw-events';
 import type { RawEvent } from '../domain/event-store';
 import { rawEventsJson } from '../recordings/recording-events.json';
 import { Archive, ArchiveFormatError, BLOCK_BYTES, encodeArchive, verifyArchive } from './archive-format';
-import { archiveResponse, planKey, ResponseBatch } from './archive-response';
+import { archiveResponse, ResponseBatch } from './archive-response';
 
 const head = { tenantId: 't', recordingId: 'r', lastSeq: 42 };
 const json = (events: unknown[]) => Buffer.from(JSON.stringify(events));

@@ -2,9 +2,8 @@
 // with the read's own merge (event-order.ts) and writer (recording-events.json.ts), so an archive can
 // hold it and a sealed recording's full read pass it on without parsing an event. Each event is
 // traced to where it was in its batch, so the archive can rebuild the batches from the response.
-import { createHash } from 'node:crypto';
 import type { RawEvent } from '../domain/event-store';
-import { TimestampMerger } from '../infrastructure/nats/event-order';
+import { planKey, TimestampMerger } from '../infrastructure/nats/event-order';
 import { listSpans, parsedToRaw, splitEvents } from '../infrastructure/nats/raw-events';
 import { rawEventsJson } from '../recordings/recording-events.json';
 import type { ArchiveResponse, Piece } from './archive-format';
@@ -14,13 +13,6 @@ export interface ResponseBatch {
   payload: Uint8Array;
   /** The read plan's release bound for the batch (PlannedBatch.releaseBelow). */
   releaseBelow: number;
-}
-
-/** Key of a read plan: its batches and release bounds, which fix the merge's output. */
-export function planKey(batches: readonly { batch: string; releaseBelow: number }[]): string {
-  const h = createHash('sha256');
-  for (const b of batches) h.update(`${b.batch}\n${b.releaseBelow}\n`);
-  return h.digest('hex');
 }
 
 /** An event of a batch on its way through the merge: its batch and its offset in the payload (-1: re-serialised, not a slice of it). */

@@ -79,6 +79,9 @@ export interface RawEvent {
   json: Uint8Array;
 }
 
+/** A GET …/events read: the response's bytes as stored (`stored`, in chunks), or the events to write it from (`runs`). */
+export type ResponseSource = { stored: AsyncIterable<Uint8Array>; runs?: undefined } | { stored?: undefined; runs: AsyncGenerator<RawEvent[]> };
+
 export interface EventStore {
   /** Appends one batch (a JSON array of events); resolves only once all of it is stored. A retried batch id is a duplicate. */
   appendBatch(tenantId: string, recordingId: string, batchId: string, payload: Uint8Array, summary: BatchSummary): Promise<AppendResult>;
@@ -97,10 +100,11 @@ export interface EventStore {
   /** `read` without decoding: the same events as their stored JSON, in runs. */
   readRaw(tenantId: string, recordingId: string, options?: ReadOptions): AsyncGenerator<RawEvent[]>;
   /**
-   * The GET …/events body of a whole read as stored ready-made (a sealed recording's archive), in
-   * chunks; undefined when the read must merge (readRaw): a window, late batches, nothing stored so.
+   * What GET …/events answers, with one headers pass deciding: the body of a whole read as stored
+   * ready-made (a sealed recording's archive), or, when the read must merge (a window, late batches,
+   * nothing stored so), `readRaw`'s runs continuing from that pass.
    */
-  readStoredBody(tenantId: string, recordingId: string, options?: ReadOptions): Promise<AsyncIterable<Uint8Array> | undefined>;
+  readForResponse(tenantId: string, recordingId: string, options?: ReadOptions): Promise<ResponseSource>;
   /** The "recording exists" rule (see recordingExists). */
   exists(tenantId: string, recordingId: string): Promise<boolean>;
   messageCounts(tenantId: string, recordingId: string): Promise<MessageCounts>;

@@ -32,7 +32,8 @@ export class RecordingEventsService {
     const opts = { signal, mustExist: true, window, seqs };
     // A sealed recording's whole read is stored ready-made: passed on without parsing an event.
     async function* body() {
-      yield* (await store.readStoredBody(tenantId, recordingId, opts)) ?? rawEventsJsonArray(store.readRaw(tenantId, recordingId, opts));
+      const source = await store.readForResponse(tenantId, recordingId, opts);
+      yield* source.stored ?? rawEventsJsonArray(source.runs);
     }
     return Readable.from(body(), { objectMode: false, highWaterMark: 256 * 1024 });
   }

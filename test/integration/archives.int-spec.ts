@@ -54,7 +54,34 @@ async function read(recordingId: string, opts: ReadOptions = {}): Promise<string
 async function body(recordingId: string): Promise<{ bytes: string; stored: boolean }> {
   const parts: Buffer[] = [];
   for await (const chunk of new RecordingEventsService(store).streamEvents(tenantId, recordingId)) parts.push(chunk as Buffer);
-  return { bytes: Buffer.concat(parts).toString('utf8'), stored: (await store.readStoredBody(tenantId, recordingId)) !== undefined };
+  return { bytes: Buffer.concat(parts).toString('utf8'), stored: (await store.readForResponse(tenantId, recordingId)).stored !== undefined };
+}
+
+/**
+ * The JetStream API requests naming the recording that one GET …/events read makes, by kind: `last`
+ * (a last-message lookup), `counts` (stream info filtered to it), `scans` (a read consumer: one
+ * per pass over its messages). Seen by listening on $JS.API.> on the same connection.
+ */
+async function requestsOfRead(recordingId: string): Promise<Record<string, number>> {
+  const seen: Record<string, number> = {};
+  const kinds: [string, string][] = [
+    ['$JS.API.STREAM.MSG.GET.', 'last'],
+    ['$JS.API.DIRECT.GET.', 'last'],
+    ['$JS.API.STREAM.INFO.', 'counts'],
+    ['$JS.API.CONSUMER.CREATE.', 'scans'],
+  ];
+  const sub = nats.nc.subscribe('$JS.API.>', {
+    callback: (_err, m) => {
+      if (!m.subject.includes(recordingId) && !Buffer.from(m.data).toString('utf8').includes(recordingId)) return;
+      const kind = kinds.find(([prefix]) => m.subject.startsWith(prefix))?.[1] ?? m.subject;
+      seen[kind] = (seen[kind] ?? 0) + 1;
+    },
+  });
+  await nats.nc.flush();
+  for await (const chunk of new RecordingEventsService(store).streamEvents(tenantId, recordingId)) void chunk;
+  await nats.nc.flush();
+  sub.unsubscribe();
+  return seen;
 }
 
 const windowOf = (from: number, to?: number, limit?: number): ReadOptions => ({ window: { resolve: () => ({ from, to }), limit } });
@@ -148,6 +175,25 @@ describe('sealing a recording', () => {
     expect(await archives.get(second.archive)).toBeUndefined();
     expect(await states.get(tenantId, a)).toBeUndefined();
     expect(await store.exists(tenantId, a)).toBe(false);
+  });
+
+  it('decides a whole read from its own headers pass: no lookup of the last message, one headers pass when a sealed recording merges', async () => {
+    const [a] = await twins([0, 1, 2, 3]);
+    // Counts, the headers pass, the payload pass.
+    expect(await requestsOfRead(a)).toEqual({ counts: 1, scans: 2 });
+    await sealer().seal(tenantId, a);
+    // Counts, the headers pass, then the archive's stored response.
+    expect(await requestsOfRead(a)).toEqual({ counts: 1, scans: 1 });
+    expect((await body(a)).stored).toBe(true);
+    await append(a, 4);
+    // Late batch: counts and headers once, then the merge's payload pass.
+    expect(await requestsOfRead(a)).toEqual({ counts: 1, scans: 2 });
+    expect((await body(a)).stored).toBe(false);
+    // A seal cut short after its records were published: the last message is a record, the replaced
+    // messages are still there, so the read merges, from the same one headers pass.
+    await expect(sealer((s) => (s === 'published' ? Promise.reject(new Error('cut')) : undefined)).seal(tenantId, a)).rejects.toThrow('cut');
+    expect(await requestsOfRead(a)).toEqual({ counts: 1, scans: 2 });
+    expect((await body(a)).stored).toBe(false);
   });
 
   it.each<SealStep>(['sealing', 'archived', 'published', 'removing'])(

@@ -1,5 +1,6 @@
 // Pure pieces of the two-pass read (see EventReader.read): which messages form which batch,
 // in what order batches complete, and a heap merge that releases events in timestamp order.
+import { createHash } from 'node:crypto';
 import { isMetadataEvent } from '../../domain/batch-summary';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { SealedRef } from './sealed-record';
@@ -92,6 +93,17 @@ export function orderBatches(heads: MessageHead[]): ReadPlan {
     suffixMin = Math.min(suffixMin, batches[k].minTs);
   }
   return { batches, maxMessageBytes };
+}
+
+/**
+ * Key of a read plan: its batches and release bounds, which fix the merge's output. An archive keeps
+ * the key of the plan its stored response was merged by (archive-response.ts); a read whose plan has
+ * the same key may pass that response on instead of merging.
+ */
+export function planKey(batches: readonly { batch: string; releaseBelow: number }[]): string {
+  const h = createHash('sha256');
+  for (const b of batches) h.update(`${b.batch}\n${b.releaseBelow}\n`);
+  return h.digest('hex');
 }
 
 /** The two passes of a read saw different histories (they must not: both read the stream leader). */

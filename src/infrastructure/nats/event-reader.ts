@@ -4,18 +4,17 @@
 import { Logger } from '@nestjs/common';
 import { gunzipSync } from 'node:zlib';
 import { AppError, notFound, StoreUnavailable } from '../../common/app-error';
-import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound, WindowHint } from '../../domain/event-store';
+import { MessageCounts, RawEvent, ReadOptions, recordingExists, recordingNotFound, ResponseSource, WindowHint } from '../../domain/event-store';
 import type { Keyframe } from '../../domain/keyframes';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import { parseKeyframeHeader } from '../../domain/server-keyframes';
 import type { EventDeleter } from './event-deleter';
-import { BatchAssembler, Mergeable, MessageHead, orderBatches, ReadPlanMismatch, TimestampMerger } from './event-order';
+import { BatchAssembler, Mergeable, MessageHead, orderBatches, planKey, ReadPlanMismatch, TimestampMerger } from './event-order';
 import { planWindow, WindowCut } from './event-window';
 import type { MessageScanner } from './message-scan';
 import { rawEvents } from './raw-events';
 import type { RecordingMessages } from './recording-messages';
 import type { ArchiveStore } from './archive-store';
-import { planKey } from '../../archives/archive-response';
 import { parseSealedRef } from './sealed-record';
 import { H, recordingSubject } from './subjects';
 
@@ -33,6 +32,12 @@ const PULL_BYTES = 1024 * 1024;
 export function pullSize(maxMessageBytes: number | undefined): number {
   if (!maxMessageBytes) return 64;
   return Math.min(256, Math.max(16, Math.floor(PULL_BYTES / maxMessageBytes)));
+}
+
+/** A read's first steps, done once: the counts (see messageCounts) and the headers pass (see heads). */
+interface ReadStart {
+  counts: MessageCounts;
+  heads: MessageHead[];
 }
 
 export class EventReader {
@@ -89,9 +94,40 @@ export class EventReader {
    * in runs (one per merged batch). For responses that pass events through (GET …/events).
    */
   readRaw(tenantId: string, recordingId: string, opts: ReadOptions = {}): AsyncGenerator<RawEvent[]> {
-    return this.merged(tenantId, recordingId, rawEvents, new TimestampMerger<RawEvent>(() => false), opts);
+    return this.rawRuns(tenantId, recordingId, opts);
   }
 
+  /**
+   * What GET …/events answers, decided by the read's own headers pass: a whole read (no window, no
+   * live-feed bounds) whose messages are all records of one archive, planned as the archive's stored
+   * response was merged, is that response; any other read (not sealed, late batches, a seal or
+   * deletion under way, a version 1 archive) merges: `readRaw`, continuing from the same pass.
+   */
+  async readForResponse(tenantId: string, recordingId: string, opts: ReadOptions = {}): Promise<ResponseSource> {
+    const start = await this.start(tenantId, recordingId, opts);
+    const stored = opts.window || opts.seqs ? undefined : await this.storedResponse(start.heads);
+    return stored ? { stored } : { runs: this.rawRuns(tenantId, recordingId, opts, start) };
+  }
+
+  private rawRuns(tenantId: string, recordingId: string, opts: ReadOptions, start?: ReadStart): AsyncGenerator<RawEvent[]> {
+    return this.merged(tenantId, recordingId, rawEvents, new TimestampMerger<RawEvent>(() => false), opts, undefined, start);
+  }
+
+  /** The read's counts and headers pass; no heads when the recording has no `ev` message. */
+  private async start(tenantId: string, recordingId: string, opts: ReadOptions): Promise<ReadStart> {
+    const counts = await this.messageCounts(tenantId, recordingId);
+    if (opts.mustExist && !recordingExists(counts)) throw recordingNotFound();
+    return { counts, heads: counts.ev === 0 ? [] : await this.heads(tenantId, recordingId, counts, opts) };
+  }
+
+  /** The stored response of the archive whose records are all of `heads`, when its plan is theirs; else undefined. */
+  private async storedResponse(heads: MessageHead[]): Promise<AsyncIterable<Buffer> | undefined> {
+    const archive = heads[0]?.sealed?.a;
+    if (!archive || heads.some((h) => h.sealed?.a !== archive)) return undefined;
+    return (await this.archives.load(archive))?.response(planKey(orderBatches(heads).batches));
+  }
+
+  /** The merge; `start` is the read's counts and headers pass when the caller made them already. */
   private async *merged<E extends Mergeable & { type?: unknown }>(
     tenantId: string,
     recordingId: string,
@@ -99,15 +135,13 @@ export class EventReader {
     merger: TimestampMerger<E>,
     opts: ReadOptions,
     skipServer?: ReadonlySet<number>,
+    start?: ReadStart,
   ): AsyncGenerator<E[]> {
     const { signal } = opts;
     const subject = recordingSubject(tenantId, recordingId, 'ev');
-    const counts = await this.messageCounts(tenantId, recordingId);
-    if (opts.mustExist && !recordingExists(counts)) throw recordingNotFound();
-    if (counts.ev === 0) return;
-    const hint = opts.window?.hint;
-    const heads = await this.heads(tenantId, recordingId, counts, opts);
+    const { counts, heads } = start ?? (await this.start(tenantId, recordingId, opts));
     if (heads.length === 0) return;
+    const hint = opts.window?.hint;
     // A window reads only the messages it needs, from the first to the last of them (the scan
     // delivers those between too), and stops once its cut is done.
     const server = opts.window ? await this.windowKeyframes(tenantId, recordingId, hint, counts.kf ?? 0, signal) : [];
@@ -161,25 +195,6 @@ export class EventReader {
     const drained = [...merger.drainAll()];
     const rest = cut ? cut.take(drained) : drained;
     if (rest.length) yield rest;
-  }
-
-  /**
-   * The GET …/events body of a whole read (no window, no live-feed bounds) as the recording's archive
-   * holds it, when that archive alone answers the read: every message the read would use is one of
-   * its records and the read's plan is the one its response was merged by. Undefined otherwise (not
-   * sealed, late batches, a seal or deletion under way, a version 1 archive): the caller merges.
-   */
-  async archivedBody(tenantId: string, recordingId: string, opts: ReadOptions = {}): Promise<AsyncIterable<Buffer> | undefined> {
-    if (opts.window || opts.seqs) return undefined;
-    // Most reads are of recordings not sealed: one lookup of the last message tells.
-    const last = await this.messages.last(recordingSubject(tenantId, recordingId, 'ev'));
-    const ref = parseSealedRef(last?.header?.get(H.sealed) || undefined);
-    if (!ref || ref.x) return undefined;
-    const counts = await this.messageCounts(tenantId, recordingId);
-    if (counts.ev === 0) return undefined;
-    const heads = await this.heads(tenantId, recordingId, counts, opts);
-    if (heads.length === 0 || heads.some((h) => h.sealed?.a !== ref.a)) return undefined;
-    return (await this.archives.load(ref.a))?.response(planKey(orderBatches(heads).batches));
   }
 
   /**

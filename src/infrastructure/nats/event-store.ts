@@ -2,7 +2,7 @@
 // two-pass ordered read) and a deleter (marker, then the messages below it) over one stream. Acks,
 // failures and retries are each part's contract (see their files); this only puts them together.
 import type { BatchSummary } from '../../domain/batch-summary';
-import type { AppendResult, EventStore, MessageCounts, RawEvent, ReadOptions } from '../../domain/event-store';
+import type { AppendResult, EventStore, MessageCounts, RawEvent, ReadOptions, ResponseSource } from '../../domain/event-store';
 import type { RrwebEvent } from '../../domain/rrweb-event';
 import type { KeyframeHeader } from '../../domain/server-keyframes';
 import { ArchiveStore } from './archive-store';
@@ -55,8 +55,8 @@ export class JetStreamEventStore implements EventStore {
     return this.reader.readRaw(tenantId, recordingId, options);
   }
 
-  readStoredBody(tenantId: string, recordingId: string, options?: ReadOptions): Promise<AsyncIterable<Uint8Array> | undefined> {
-    return this.reader.archivedBody(tenantId, recordingId, options);
+  readForResponse(tenantId: string, recordingId: string, options?: ReadOptions): Promise<ResponseSource> {
+    return this.reader.readForResponse(tenantId, recordingId, options);
   }
 
   exists(tenantId: string, recordingId: string): Promise<boolean> {
