@@ -11,4 +11,14 @@ describe('crashHook', () => {
     for (const step of ['archived', 'published', 'removing', 'archived', 'published'] as const) await hook(step);
     expect(kill.mock.calls).toEqual([[process.pid, 'SIGSTOP']]);
   });
+
+  it('holds at ARCHIVE_HOLD_AFTER first, then signals at ARCHIVE_CRASH_AFTER', async () => {
+    const kill = jest.fn();
+    const hook = crashHook({ ARCHIVE_HOLD_AFTER: 'archived', ARCHIVE_CRASH_AFTER: 'published', ARCHIVE_CRASH_SIGNAL: 'SIGKILL' }, kill)!;
+    for (const step of ['sealing', 'archived', 'published', 'archived', 'published'] as const) await hook(step);
+    expect(kill.mock.calls).toEqual([
+      [process.pid, 'SIGSTOP'],
+      [process.pid, 'SIGKILL'],
+    ]);
+  });
 });

@@ -16,14 +16,20 @@ export function sealerFor(nats: NatsClient, cfg: AppConfig, archives = new Archi
 /**
  * Crash tests: at the step named the process signals itself, the first time only: SIGKILL dies there
  * as a kill from outside would; SIGSTOP waits there (a test kills another server meanwhile) until
- * SIGCONT, and the seals after it run through.
+ * SIGCONT, and the seals after it run through. ARCHIVE_HOLD_AFTER stops it (SIGSTOP) at an earlier
+ * step first, once.
  */
-export function crashHook(cfg: Pick<AppConfig, 'ARCHIVE_CRASH_AFTER' | 'ARCHIVE_CRASH_SIGNAL'>, kill = process.kill.bind(process)): SealerOptions['onStep'] {
-  let at = cfg.ARCHIVE_CRASH_AFTER;
-  if (!at) return undefined;
+export function crashHook(
+  cfg: Pick<AppConfig, 'ARCHIVE_CRASH_AFTER' | 'ARCHIVE_CRASH_SIGNAL'> & Partial<Pick<AppConfig, 'ARCHIVE_HOLD_AFTER'>>,
+  kill = process.kill.bind(process),
+): SealerOptions['onStep'] {
+  const pending = [
+    { at: cfg.ARCHIVE_HOLD_AFTER ?? '', signal: 'SIGSTOP' as const },
+    { at: cfg.ARCHIVE_CRASH_AFTER, signal: cfg.ARCHIVE_CRASH_SIGNAL },
+  ].filter((p) => p.at);
+  if (pending.length === 0) return undefined;
   return (step) => {
-    if (step !== at) return;
-    at = '';
-    kill(process.pid, cfg.ARCHIVE_CRASH_SIGNAL);
+    if (pending[0]?.at !== step) return;
+    kill(process.pid, pending.shift()!.signal);
   };
 }

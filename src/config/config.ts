@@ -205,6 +205,11 @@ export const configSchema = z.object({
    * step (a test kills another server meanwhile) until SIGCONT.
    */
   ARCHIVE_CRASH_SIGNAL: z.enum(['SIGKILL', 'SIGSTOP']).default('SIGKILL'),
+  /**
+   * Crash tests only: a seal step before ARCHIVE_CRASH_AFTER's at which the process stops itself
+   * (SIGSTOP) once, so a test acts there (a racing deletion's marker), then SIGCONTs it on to its crash.
+   */
+  ARCHIVE_HOLD_AFTER: z.enum(['', 'sealing', 'archived', 'published', 'removing']).default(''),
   /** Most messages per projector batch (one ClickHouse insert per table). */
   PROJECTOR_BATCH: int(1, 10000).default(500),
   /** How long a projector's pull waits for the first message when idle (nats.js requires >= 1000). */

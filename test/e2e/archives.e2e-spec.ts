@@ -4,7 +4,8 @@
 // the sealing process killed (SIGKILL) after each step, or nats-server killed between the commit and
 // the removal, loses and doubles nothing and the next seal finishes; clickhouse-server killed while the
 // projector role's seal is held at each step neither stops the seal nor changes the projections;
-// DELETE removes the archive; the projector role seals idle recordings by itself and counts them in /metrics.
+// DELETE removes the archive, and a deletion racing a seal that dies before its own check leaves no
+// message or archive behind; the projector role seals idle recordings by itself and counts them in /metrics.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
@@ -12,12 +13,12 @@ import { ident, join, sql } from '../../src/infrastructure/clickhouse/sql';
 import { ArchiveStore } from '../../src/infrastructure/nats/archive-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { SealStates } from '../../src/infrastructure/nats/seal-states';
-import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nats/subjects';
+import { EVENTS_STREAM, H, recordingSubject, recordingWildcard } from '../../src/infrastructure/nats/subjects';
 import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import { PrivateStack } from '../harness/private-stack';
 import { stopped } from '../harness/proc';
-import { clickhouse, metaEvent, natsClient, recordingCounts, runCli, snapshot, waitCaughtUp } from './projections-fixtures';
+import { clickhouse, deleteRecording, metaEvent, natsClient, recordingCounts, runCli, snapshot, waitCaughtUp } from './projections-fixtures';
 
 jest.setTimeout(240_000);
 
@@ -198,6 +199,42 @@ describe('recording archives', () => {
     expect(await mine(id)).toHaveLength(1);
     await waitCaughtUp(nats);
     expect(await snapshot(ch)).toEqual(tables);
+  });
+
+  /** Messages the stream holds of the recording, by subject. */
+  async function storedSubjects(id: string): Promise<Record<string, number>> {
+    const info = await nats.jsm.streams.info(EVENTS_STREAM, { subjects_filter: recordingWildcard(stack.keys.tenantId, id) });
+    return (info.state.subjects ?? {}) as Record<string, number>;
+  }
+
+  it('leaves nothing behind when a deletion races a seal that dies between its records and its own check', async () => {
+    const id = await record();
+    const tenant = stack.keys.tenantId;
+    // The seal stops itself once its archive is verified, and dies (SIGKILL) right after its records.
+    const cli = seal(id, { ARCHIVE_HOLD_AFTER: 'archived', ARCHIVE_CRASH_AFTER: 'published' });
+    const pid = cli.child.pid!;
+    await pollUntil(
+      async () => stopped(pid),
+      (s) => s,
+      30_000,
+      50,
+    );
+    // Meanwhile a deletion stores its marker, and its process dies before deleting a message: the
+    // window in which the seal's records (each expecting the recording's last batch message, which a
+    // marker on its own subject does not change) still go in, above the marker.
+    await deleteRecording(nats, tenant, id);
+    cli.child.kill('SIGCONT');
+    await cli.done;
+    expect(cli.child.signalCode).toBe('SIGKILL');
+    expect(await evMessages(id)).toEqual({ sealed: 8, raw: 8 });
+    // The next read finishes the deletion, as it finishes any deletion cut short after its marker.
+    expect((await stack.api(`/recordings/${id}/events`)).status).toBe(404);
+    expect(await storedSubjects(id)).toEqual({ [recordingSubject(tenant, id, 'del')]: 1 });
+    expect(await mine(id)).toEqual([]);
+    expect(await new SealStates(nats).get(tenant, id)).toBeUndefined();
+    const again = await seal(id).done;
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'empty' });
+    expect(await storedSubjects(id)).toEqual({ [recordingSubject(tenant, id, 'del')]: 1 });
   });
 
   /** This recording's rows in every projection table, as reads see them. */

@@ -14,6 +14,9 @@ import { SealStates } from './seal-states';
 import { parseSealedRef } from './sealed-record';
 import { H, recordingSubject, recordingWildcard } from './subjects';
 
+/** Rounds of deleting a racing seal's records before leaving the rest to the next settle. */
+const STALE_ROUNDS = 10;
+
 export class EventDeleter {
   private readonly logger = new Logger('event-store');
 
@@ -57,13 +60,17 @@ export class EventDeleter {
   /**
    * The counts a read may start from: when the recording has a deletion marker with messages still
    * below it (the process died between storing the marker and deleting the last message, or another
-   * deletion is under way), those are deleted first and the recording counted again. Costs two
-   * direct gets more only for a recording that has a deletion marker.
+   * deletion is under way), or a racing seal's records above it (staleRecordIsLast), those are
+   * deleted first and the recording counted again. Costs two or three direct gets more only for a
+   * recording that has a deletion marker.
    */
   async settle(tenantId: string, recordingId: string, counts: MessageCounts): Promise<MessageCounts> {
     if (counts.del === 0) return counts;
     const marker = await this.messages.lastSeq(recordingSubject(tenantId, recordingId, 'del'));
-    if (marker === undefined || !(await this.messages.holdsBelow(tenantId, recordingId, marker))) return counts;
+    if (marker === undefined) return counts;
+    const left =
+      (await this.messages.holdsBelow(tenantId, recordingId, marker)) || (counts.ev > 0 && (await this.staleRecordIsLast(tenantId, recordingId, marker)));
+    if (!left) return counts;
     // Also seen while another deletion of the recording is still under way (a DELETE elsewhere, a
     // retention sweep): both delete the same messages, which is harmless; only a crash leaves one.
     this.logger.log({
@@ -105,8 +112,58 @@ export class EventDeleter {
       if (sealed) archives.add(sealed.a);
     }
     const deleted = await this.messages.deleteEach(seqs);
+    const stale = await this.deleteStaleRecords(tenantId, recordingId, belowSeq, archives);
     await this.deleteArchives(tenantId, recordingId, belowSeq, archives);
+    return deleted + stale;
+  }
+
+  /**
+   * Whether the recording's last `ev` message is a sealed batch record of a message below the marker:
+   * a seal that read the recording before the deletion published it after the marker (its records
+   * expect the subject's last sequence, which the marker, on another subject, does not change) and
+   * died before its own check undid it (recording-sealer.ts). Reads and projections ignore such
+   * records; they are deleted all the same, with their archive.
+   */
+  private async staleRecordIsLast(tenantId: string, recordingId: string, marker: number): Promise<boolean> {
+    const last = await this.messages.last(recordingSubject(tenantId, recordingId, 'ev'));
+    const ref = parseSealedRef(last?.header?.get(H.sealed) || undefined);
+    return ref !== undefined && ref.s < marker;
+  }
+
+  /**
+   * Deletes the sealed batch records above the marker that replaced messages below it (adding their
+   * archives to `archives`), while one is the recording's last `ev` message. A seal's records form a
+   * chain, each published only while the one before is the subject's last message; with every
+   * message below the marker gone and no such record last, none can follow. A seal still publishing
+   * meanwhile makes another round; a batch stored after the marker ends the chain (the records
+   * below it are then removed by that recording's next seal or deletion).
+   */
+  private async deleteStaleRecords(tenantId: string, recordingId: string, marker: number, archives: Set<string>): Promise<number> {
+    const subject = recordingSubject(tenantId, recordingId, 'ev');
+    let deleted = 0;
+    for (let round = 0; round < STALE_ROUNDS && (await this.staleRecordIsLast(tenantId, recordingId, marker)); round++) {
+      const { ev } = await this.messages.counts(tenantId, recordingId);
+      const seqs: number[] = [];
+      for await (const m of this.scanner.scan(subject, { headersOnly: true, startSeq: marker + 1, expected: ev })) {
+        const ref = parseSealedRef(m.headers?.get(H.sealed) || undefined);
+        if (!ref || ref.s >= marker) continue;
+        seqs.push(m.seq);
+        archives.add(ref.a);
+      }
+      this.logger.log({ msg: "deleting a racing seal's records above a deletion marker", tenantId, recordingId, markerSeq: marker, records: seqs.length });
+      deleted += await this.messages.deleteEach(seqs);
+    }
     return deleted;
+  }
+
+  /**
+   * For a recording with no `ev` message left: an archive its seal state names below the latest
+   * deletion marker goes, with the state (a seal cut short between its archive and its records while
+   * a deletion finished: the deletion found no state yet, and no record names the archive).
+   */
+  async deleteSealLeftovers(tenantId: string, recordingId: string): Promise<void> {
+    const marker = await this.messages.lastSeq(recordingSubject(tenantId, recordingId, 'del'));
+    if (marker !== undefined) await this.deleteArchives(tenantId, recordingId, marker, new Set());
   }
 
   /**

@@ -82,7 +82,10 @@ export class RecordingSealer {
   async seal(tenantId: string, recordingId: string): Promise<SealOutcome> {
     const subject = recordingSubject(tenantId, recordingId, 'ev');
     const counts = await this.deleter.settle(tenantId, recordingId, await this.messages.counts(tenantId, recordingId));
-    if (counts.ev === 0) return { status: 'empty' };
+    if (counts.ev === 0) {
+      if (counts.del > 0) await this.deleter.deleteSealLeftovers(tenantId, recordingId);
+      return { status: 'empty' };
+    }
     const markerBefore = counts.del > 0 ? ((await this.messages.lastSeq(recordingSubject(tenantId, recordingId, 'del'))) ?? 0) : 0;
 
     // 1. Every message, and the plan a read makes of them.
