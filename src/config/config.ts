@@ -36,6 +36,8 @@ export const configSchema = z.object({
   STREAM_REPLICAS: int(1, 5).default(1),
   /** Maximum age of stored events, in days (0: keep forever). */
   STREAM_MAX_AGE_DAYS: int(0, 36500).default(0),
+  /** Tests only: the stream's age limit in seconds, instead of STREAM_MAX_AGE_DAYS (0: the days apply). */
+  STREAM_MAX_AGE_SECONDS: int(0, 86400).default(0),
   /** Maximum bytes the event stream may hold (-1: unlimited). */
   STREAM_MAX_BYTES: number((n) => n.int().min(-1)).default(-1),
   /** JetStream de-duplication window for Nats-Msg-Id, in seconds. */
@@ -220,6 +222,11 @@ export const configSchema = z.object({
 
 export type AppConfig = z.infer<typeof configSchema>;
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** The event stream's age limit in milliseconds (0: none): STREAM_MAX_AGE_DAYS, or the tests' seconds. */
+export function streamMaxAgeMs(cfg: Pick<AppConfig, 'STREAM_MAX_AGE_DAYS' | 'STREAM_MAX_AGE_SECONDS'>): number {
+  return cfg.STREAM_MAX_AGE_SECONDS > 0 ? cfg.STREAM_MAX_AGE_SECONDS * 1000 : cfg.STREAM_MAX_AGE_DAYS * 86_400_000;
+}
 
 export class ConfigError extends Error {}
 

@@ -1,6 +1,6 @@
 import { recordingExists } from '../domain/event-store';
 import { RecordingDeletion } from '../recordings/recording-deletion.service';
-import { FIRST_SWEEP_DELAY_MS, RetentionService } from './retention.service';
+import { FIRST_SWEEP_DELAY_MS, globalRetentionMs, RetentionService } from './retention.service';
 
 describe('RetentionService.sweep', () => {
   const DAY = 86_400_000;
@@ -9,6 +9,7 @@ describe('RetentionService.sweep', () => {
     expired: Record<string, string[] | Error>,
     counts: Record<string, number>,
     failing = new Set<string>(),
+    cfg: Record<string, number> = { RETENTION_SWEEP_SECONDS: 0 },
   ) {
     const deleted: string[] = [];
     const queries: string[] = [];
@@ -38,7 +39,7 @@ describe('RetentionService.sweep', () => {
         },
       } as never),
       { migrated: true } as never,
-      { RETENTION_SWEEP_SECONDS: 0 } as never,
+      cfg as never,
     );
     return { svc, deleted, queries };
   }
@@ -50,6 +51,24 @@ describe('RetentionService.sweep', () => {
     expect(deleted).toEqual(['a/r1']); // r2 was already purged; tenant b keeps everything
     expect(queries).toHaveLength(1);
     expect(queries[0]).toContain(`HAVING max(written) < ${now - 30 * DAY}`);
+  });
+
+  it("applies the stream's age limit, less two sweeps, to every tenant, and a shorter own period before it", async () => {
+    const cfg = { STREAM_MAX_AGE_DAYS: 30, STREAM_MAX_AGE_SECONDS: 0, RETENTION_SWEEP_SECONDS: 3600 };
+    const tenants = [{ id: 'a', retentionDays: 7 }, { id: 'b' }, { id: 'c', retentionDays: 90 }, { id: 'd', status: 'deleting' as const }];
+    const { svc, deleted, queries } = make(tenants, { a: ['r1'], b: ['r2'], c: ['r3'], d: ['r4'] }, { r1: 1, r2: 1, r3: 1, r4: 1 }, new Set(), cfg);
+    const now = 100 * DAY;
+    expect(await svc.sweep(now)).toBe(3);
+    expect(deleted).toEqual(['a/r1', 'b/r2', 'c/r3']);
+    const global = now - (30 * DAY - 2 * 3_600_000);
+    expect(queries.map((q) => /HAVING max\(written\) < (\d+)/.exec(q)![1])).toEqual([String(now - 7 * DAY), String(global), String(global)]);
+  });
+
+  it('takes the global period from the seconds override, never below half the limit, and none without sweeps', () => {
+    expect(globalRetentionMs({ STREAM_MAX_AGE_DAYS: 0, STREAM_MAX_AGE_SECONDS: 10, RETENTION_SWEEP_SECONDS: 1 })).toBe(8_000);
+    expect(globalRetentionMs({ STREAM_MAX_AGE_DAYS: 1, STREAM_MAX_AGE_SECONDS: 0, RETENTION_SWEEP_SECONDS: 86_400 })).toBe(DAY / 2);
+    expect(globalRetentionMs({ STREAM_MAX_AGE_DAYS: 0, STREAM_MAX_AGE_SECONDS: 0, RETENTION_SWEEP_SECONDS: 3600 })).toBe(0);
+    expect(globalRetentionMs({ STREAM_MAX_AGE_DAYS: 30, STREAM_MAX_AGE_SECONDS: 0, RETENTION_SWEEP_SECONDS: 0 })).toBe(0);
   });
 
   it('deletes every expired recording in one sweep, a page of ids at a time', async () => {

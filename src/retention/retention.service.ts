@@ -5,12 +5,16 @@
 // timestamps: a browser whose clock is days behind must not lose its recording at the next sweep,
 // one days ahead must not keep it past the period, and a recording holding only metadata (which
 // has no event time) is swept too. It is also the clock of the stream's own age limit.
+// With a stream age limit (STREAM_MAX_AGE_DAYS), every tenant's recordings last stored longer ago
+// than that limit less a margin (globalRetentionMs) are deleted the same way, before the stream
+// expires their messages on its own: a sealed recording's records, stored at seal time, would expire
+// together and leave its archive (an Object Store object, not aged with the stream) behind.
 // Runs in the projector role; several workers sweeping at once only repeat idempotent deletions
 // (a message another worker deleted first counts as deleted).
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { PeriodicPass } from '../common/periodic-pass';
-import { APP_CONFIG, AppConfig } from '../config/config';
+import { APP_CONFIG, AppConfig, streamMaxAgeMs } from '../config/config';
 import { BootService } from '../infrastructure/boot.service';
 import { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import { sql } from '../infrastructure/clickhouse/sql';
@@ -24,6 +28,18 @@ const BATCH = 500;
  * rollout a day, a crash loop) never swept at all.
  */
 export const FIRST_SWEEP_DELAY_MS = 60_000;
+
+/**
+ * The retention every tenant gets from the stream's age limit (0: none): the limit less two sweep
+ * intervals (at most half the limit), so a recording is deleted whole, archive included, at a sweep
+ * before the stream would expire the records its seal stored, which are never older than its last
+ * write. Without sweeps (RETENTION_SWEEP_SECONDS=0) nothing is deleted this way.
+ */
+export function globalRetentionMs(cfg: Pick<AppConfig, 'STREAM_MAX_AGE_DAYS' | 'STREAM_MAX_AGE_SECONDS' | 'RETENTION_SWEEP_SECONDS'>): number {
+  const maxAge = streamMaxAgeMs(cfg);
+  if (maxAge <= 0 || cfg.RETENTION_SWEEP_SECONDS <= 0) return 0;
+  return maxAge - Math.min(maxAge / 2, 2 * cfg.RETENTION_SWEEP_SECONDS * 1000);
+}
 
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -79,12 +95,15 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     let tenants = 0;
     const tally = (ok: boolean) => (ok ? count++ : failed++);
     for (const { tenantId, recordingId } of [...this.unfinished.values()]) tally((await this.delete(tenantId, recordingId, { ifStored: false })) === 'deleted');
+    const global = globalRetentionMs(this.cfg);
     for (const t of this.registry.listTenants()) {
-      if (!t.retentionDays || t.retentionDays <= 0 || t.status === 'deleting') continue;
+      const own = t.retentionDays && t.retentionDays > 0 ? t.retentionDays * DAY_MS : 0;
+      const periodMs = own && global ? Math.min(own, global) : own || global;
+      if (!periodMs || t.status === 'deleting') continue;
       tenants++;
       // Every expired recording, a page at a time: one page per sweep capped retention at BATCH
       // recordings per tenant per sweep.
-      const cutoff = nowMs - t.retentionDays * DAY_MS;
+      const cutoff = nowMs - periodMs;
       let page: string[];
       let after = '';
       try {

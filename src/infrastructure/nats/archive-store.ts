@@ -3,7 +3,7 @@
 // archive is named after the last stream sequence it holds), so decoded archives are cached by name.
 // JetStream failures throw StoreUnavailable; a missing object is `undefined`.
 import { Logger } from '@nestjs/common';
-import { ObjectStore, StorageType } from 'nats';
+import { nanos, ObjectStore, StorageType } from 'nats';
 import { Archive } from '../../archives/archive-format';
 import { StoreUnavailable } from '../../common/app-error';
 import type { NatsClient } from './nats-connection';
@@ -24,11 +24,14 @@ export class ArchiveStore {
   constructor(
     private readonly nats: NatsClient,
     private readonly replicas = 1,
+    /** Age limit of a bucket this creates, in milliseconds (0: none); boot sets it (archiveMaxAgeMs). */
+    private readonly maxAgeMs = 0,
   ) {}
 
-  /** Opens the bucket, creating it when missing (boot creates it first, with STREAM_REPLICAS). */
+  /** Opens the bucket, creating it when missing (boot creates it first, with STREAM_REPLICAS and its age limit). */
   open(): Promise<ObjectStore> {
-    this.bucket ??= this.nats.js.views.os(ARCHIVES_BUCKET, { replicas: this.replicas, storage: StorageType.File }).catch((e: unknown) => {
+    const opts = { replicas: this.replicas, storage: StorageType.File, ...(this.maxAgeMs > 0 ? { ttl: nanos(this.maxAgeMs) } : {}) };
+    this.bucket ??= this.nats.js.views.os(ARCHIVES_BUCKET, opts).catch((e: unknown) => {
       this.bucket = undefined;
       throw e;
     });

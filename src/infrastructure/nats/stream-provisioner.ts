@@ -2,11 +2,11 @@
 // existing stream's shape differs from what this build expects. Nothing else calls jetstreamManager.
 import { Logger } from '@nestjs/common';
 import { DiscardPolicy, RetentionPolicy, StorageType, StoreCompression, StreamConfig, nanos } from 'nats';
-import type { AppConfig } from '../../config/config';
+import { AppConfig, streamMaxAgeMs } from '../../config/config';
 import { ArchiveStore } from './archive-store';
 import type { NatsClient } from './nats-connection';
 import { SealStates } from './seal-states';
-import { ALL_RECORDINGS, EVENTS_STREAM } from './subjects';
+import { ALL_RECORDINGS, ARCHIVES_BUCKET, EVENTS_STREAM } from './subjects';
 
 export function eventStreamConfig(cfg: AppConfig): Partial<StreamConfig> & { name: string } {
   return {
@@ -15,7 +15,7 @@ export function eventStreamConfig(cfg: AppConfig): Partial<StreamConfig> & { nam
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: cfg.STREAM_REPLICAS,
-    max_age: cfg.STREAM_MAX_AGE_DAYS > 0 ? nanos(cfg.STREAM_MAX_AGE_DAYS * 86_400_000) : 0,
+    max_age: nanos(streamMaxAgeMs(cfg)),
     max_bytes: cfg.STREAM_MAX_BYTES,
     // When full, refuse new data (the client sees an error) rather than silently drop old data.
     discard: DiscardPolicy.New,
@@ -25,6 +25,22 @@ export function eventStreamConfig(cfg: AppConfig): Partial<StreamConfig> & { nam
     deny_delete: false,
     deny_purge: false,
   };
+}
+
+/** The archive bucket's stream (nats.js names it after the bucket). */
+const ARCHIVES_STREAM = `OBJ_${ARCHIVES_BUCKET}`;
+
+/**
+ * The archive bucket's age limit in milliseconds (0: none), with a stream age limit: a backstop for
+ * archives no deletion removed (a put cut short, an older generation whose records aged out before
+ * a new seal replaced them). Retention deletes recordings, archives included, before the stream's
+ * limit (globalRetentionMs); an archive must outlive every record naming it, and those are stored by
+ * the seal that put it, moments later, then kept the stream's limit: so twice that limit, and at
+ * least a day more.
+ */
+export function archiveMaxAgeMs(cfg: Pick<AppConfig, 'STREAM_MAX_AGE_DAYS' | 'STREAM_MAX_AGE_SECONDS'>): number {
+  const stream = streamMaxAgeMs(cfg);
+  return stream > 0 ? stream + Math.max(86_400_000, stream) : 0;
 }
 
 /** Whether the server takes stream compression (nats-server 2.10 and later). */
@@ -45,7 +61,13 @@ export async function provisionStreams(nats: NatsClient, cfg: AppConfig): Promis
   const logger = new Logger('provision');
   const compression = wantedCompression(nats, cfg, logger);
   // Archives and seal states, kept as safe as the stream (docs/archives.md).
-  await new ArchiveStore(nats, cfg.STREAM_REPLICAS).open();
+  const archivesMaxAge = archiveMaxAgeMs(cfg);
+  await new ArchiveStore(nats, cfg.STREAM_REPLICAS, archivesMaxAge).open();
+  const archivesStream = (await nats.jsm.streams.info(ARCHIVES_STREAM)).config;
+  if (archivesStream.max_age !== nanos(archivesMaxAge)) {
+    await nats.jsm.streams.update(archivesStream.name, { ...archivesStream, max_age: nanos(archivesMaxAge) });
+    logger.log({ msg: 'updated the archive bucket age limit', bucket: ARCHIVES_BUCKET, maxAgeMs: archivesMaxAge });
+  }
   await new SealStates(nats, cfg.STREAM_REPLICAS).open();
   const want = { ...eventStreamConfig(cfg), ...(compression ? { compression } : {}) };
   let info;
