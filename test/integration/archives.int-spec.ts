@@ -9,7 +9,7 @@ import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import { ArchiveStore } from '../../src/infrastructure/nats/archive-store';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
-import { RecordingSealer, SealStep } from '../../src/infrastructure/nats/recording-sealer';
+import { RecordingSealer, SealOutcome, SealStep } from '../../src/infrastructure/nats/recording-sealer';
 import { SealStates } from '../../src/infrastructure/nats/seal-states';
 import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { RecordingEventsService } from '../../src/recordings/recording-events.service';
@@ -215,6 +215,23 @@ describe('sealing a recording', () => {
       expect(mine.map((o) => o.name)).toEqual([(done as { archive: string }).archive]);
     },
   );
+
+  it('keeps the archive when another seal of the same messages (another projector) commits it first', async () => {
+    const [a, b] = await twins([0, 1, 2]);
+    const before = await reads(b);
+    let other: SealOutcome | undefined;
+    // The second seal runs whole while the first holds its verified archive: same messages, same archive name.
+    const first = await sealer(async (s) => {
+      if (s === 'archived' && !other) other = await sealer().seal(tenantId, a);
+    }).seal(tenantId, a);
+    expect(first).toEqual({ status: 'busy' });
+    expect(other).toMatchObject({ status: 'sealed', batches: 3 });
+    expect(await reads(a)).toEqual(before);
+    expect(await evMessages(a)).toEqual({ sealed: 3, raw: 0 });
+    const mine = (await archives.list()).filter((o) => o.name.startsWith(`${tenantId}.${a}.`));
+    expect(mine.map((o) => o.name)).toEqual([(other as { archive: string }).archive]);
+    expect(await states.get(tenantId, a)).toMatchObject({ state: 'sealed' });
+  });
 
   it('backs off when a batch arrives while sealing, and leaves nothing when the recording is deleted while sealing', async () => {
     const [a, b] = await twins([0, 1, 2]);

@@ -179,6 +179,12 @@ export class RecordingSealer {
       }
     } catch (e) {
       if (!isWrongLastSequence(e)) throw e;
+      // Another seal of the same messages (another projector) names its archive alike: if its records
+      // went in first, the archive is theirs, and deleting it would leave them naming nothing.
+      if (published.length === 0 && (await this.namedAfter(tenantId, recordingId, lastSeq, name))) {
+        this.logger.log({ msg: 'seal backed off: another seal committed the same archive', tenantId, recordingId, archive: name });
+        return { status: 'busy' };
+      }
       await this.backOff(tenantId, recordingId, name, published, before);
       return { status: 'busy' };
     }
@@ -205,6 +211,16 @@ export class RecordingSealer {
     await this.messages.deleteEach(old.map((m) => m.seq));
     const names = new Set(old.flatMap((m) => (m.sealed && m.sealed.a !== keep ? [m.sealed.a] : [])));
     for (const n of names) await this.archives.delete(n);
+  }
+
+  /** Whether a sealed batch record stored after `seq` names the archive `name`. */
+  private async namedAfter(tenantId: string, recordingId: string, seq: number, name: string): Promise<boolean> {
+    const subject = recordingSubject(tenantId, recordingId, 'ev');
+    const { ev } = await this.messages.counts(tenantId, recordingId);
+    for await (const m of this.scanner.scan(subject, { headersOnly: true, startSeq: seq + 1, expected: ev })) {
+      if (parseSealedRef(m.headers?.get(H.sealed) || undefined)?.a === name) return true;
+    }
+    return false;
   }
 
   /** Undoes a job that cannot commit: its records, its archive, its state. */
