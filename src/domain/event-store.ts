@@ -115,6 +115,13 @@ export interface EventStore {
 
   /** Deletes the recording (a marker, then every message below it); returns the messages deleted and the marker's sequence. */
   deleteRecording(tenantId: string, recordingId: string): Promise<{ deleted: number; markerSeq: number }>;
+
+  /**
+   * Removes every archive made from messages of a deleted recording (below its latest deletion
+   * marker) that a deletion could not: one a seal put and then died before naming it anywhere.
+   * Returns the archives removed.
+   */
+  sweepDeletedArchives(): Promise<number>;
 }
 export const EVENT_STORE = Symbol('EVENT_STORE');
 

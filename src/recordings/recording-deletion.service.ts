@@ -32,6 +32,11 @@ export class RecordingDeletion {
    * a failed check does not stop the deletion. Without it (finishing a deletion that failed part
    * way), it always deletes.
    */
+  /** Removes the archives of deleted recordings that their deletions could not find (EventStore.sweepDeletedArchives). */
+  sweepArchives(): Promise<number> {
+    return this.store.sweepDeletedArchives();
+  }
+
   async expire(tenantId: string, recordingId: string, opts: { ifStored: boolean }): Promise<boolean> {
     if (opts.ifStored && !(await this.store.exists(tenantId, recordingId).catch(() => true))) return false;
     await this.store.deleteRecording(tenantId, recordingId);

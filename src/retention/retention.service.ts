@@ -120,8 +120,17 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
         this.logger.warn({ msg: "retention could not list a tenant's expired recordings; next sweep", tenantId: t.id, err: String((e as Error).message) });
       }
     }
+    // Archives of deleted recordings that no deletion could find (a seal that died before naming its
+    // archive anywhere while the recording was deleted): every sweep, whatever the tenants' retention.
+    let archives = 0;
+    try {
+      archives = await this.deletion.sweepArchives();
+    } catch (e) {
+      failed++;
+      this.logger.warn({ msg: 'retention could not sweep the archives of deleted recordings; next sweep', err: String((e as Error).message) });
+    }
     // One line per sweep (hourly by default): operators see that retention runs, not only when it deletes.
-    this.logger.log({ msg: 'retention sweep', tenants, deleted: count, ...(failed ? { failed } : {}) });
+    this.logger.log({ msg: 'retention sweep', tenants, deleted: count, ...(archives ? { archivesRemoved: archives } : {}), ...(failed ? { failed } : {}) });
     this.deleted += count;
     return count;
   }

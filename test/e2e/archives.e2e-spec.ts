@@ -207,11 +207,9 @@ describe('recording archives', () => {
     return (info.state.subjects ?? {}) as Record<string, number>;
   }
 
-  it('leaves nothing behind when a deletion races a seal that dies between its records and its own check', async () => {
-    const id = await record();
-    const tenant = stack.keys.tenantId;
-    // The seal stops itself once its archive is verified, and dies (SIGKILL) right after its records.
-    const cli = seal(id, { ARCHIVE_HOLD_AFTER: 'archived', ARCHIVE_CRASH_AFTER: 'published' });
+  /** A CLI seal of `id` stopped (SIGSTOP) after step `hold`, to be killed (SIGKILL) after step `crash` once let on (SIGCONT). */
+  async function heldSeal(id: string, hold: string, crash: string) {
+    const cli = seal(id, { ARCHIVE_HOLD_AFTER: hold, ARCHIVE_CRASH_AFTER: crash });
     const pid = cli.child.pid!;
     await pollUntil(
       async () => stopped(pid),
@@ -219,6 +217,14 @@ describe('recording archives', () => {
       30_000,
       50,
     );
+    return cli;
+  }
+
+  it('leaves nothing behind when a deletion races a seal that dies between its records and its own check', async () => {
+    const id = await record();
+    const tenant = stack.keys.tenantId;
+    // The seal stops itself once its archive is verified, and dies (SIGKILL) right after its records.
+    const cli = await heldSeal(id, 'archived', 'published');
     // Meanwhile a deletion stores its marker, and its process dies before deleting a message: the
     // window in which the seal's records (each expecting the recording's last batch message, which a
     // marker on its own subject does not change) still go in, above the marker.
@@ -235,6 +241,35 @@ describe('recording archives', () => {
     const again = await seal(id).done;
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'empty' });
     expect(await storedSubjects(id)).toEqual({ [recordingSubject(tenant, id, 'del')]: 1 });
+  });
+
+  it('sweeps the archive of a seal that dies between its archive and its records while a deletion runs to its end', async () => {
+    const id = await record();
+    const tenant = stack.keys.tenantId;
+    // The seal stops itself once its seal state names the archive (not put yet), and dies right after putting it.
+    const cli = await heldSeal(id, 'sealing', 'archived');
+    // The whole deletion meanwhile: it finds the seal state, but the archive it names is not there yet.
+    expect((await stack.api(`/recordings/${id}`, { method: 'DELETE' })).status).toBe(204);
+    cli.child.kill('SIGCONT');
+    await cli.done;
+    expect(cli.child.signalCode).toBe('SIGKILL');
+    // Left: the archive alone, named by no record and no seal state.
+    expect(await mine(id)).toHaveLength(1);
+    expect(await storedSubjects(id)).toEqual({ [recordingSubject(tenant, id, 'del')]: 1 });
+    expect(await new SealStates(nats).get(tenant, id)).toBeUndefined();
+    // The retention sweep (projector role, every sweep) removes it: it was made below the marker.
+    const worker = await stack.startService('sweeper', { ...env, TAPEDECK_ROLE: 'projector', ARCHIVE_IDLE_SECONDS: '0', RETENTION_SWEEP_SECONDS: '1' });
+    try {
+      await pollUntil(
+        () => mine(id),
+        (names) => names.length === 0,
+        30_000,
+        250,
+      );
+    } finally {
+      await worker.stop();
+    }
+    expect((await stack.api(`/recordings/${id}/events`)).status).toBe(404);
   });
 
   /** This recording's rows in every projection table, as reads see them. */

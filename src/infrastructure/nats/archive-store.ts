@@ -14,6 +14,13 @@ const CACHE_BYTES = 64 * 1024 * 1024;
 
 export const archiveName = (tenantId: string, recordingId: string, lastSeq: number) => `${tenantId}.${recordingId}.${lastSeq}`;
 
+/** The parts of an archiveName (tenant and recording ids hold no dot: they are subject tokens); undefined for any other name. */
+export function parseArchiveName(name: string): { tenantId: string; recordingId: string; lastSeq: number } | undefined {
+  const parts = name.split('.');
+  if (parts.length !== 3 || !parts[0] || !parts[1] || !/^\d+$/.test(parts[2])) return undefined;
+  return { tenantId: parts[0], recordingId: parts[1], lastSeq: Number(parts[2]) };
+}
+
 export class ArchiveStore {
   private readonly logger = new Logger('archives');
   private bucket?: Promise<ObjectStore>;

@@ -19,7 +19,7 @@ interface Msg {
  * A stream of one recording: `stored` messages, a marker published at `markerSeq`, and a racing
  * seal that publishes `racing` the first time the deleter deletes anything above the marker.
  */
-function fixture(stored: Msg[], o: { markerSeq: number; racing?: Msg[]; state?: { state: string; archive: string } }) {
+function fixture(stored: Msg[], o: { markerSeq: number; racing?: Msg[]; state?: { state: string; archive: string }; bucket?: string[] }) {
   const msgs = new Map(stored.map((m) => [m.seq, m]));
   const deleted: number[][] = [];
   const archivesDeleted: string[] = [];
@@ -61,7 +61,10 @@ function fixture(stored: Msg[], o: { markerSeq: number; racing?: Msg[]; state?: 
       }
     },
   } as unknown as MessageScanner;
-  const archives = { delete: async (name: string) => void archivesDeleted.push(name) } as unknown as ArchiveStore;
+  const archives = {
+    delete: async (name: string) => void archivesDeleted.push(name),
+    list: async () => (o.bucket ?? []).filter((name) => !archivesDeleted.includes(name)).map((name) => ({ name, size: 1, mtime: '' })),
+  } as unknown as ArchiveStore;
   const kv = {
     get: async () => (state ? { operation: 'PUT', value: new TextEncoder().encode(JSON.stringify(state)) } : null),
     purge: async () => void (state = undefined),
@@ -111,5 +114,23 @@ describe('EventDeleter and a seal racing a deletion', () => {
     await f.deleter.deleteSealLeftovers('t', 'r');
     expect(f.archivesDeleted).toEqual(['t.r.3']);
     expect(f.state()).toBeUndefined();
+  });
+
+  it('sweeps the archives a seal put below a marker and named nowhere (it died before its state and records were found), keeping later ones', async () => {
+    // Recording t/r was deleted at 10 (no batch left, no seal state); t/other was never deleted.
+    const f = fixture([{ seq: 10, subject: DEL }], { markerSeq: 10, bucket: ['t.r.3', 't.r.7', 't.r.11', 't.other.2', 'not-an-archive'] });
+    expect(await f.deleter.sweepDeletedArchives()).toBe(2);
+    expect(f.archivesDeleted.sort()).toEqual(['t.r.3', 't.r.7']);
+    expect(await f.deleter.sweepDeletedArchives()).toBe(0);
+  });
+
+  it('sweeps with the seal state naming the archive, and leaves a state naming a later one', async () => {
+    const f = fixture([{ seq: 10, subject: DEL }], { markerSeq: 10, bucket: ['t.r.3'], state: { state: 'sealing', archive: 't.r.3' } });
+    await f.deleter.sweepDeletedArchives();
+    expect(f.state()).toBeUndefined();
+    const later = fixture([{ seq: 10, subject: DEL }], { markerSeq: 10, bucket: ['t.r.3', 't.r.12'], state: { state: 'sealed', archive: 't.r.12' } });
+    await later.deleter.sweepDeletedArchives();
+    expect(later.archivesDeleted).toEqual(['t.r.3']);
+    expect(later.state()).toEqual({ state: 'sealed', archive: 't.r.12' });
   });
 });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders } from 'nats';
 import { AppError, StoreUnavailable } from '../../common/app-error';
 import type { MessageCounts } from '../../domain/event-store';
-import type { ArchiveStore } from './archive-store';
+import { type ArchiveStore, parseArchiveName } from './archive-store';
 import type { MessageScanner } from './message-scan';
 import type { NatsClient } from './nats-connection';
 import type { RecordingMessages } from './recording-messages';
@@ -164,6 +164,38 @@ export class EventDeleter {
   async deleteSealLeftovers(tenantId: string, recordingId: string): Promise<void> {
     const marker = await this.messages.lastSeq(recordingSubject(tenantId, recordingId, 'del'));
     if (marker !== undefined) await this.deleteArchives(tenantId, recordingId, marker, new Set());
+  }
+
+  /**
+   * Every archive of the bucket made from messages below its recording's latest deletion marker, with
+   * the seal state naming it. A deletion removes the archives that records or a seal state name; one
+   * put by a seal that died before its seal state and its records were found by the deletion is named
+   * nowhere, and only its name (tenant, recording, last sequence: archiveName) tells it belongs to a
+   * deleted recording. Such an archive can never be used: its seal's records would each expect a
+   * message the deletion removed. One of a later recording of the same id is above the marker: kept.
+   */
+  async sweepDeletedArchives(): Promise<number> {
+    if (!this.archives) return 0;
+    const byRecording = new Map<string, { tenantId: string; recordingId: string; names: string[] }>();
+    for (const { name } of await this.archives.list()) {
+      const parsed = parseArchiveName(name);
+      if (!parsed) continue;
+      const key = `${parsed.tenantId}.${parsed.recordingId}`;
+      const entry = byRecording.get(key) ?? { tenantId: parsed.tenantId, recordingId: parsed.recordingId, names: [] };
+      entry.names.push(name);
+      byRecording.set(key, entry);
+    }
+    let removed = 0;
+    for (const { tenantId, recordingId, names } of byRecording.values()) {
+      const marker = await this.messages.lastSeq(recordingSubject(tenantId, recordingId, 'del'));
+      if (marker === undefined) continue;
+      const below = names.filter((name) => parseArchiveName(name)!.lastSeq < marker);
+      if (below.length === 0) continue;
+      await this.deleteArchives(tenantId, recordingId, marker, new Set(below));
+      removed += below.length;
+      this.logger.log({ msg: 'removed archives of a deleted recording', tenantId, recordingId, archives: below.length });
+    }
+    return removed;
   }
 
   /**

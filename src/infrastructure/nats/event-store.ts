@@ -78,4 +78,8 @@ export class JetStreamEventStore implements EventStore {
   deleteRecording(tenantId: string, recordingId: string): Promise<{ deleted: number; markerSeq: number }> {
     return this.deleter.deleteRecording(tenantId, recordingId);
   }
+
+  sweepDeletedArchives(): Promise<number> {
+    return this.deleter.sweepDeletedArchives();
+  }
 }
