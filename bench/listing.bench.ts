@@ -67,7 +67,7 @@ function activityEvents(i: number, b: number, t: number): RrwebEvent[] {
   return events;
 }
 
-function recordingBatch(i: number, b: number, start: number): RrwebEvent[] {
+export function recordingBatch(i: number, b: number, start: number): RrwebEvent[] {
   const t = start + b * 5000;
   const events: RrwebEvent[] = [];
   if (b === 0) {
