@@ -5,7 +5,10 @@
 // change time in the second after the click, the recording going on that long), a click's label
 // (the latest label of its node from the click's page on), active time (distinct active seconds up
 // to the last event's, at most the duration). Items are collapsed per (recording_id, batch_id, idx),
-// batches per batch id, and every read applies the deletion rule. Runs on ClickHouse 18.16 and current servers: one JOIN
+// batches per batch id, and every read applies the deletion rule. A filter reads either the whole
+// tenant (deep listing pages, statistics) or a scope (ActivityScope: the listing window's recordings, a
+// narrow plan's candidates), exact either way since a rule reads only its own recording's rows.
+// Runs on ClickHouse 18.16 and current servers: one JOIN
 // per SELECT, every joined subquery aliased, lambdas over arrays, values inlined by `sql`.
 import { ident, join, list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import { DEAD_WINDOW_MS, RAGE_CLICKS, RAGE_WINDOW_MS } from '../domain/activity/activity-rules';
@@ -153,14 +156,22 @@ export const ActivitySql = {
   /** Ids with a click whose target's label (the latest of its node from the click's page on, up to the click) contains `text`. */
   clickedText(tenantId: string, text: string, where: Sql = ALL): Sql {
     const labelled = sql`SELECT recording_id, node_id FROM recording_activity_nodes WHERE tenant_id = ${tenantId} AND ${contains(sql`text`, text)} AND ${where}`;
-    const candidateClicks = sql`SELECT recording_id, seq AS click_seq, idx, node_id FROM (${clicks(tenantId, sql`(recording_id, node_id) IN (${labelled})`)})`;
+    // Scoped (a window, a few candidates): the scope's clicks joined to the labelled nodes, and every
+    // label row of the scope (the final join keeps those of clicked labelled nodes). An IN over
+    // `labelled` there would be built again at every enclosing level on 18.16 (measured: 10 times
+    // slower), while a joined subquery runs once. Over the whole tenant, the IN reads fewer rows.
+    const candidateClicks =
+      where === ALL
+        ? sql`SELECT recording_id, seq AS click_seq, idx, node_id FROM (${clicks(tenantId, sql`(recording_id, node_id) IN (${labelled})`)})`
+        : sql`SELECT recording_id, seq AS click_seq, idx, node_id FROM (${clicks(tenantId, where)}) AS sc ALL INNER JOIN (SELECT DISTINCT recording_id, node_id FROM (${labelled})) AS ln USING (recording_id, node_id)`;
+    const labelScope = where === ALL ? sql`(recording_id, node_id) IN (${labelled})` : where;
     const metas = sql`SELECT recording_id, seq AS meta_seq, idx AS meta_idx FROM recording_activity WHERE tenant_id = ${tenantId} AND kind = 'page' AND ${where}`;
     // The latest Meta before the click in the stream (its batch, then its position in the batch).
     const withPage = sql`SELECT recording_id, click_seq, idx, node_id, max(if(meta_seq < click_seq OR (meta_seq = click_seq AND meta_idx < idx), meta_seq, 0)) AS from_seq
       FROM (${candidateClicks}) AS c ALL LEFT JOIN (${metas}) AS m USING (recording_id) GROUP BY recording_id, click_seq, idx, node_id`;
     const labelRows = sql`SELECT recording_id, node_id, seq AS label_seq, text AS label_text FROM ${withDeletions(
       tenantId,
-      sql`SELECT recording_id, node_id, seq, text FROM recording_activity_nodes WHERE tenant_id = ${tenantId} AND (recording_id, node_id) IN (${labelled})`,
+      sql`SELECT recording_id, node_id, seq, text FROM recording_activity_nodes WHERE tenant_id = ${tenantId} AND ${labelScope}`,
     )} WHERE seq > deleted_seq`;
     return sql`SELECT recording_id FROM (${withPage}) AS cp ALL INNER JOIN (${labelRows}) AS l USING (recording_id, node_id)
       WHERE label_seq >= from_seq AND label_seq <= click_seq GROUP BY recording_id, click_seq, idx HAVING ${contains(sql`argMax(label_text, label_seq)`, text)}`;
