@@ -3,8 +3,10 @@
 // projectors' pure apply functions over the same messages ingestion would store), then the listing
 // planner's page and the page's activity summaries timed for every filter case of the listing bench.
 // Not part of `npm run bench`. Usage (after `npx tsc -p bench/tsconfig.json`):
-//   HARNESS_RECORDINGS=100000 HARNESS_DIR=/tmp/actlist-ch node dist-bench/bench/activity-filters.harness.js
-// With HARNESS_KEEP=1 the data directory is kept and reused by the next run (no seeding).
+//   HARNESS_RECORDINGS=100000 HARNESS_DIR=/tmp/activity-harness node dist-bench/bench/activity-filters.harness.js
+// Seeds only when HARNESS_DIR holds no data yet (about 3 minutes for 100 000 recordings): later runs,
+// of this or another checkout, time the same data. HARNESS_CASES=a,b picks cases; HARNESS_TRACE=1
+// prints each query of a case's last request with its time; HARNESS_ENGINE=chdb runs on chDB.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
