@@ -10,18 +10,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { summarizeBatch, headerJson } from '../src/domain/batch-summary';
 import { ClickHouse } from '../src/infrastructure/clickhouse/clickhouse-client';
 import { join } from 'node:path';
 import { loadMigrations, migrate } from '../src/infrastructure/clickhouse/migrator';
-import { H, recordingSubject } from '../src/infrastructure/nats/subjects';
 import { startClickHouse } from '../src/local/processes';
 import { applyActivityMessages } from '../src/projections/activity-projection';
 import type { ProjectionMessage } from '../src/projections/projection';
 import { applyRecordingMessages } from '../src/projections/recording-projection';
 import { ActivityRepository } from '../src/read-model/activity.repository';
 import { ListingPlanner, ListingQuery } from '../src/read-model/listing.planner';
-import { recordingBatch } from './listing.bench';
+import { batchMessage, recordingBatch } from './listing.bench';
 
 const N = Number(process.env.HARNESS_RECORDINGS ?? 100_000);
 const DIR = process.env.HARNESS_DIR ?? '/tmp/activity-harness';
@@ -42,16 +40,7 @@ async function seed(ch: ClickHouse) {
     for (let from = 0; from < N; from += CHUNK) {
       const messages: ProjectionMessage[] = [];
       for (let i = from; i < Math.min(N, from + CHUNK); i++) {
-        const events = recordingBatch(i, b, t0 + i * 1000);
-        const data = Buffer.from(JSON.stringify(events));
-        const batchId = createHash('sha256').update(data).digest('hex').slice(0, 40);
-        messages.push({
-          seq: ++seq,
-          subject: recordingSubject(TENANT, uuid(i), 'ev'),
-          timeMs: Date.now(),
-          headers: { [H.batch]: batchId, [H.summary]: headerJson(summarizeBatch(events, data.length)) },
-          data,
-        });
+        messages.push(batchMessage(++seq, TENANT, uuid(i), recordingBatch(i, b, t0 + i * 1000)));
       }
       for (const out of [applyRecordingMessages(messages), applyActivityMessages(messages)]) {
         for (const [table, rows] of Object.entries(out.rows)) if (rows.length) await ch.insert(table, rows);
