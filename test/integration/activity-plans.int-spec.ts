@@ -102,6 +102,20 @@ describe('listing plans with activity filters', () => {
     }
   });
 
+  it.each(CASES)('%s: a range of starts in the past gives the whole-tenant page of that range', async (_, activity) => {
+    const planner = new ListingPlanner(ch);
+    const now = Date.now();
+    for (const started of [{ from: now - 40 * 60_000, to: now - 20 * 60_000 }, { to: now - 30 * 60_000 }]) {
+      const whole = (await ch.rows<{ recording_id: string }>(RecordingsSql.page({ tenantId: TENANT, filters: [], activity, window: started }, N, 0))).map(
+        (r) => r.recording_id,
+      );
+      for (const offset of [0, 5]) {
+        const page = await planner.page(TENANT, { filters: [], activity, started, limit: 5, offset });
+        expect(page.rows.map((r) => r.recording_id)).toEqual(whole.slice(offset, offset + 6));
+      }
+    }
+  });
+
   it('holds recordings that span the first window edge, matching and not', async () => {
     const spanning = await ch.rows<{ n: string }>(RecordingsSql.page({ tenantId: TENANT, filters: [], activity: { minDuration: 15 * 60_000 } }, N, 0));
     expect(spanning.length).toBeGreaterThan(10);
