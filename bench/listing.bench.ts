@@ -6,9 +6,12 @@
 // and the running projector, so the tables hold what production would: several batch rows per
 // recording, in-band metadata, parts not yet merged. Then `projections rebuild recordings` replays
 // the seeded stream (300 000 messages) through the CLI: the rebuild throughput operators can expect.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
+import { headerJson, summarizeBatch } from '../src/domain/batch-summary';
 import type { RrwebEvent } from '../src/domain/rrweb-event';
+import { H, recordingSubject } from '../src/infrastructure/nats/subjects';
+import type { ProjectionMessage } from '../src/projections/projection';
 import type { RebuildReport } from '../src/projections/rebuild/projection-rebuild';
 import { runCli } from '../test/harness/cli';
 import type { TestEnv } from '../test/harness/stack';
@@ -67,7 +70,7 @@ function activityEvents(i: number, b: number, t: number): RrwebEvent[] {
   return events;
 }
 
-function recordingBatch(i: number, b: number, start: number): RrwebEvent[] {
+export function recordingBatch(i: number, b: number, start: number): RrwebEvent[] {
   const t = start + b * 5000;
   const events: RrwebEvent[] = [];
   if (b === 0) {
@@ -83,6 +86,22 @@ function recordingBatch(i: number, b: number, start: number): RrwebEvent[] {
     events.push({ type: 3, timestamp: t + 10 + k * 50, data: { source: 1, positions: [{ x: (i + k) % 1280, y: k * 9, id: 9, timeOffset: 0 }] } });
   events.push(...activityEvents(i, b, t + 1000));
   return events.sort((x, y) => x.timestamp - y.timestamp);
+}
+
+/**
+ * A batch of `events` as the projectors receive it (the message ingestion stores: batch id and summary
+ * headers, the payload): for harnesses and specs that fill the projections without NATS.
+ */
+export function batchMessage(seq: number, tenantId: string, recordingId: string, events: RrwebEvent[]): ProjectionMessage {
+  const data = Buffer.from(JSON.stringify(events));
+  const batchId = createHash('sha256').update(data).digest('hex').slice(0, 40);
+  return {
+    seq,
+    subject: recordingSubject(tenantId, recordingId, 'ev'),
+    timeMs: Date.now(),
+    headers: { [H.batch]: batchId, [H.summary]: headerJson(summarizeBatch(events, data.length)) },
+    data,
+  };
 }
 
 /** Publishes RECORDINGS recordings of BATCHES_PER_RECORDING batches each and waits for the projector. */

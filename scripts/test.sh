@@ -30,5 +30,5 @@ if [ $# -eq 0 ]; then
     test/e2e/replays.e2e-spec.ts test/e2e/projections.e2e-spec.ts test/e2e/projections-rebuild.e2e-spec.ts \
     test/e2e/clickhouse-client.e2e-spec.ts test/e2e/sql-escaping.e2e-spec.ts test/e2e/admin-cli.e2e-spec.ts \
     test/e2e/tenant-lifecycle.e2e-spec.ts test/e2e/keyframes.e2e-spec.ts test/e2e/listing-live.e2e-spec.ts \
-    test/e2e/activity.e2e-spec.ts test/integration/retention.int-spec.ts test/integration/rebuild-swap.int-spec.ts
+    test/e2e/activity.e2e-spec.ts test/integration/activity-plans.int-spec.ts test/integration/retention.int-spec.ts test/integration/rebuild-swap.int-spec.ts
 fi

@@ -107,7 +107,7 @@ export class ActivityRepository {
     const [counts, active, pages] = await fromReadModel(
       Promise.all([
         this.ch.rows<{ recording_id: string; clicks: N; errors: N }>(ActivitySql.summaryCounts(tenantId, ids)),
-        this.ch.rows<{ recording_id: string; active_secs: N }>(ActivitySql.summaryActive(tenantId, ids)),
+        this.ch.rows<{ recording_id: string; active_secs: N }>(ActivitySql.summaryActive(tenantId, new Map(ids.map((id) => [id, spans.get(id)!.last])))),
         this.ch.rows<{ recording_id: string; seq: N; ts: N; url: string; page_load: N }>(ActivitySql.summaryPages(tenantId, ids)),
       ]),
     );

@@ -1,8 +1,10 @@
 // The narrow-filter plan: a filter whose smallest key/value range holds at most NARROW rows skips the
 // time window; its few candidates come ordered by their start in `recordings` and are verified by id
 // (the latest value of each filtered key) until the page and one more are kept. Exact, like every plan.
-// A live-only listing takes this plan too: recent activity is a narrow set by nature.
+// A live-only listing takes this plan too: recent activity is a narrow set by nature. Activity filters
+// are applied to the candidates in SQL, over their rows alone (ActivitySql.matching).
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
+import { ActivityFilters, ActivitySql, hasActivityFilters } from './activity.sql';
 import type { LiveScope } from './live.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchesLatest } from './metadata-filter.sql';
@@ -35,12 +37,29 @@ export async function narrowPage(
   offset: number,
   live?: LiveScope,
   started?: StartedRange,
+  activity?: ActivityFilters,
 ): Promise<ListingPage | undefined> {
   const want = offset + limit + 1;
   const rows = await ch.rows<{ recording_id: string; first_ts: string }>(TimelineSql.starts(tenantId, filters, 2 * NARROW, live));
   if (rows.length >= 2 * NARROW) return undefined;
   // The range of starts on the candidates' true start: they are few.
-  const candidates = rows.filter((r) => startedIn(Number(r.first_ts), started)).map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
+  const inRange = rows.filter((r) => startedIn(Number(r.first_ts), started)).map((r) => ({ recording_id: r.recording_id, started_at: String(r.first_ts) }));
+  // Activity filters: their rules over these few recordings alone, in one read.
+  const passing =
+    hasActivityFilters(activity) && inRange.length
+      ? new Set(
+          (
+            await ch.rows<{ recording_id: string }>(
+              ActivitySql.matching(
+                tenantId,
+                activity,
+                inRange.map((r) => r.recording_id),
+              ),
+            )
+          ).map((r) => r.recording_id),
+        )
+      : undefined;
+  const candidates = passing ? inRange.filter((r) => passing.has(r.recording_id)) : inRange;
   return finish(ch, tenantId, await verify(ch, tenantId, filters, candidates, want, offset, limit), offset, limit);
 }
 

@@ -34,7 +34,7 @@ import { TimelineSql } from './recordings-timeline.sql';
 /** What a listing page asks for: metadata filters (AND), optionally only live or only finished recordings, page size and offset. */
 export interface ListingQuery {
   filters: readonly MetadataFilter[];
-  /** Activity filters: a page from `recordings` FINAL with their id sets in SQL (deepPage). */
+  /** Activity filters (AND): applied by every plan, over its candidates (window, narrow set) when it has some. */
   activity?: ActivityFilters;
   live?: LiveScope;
   /** Only recordings whose first event time is in [from, to). */
@@ -56,8 +56,8 @@ const MEMORY_KEYS = 10_000;
 /** How long filter counts are trusted: a stale count costs time, never correctness. */
 const PLAN_TTL_MS = 30_000;
 
-const memoryKey = (tenantId: string, filters: readonly MetadataFilter[], live?: LiveScope) =>
-  `${tenantId}\u0000${JSON.stringify(filters)}${live ? `\u0000${live.live}` : ''}`;
+const memoryKey = (tenantId: string, filters: readonly MetadataFilter[], live?: LiveScope, activity?: ActivityFilters) =>
+  `${tenantId}\u0000${JSON.stringify(filters)}${live ? `\u0000${live.live}` : ''}${hasActivityFilters(activity) ? `\u0000${JSON.stringify(activity)}` : ''}`;
 
 /** Sets `key`, dropping the oldest entry when the map is full. */
 function remembered<V>(memory: Map<string, V>, key: string, value: V): void {
@@ -94,19 +94,19 @@ export class ListingPlanner {
     }
     const counts = filters.length ? await this.filterCounts(tenantId, filters) : { filters: [], smallest: Infinity };
     if (!counts) return { rows: [], details: { summaries: [], metadata: [] } };
-    // Activity filters: their id sets beside the metadata filters and the live scope, in one statement.
-    if (hasActivityFilters(activity)) return this.deepPage(tenantId, counts.filters, limit, offset, live, activity, started);
+    // Activity filters go with every plan: over the narrow candidates, over the window's recordings
+    // (their cost bounded by the window, not the tenant), or beside the filters of a deep page.
     // Live only: its candidates are few (recent activity) whatever the filters and the depth.
     if (live?.live)
       return (
-        (await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live, started)) ??
-        this.deepPage(tenantId, counts.filters, limit, offset, live, undefined, started)
+        (await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live, started, activity)) ??
+        this.deepPage(tenantId, counts.filters, limit, offset, live, activity, started)
       );
     if (shallow) {
-      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live, started) : undefined;
-      return narrow ?? this.windowPage(tenantId, counts.filters, limit, offset, Date.now(), live, started);
+      const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live, started, activity) : undefined;
+      return narrow ?? this.windowPage(tenantId, counts.filters, limit, offset, Date.now(), live, started, activity);
     }
-    return this.deepPage(tenantId, counts.filters, limit, offset, live, undefined, started);
+    return this.deepPage(tenantId, counts.filters, limit, offset, live, activity, started);
   }
 
   /** A page from `recordings` FINAL with the filters and live scope in SQL: deep filtered pages, and many live recordings. */
@@ -237,24 +237,27 @@ export class ListingPlanner {
     now: number,
     live?: LiveScope,
     range?: StartedRange,
+    activity?: ActivityFilters,
   ): Promise<ListingPage> {
     const want = offset + limit + 1;
-    const key = memoryKey(tenantId, filters, live);
+    const key = memoryKey(tenantId, filters, live, activity);
     const before = range?.to;
     const candidates = filters.length ? candidateRecordingsSql(tenantId, filters) : undefined;
+    // Activity filters hold for the window's recordings in SQL: the window holds only those that pass.
+    const filtered = filters.length > 0 || hasActivityFilters(activity);
     // Filters and the live scope drop some of the top: read a few more than wanted.
-    const cap = want + (filters.length || live ? (want >> 2) + MARGIN : 0);
+    const cap = want + (filtered || live ? (want >> 2) + MARGIN : 0);
     // Metadata does not depend on the window: kept across exclusions and widenings.
     const metadata: MetadataRow[] = [];
     const withMetadata = new Set<string>();
-    let w: Window | null = firstWindow(this.density.get(key), want, now, filters.length ? LEAN_SLACK : 2, range);
+    let w: Window | null = firstWindow(this.density.get(key), want, now, filtered ? LEAN_SLACK : 2, range);
     for (let round = 1; w; round++) {
       const since: number = w.since;
       const exclude: string[] = [];
       const checked = new Set<string>();
       for (;;) {
         const { rows: top, beforeLimit } = await this.ch.rowsBeforeLimit<SummaryRow>(
-          RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates, before),
+          RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates, before, activity),
         );
         const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
         const needMetadata = (filters.length ? unchecked : top.slice(offset, offset + limit).map((r) => r.recording_id)).filter((id) => !withMetadata.has(id));

@@ -56,6 +56,30 @@ describe('RecordingsSql', () => {
     expect(text).toContain('GROUP BY recording_id HAVING started_at < 5000 ORDER BY started_at DESC');
   });
 
+  it("evaluates activity filters over the window's recordings alone, spans from the window's own rows", () => {
+    const text = RecordingsSql.windowSummaries('t', 1000, 71, 0, [], sql`SELECT recording_id FROM candidates`, 5000, {
+      hasDeadClicks: true,
+      minActiveTime: 10,
+      errorText: 'boom',
+      hasErrors: false,
+    }).text;
+    const window =
+      "recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = 't' AND min_ts >= 1000 AND min_ts < 5000 AND recording_id IN (SELECT recording_id FROM candidates))";
+    // Every rule's rows are read for the window's recordings only, never for the whole tenant.
+    expect(text).toContain(`FROM recording_activity WHERE tenant_id = 't' AND kind = 'error' AND positionCaseInsensitiveUTF8(text, 'boom') > 0 AND ${window}`);
+    expect(text).toContain(`FROM recording_activity_batches WHERE tenant_id = 't' AND ${window}`);
+    expect(text).toContain(`kind = 'click' AND ${window}`);
+    expect(text).not.toMatch(/FROM recording_activity(_batches)? WHERE tenant_id = 't' AND kind = '\w+'\)/);
+    expect(text).not.toContain('FROM recording_batches');
+    expect(text).toContain(
+      "SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = 't' AND min_ts >= 1000 AND recording_id IN (SELECT recording_id FROM candidates)",
+    );
+    expect(text).toContain('AND recording_id NOT IN (SELECT recording_id FROM (SELECT recording_id, seq FROM recording_activity');
+    expect(text).toMatch(
+      /WHERE seq > deleted_seq AND recording_id IN \(SELECT recording_id FROM candidates\) AND recording_id NOT IN \(.* LIMIT 1 BY recording_id, batch_id\) GROUP BY/s,
+    );
+  });
+
   it('puts a range of starts in the page of recordings FINAL, either end open', () => {
     expect(RecordingsSql.page({ tenantId: 't', filters: [], window: { from: 10, to: 20 } }, 5, 0).text).toContain(
       'AND started_at >= 10 AND started_at < 20 ORDER BY',

@@ -6,7 +6,7 @@
 // Shape note: an `IN (subquery)` stays at the level of the table it filters; on 18.16 a subquery set
 // inside a FROM subquery is built again for every enclosing level (measured: twice the latency).
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
-import { ActivityFilters, ActivitySql, hasActivityFilters } from './activity.sql';
+import { ActivityFilters, ActivityScope, ActivitySql, hasActivityFilters } from './activity.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchingRecordingsSql } from './metadata-filter.sql';
 import type { StartedRange } from './listing-page.util';
@@ -85,8 +85,20 @@ export const RecordingsSql = {
    * its summaries in one read. With filters: only the recordings of `candidates` (a subquery of ids).
    * With `before`: only recordings that started before it (those with a batch in [since, before), then
    * their whole summary's start checked), so a range in the past does not summarise everything newer.
+   * With activity filters: only the recordings that pass them, each rule read for the window's
+   * recordings alone (exact for every recording that started in the window, the others fail the edge
+   * check), so their cost is bounded by the window, not the tenant.
    */
-  windowSummaries(tenantId: string, since: number, count: number, offset: number, exclude: readonly string[], candidates?: Sql, before?: number): Sql {
+  windowSummaries(
+    tenantId: string,
+    since: number,
+    count: number,
+    offset: number,
+    exclude: readonly string[],
+    candidates?: Sql,
+    before?: number,
+    activity?: ActivityFilters,
+  ): Sql {
     const notExcluded = exclude.length ? sql` AND recording_id NOT IN ${list([...exclude])}` : sql``;
     const without =
       before === undefined
@@ -96,8 +108,14 @@ export const RecordingsSql = {
     // Candidates are checked beside the deletion rule, on the joined rows (measured on 18.16: cheaper
     // than on the window's raw rows, where the set is built once more per level, or after grouping).
     const among = candidates ? sql` AND recording_id IN (${candidates})` : sql``;
+    const inRange = before === undefined ? sql`` : sql` AND min_ts < ${before}`;
+    const scope: ActivityScope = {
+      where: sql`recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${inRange}${among})`,
+      spanRows: sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${among}`,
+    };
+    const passing = hasActivityFilters(activity) ? ActivitySql.conditions(tenantId, activity, scope) : sql``;
     return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM ${withDeletions(tenantId, sql`SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}`)}
-      WHERE seq > deleted_seq${among} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id${startedBefore} ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
+      WHERE seq > deleted_seq${among}${passing} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id${startedBefore} ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
   },
 
   /** Latest visible value of every metadata key of the given recordings. */

@@ -1,0 +1,135 @@
+// A quick harness for the activity filters' SQL (issue #31), without NATS or the service: a private
+// clickhouse-server (or chDB), the projections' own rows for the listing bench's recordings (the
+// projectors' pure apply functions over the same messages ingestion would store), then the listing
+// planner's page and the page's activity summaries timed for every filter case of the listing bench.
+// Not part of `npm run bench`. Usage (after `npx tsc -p bench/tsconfig.json`):
+//   HARNESS_RECORDINGS=100000 HARNESS_DIR=/tmp/activity-harness node dist-bench/bench/activity-filters.harness.js
+// Seeds only when HARNESS_DIR holds no data yet (about 3 minutes for 100 000 recordings): later runs,
+// of this or another checkout, time the same data. HARNESS_CASES=a,b picks cases; HARNESS_TRACE=1
+// prints each query of a case's last request with its time; HARNESS_ENGINE=chdb runs on chDB.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { ClickHouse } from '../src/infrastructure/clickhouse/clickhouse-client';
+import { join } from 'node:path';
+import { loadMigrations, migrate } from '../src/infrastructure/clickhouse/migrator';
+import { startClickHouse } from '../src/local/processes';
+import { applyActivityMessages } from '../src/projections/activity-projection';
+import type { ProjectionMessage } from '../src/projections/projection';
+import { applyRecordingMessages } from '../src/projections/recording-projection';
+import { ActivityRepository } from '../src/read-model/activity.repository';
+import { ListingPlanner, ListingQuery } from '../src/read-model/listing.planner';
+import { batchMessage, recordingBatch } from './listing.bench';
+
+const N = Number(process.env.HARNESS_RECORDINGS ?? 100_000);
+const DIR = process.env.HARNESS_DIR ?? '/tmp/activity-harness';
+const REQUESTS = Number(process.env.HARNESS_REQUESTS ?? 40);
+const TENANT = 'bench';
+const ONLY = process.env.HARNESS_CASES?.split(',');
+
+const uuid = (i: number) => {
+  const h = createHash('sha256').update(String(i)).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+
+async function seed(ch: ClickHouse) {
+  const t0 = Date.now() - N * 1000;
+  let seq = 0;
+  const CHUNK = 5000;
+  for (let b = 0; b < 3; b++) {
+    for (let from = 0; from < N; from += CHUNK) {
+      const messages: ProjectionMessage[] = [];
+      for (let i = from; i < Math.min(N, from + CHUNK); i++) {
+        messages.push(batchMessage(++seq, TENANT, uuid(i), recordingBatch(i, b, t0 + i * 1000)));
+      }
+      for (const out of [applyRecordingMessages(messages), applyActivityMessages(messages)]) {
+        for (const [table, rows] of Object.entries(out.rows)) if (rows.length) await ch.insert(table, rows);
+      }
+    }
+    process.stdout.write(`seeded batch ${b}\n`);
+  }
+}
+
+const CASES: Record<string, Partial<ListingQuery>> = {
+  newest: {},
+  planPro: { filters: [{ key: 'plan', value: 'pro' }] },
+  visitedPath: { activity: { urls: [{ value: '/p/17', match: 'exact', on: 'path' }] } },
+  visitedPathPrefix: { activity: { urls: [{ value: '/p/1', match: 'prefix', on: 'path' }] } },
+  visitedUrlContains: { activity: { urls: [{ value: 'P/49', match: 'contains', on: 'url' }] } },
+  clickedText: { activity: { clickedText: 'pay now' } },
+  hasErrors: { activity: { hasErrors: true } },
+  errorText: { activity: { errorText: 'x7 is' } },
+  noErrors: { activity: { hasErrors: false } },
+  rageClicks: { activity: { hasRageClicks: true } },
+  deadClicks: { activity: { hasDeadClicks: true } },
+  minDuration: { activity: { minDuration: 10000 } },
+  activeTime: { activity: { minActiveTime: 10000, maxActiveTime: 11000 } },
+  planFreeHasErrors: { filters: [{ key: 'plan', value: 'free' }], activity: { hasErrors: true } },
+  oneUserClickedText: { filters: [{ key: 'user', value: `u${N - 17}` }], activity: { clickedText: 'cart' } },
+  planFreeRageClicks: { filters: [{ key: 'plan', value: 'free' }], activity: { hasRageClicks: true, minDuration: 1000 } },
+};
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
+
+async function main() {
+  const fresh = !existsSync(`${DIR}/data`);
+  mkdirSync(DIR, { recursive: true });
+  const engine = process.env.HARNESS_ENGINE === 'chdb' ? 'chdb' : 'server';
+  const server = await startClickHouse({ dir: DIR, engine });
+  const ch = new ClickHouse({ CLICKHOUSE_URL: server.url, CLICKHOUSE_DATABASE: 'harness', CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' });
+  try {
+    await ch.ensureDatabase();
+    await migrate(ch, loadMigrations(join(__dirname, '..', '..', 'src', 'infrastructure', 'clickhouse', 'migrations')));
+    if (fresh || process.env.HARNESS_SEED === '1') await seed(ch);
+    // HARNESS_TRACE=1: each query of a case's last request, with its time.
+    const trace: string[] = [];
+    if (process.env.HARNESS_TRACE === '1') {
+      for (const m of ['rows', 'rowsBeforeLimit'] as const) {
+        const orig = (ch[m] as (q: { text: string }) => Promise<unknown>).bind(ch);
+        (ch as unknown as Record<string, unknown>)[m] = async (q: { text: string }) => {
+          const t = performance.now();
+          const r = await orig(q);
+          trace.push(`    ${Math.round(performance.now() - t)} ms ${q.text.length} chars: ${q.text.slice(0, 160).replace(/\s+/g, ' ')}`);
+          return r;
+        };
+      }
+    }
+    const planner = new ListingPlanner(ch);
+    const activity = new ActivityRepository(ch);
+    const out: Record<string, unknown> = {};
+    for (const [name, q] of Object.entries(CASES)) {
+      if (ONLY && !ONLY.includes(name)) continue;
+      const lat: number[] = [];
+      let returned = 0;
+      let ids = '';
+      for (let r = 0; r < REQUESTS + 3; r++) {
+        trace.length = 0;
+        const t = performance.now();
+        const page = await planner.page(TENANT, { filters: [], limit: 50, offset: 0, ...q });
+        const spans = new Map(page.details.summaries.map((s) => [s.recording_id, { first: Number(s.started_at), last: Number(s.ended_at) }]));
+        await activity.summaries(TENANT, spans);
+        const ms = performance.now() - t;
+        returned = Math.min(50, page.rows.length);
+        ids = createHash('sha256')
+          .update(page.rows.map((x) => x.recording_id).join(','))
+          .digest('hex')
+          .slice(0, 10);
+        if (r >= 3) lat.push(ms);
+      }
+      if (trace.length) process.stdout.write(trace.join('\n') + '\n');
+      out[name] = { returned, ids, p50: Math.round(pct(lat, 50)), p95: Math.round(pct(lat, 95)) };
+      process.stdout.write(
+        `${name}: ${returned} (${ids}) p50 ${Math.round(pct(lat, 50))} ms p95 ${Math.round(pct(lat, 95))} ms load ${loadavg()[0].toFixed(1)}\n`,
+      );
+    }
+    process.stdout.write(JSON.stringify(out) + '\n');
+  } finally {
+    await ch.close();
+    await server.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
