@@ -3,13 +3,19 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Every folder of src/ but the four shared ones (checked by a spec: test/unit/eslint-features.spec.ts).
 const FEATURES = [
+  'activity',
   'admin',
+  'archives',
   'auth',
   'cli',
+  'console',
   'health',
   'ingestion',
+  'keyframes',
   'limits',
+  'live',
   'local',
   'metrics',
   'projections',

@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import type { RawEvent } from '../domain/event-store';
 import { rawEvents } from '../infrastructure/nats/raw-events';
 import type { RecordingTails, Tail, TailMessage } from '../infrastructure/nats/recording-tail';
-import { rawEventsJson } from '../recordings/recording-events.json';
+import { rawEventsJson } from '../infrastructure/nats/recording-events.json';
 import { EndReason, eventsFrame, LiveStatus, statusFrame } from './sse';
 
 /** What a channel hands a viewer. */

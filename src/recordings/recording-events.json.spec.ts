@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { parsedToRaw, splitEvents } from '../infrastructure/nats/raw-events';
-import { rawEventsJson, rawEventsJsonArray, withoutOriginalTimestamp, writeNumber } from './recording-events.json';
+import { rawEventsJson, rawEventsJsonArray, withoutOriginalTimestamp, writeNumber } from '../infrastructure/nats/recording-events.json';
 import { asReadEvent } from './recording-events.service';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');

@@ -4,7 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { assertRecordingExists, EVENT_STORE, EventStore, ReadOptions, ReadWindow } from '../domain/event-store';
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
-import { rawEventsJsonArray } from './recording-events.json';
+import { rawEventsJsonArray } from '../infrastructure/nats/recording-events.json';
 
 /** For a single recording, originalTimestamp equals timestamp. */
 export const asReadEvent = (e: RrwebEvent): ReadEvent => ({ ...e, originalTimestamp: e.timestamp });

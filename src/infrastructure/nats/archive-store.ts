@@ -4,7 +4,7 @@
 // JetStream failures throw StoreUnavailable; a missing object is `undefined`.
 import { Logger } from '@nestjs/common';
 import { nanos, ObjectStore, StorageType } from 'nats';
-import { Archive } from '../../archives/archive-format';
+import { Archive } from './archive-format';
 import { StoreUnavailable } from '../../common/app-error';
 import type { NatsClient } from './nats-connection';
 import { ARCHIVES_BUCKET } from './subjects';

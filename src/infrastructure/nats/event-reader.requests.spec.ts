@@ -2,7 +2,7 @@
 // decides between the archive's stored response and the merge, so no read looks up the last message
 // first, and a sealed recording that must merge reads its headers once.
 import { headers as natsHeaders, JsMsg } from 'nats';
-import type { Archive } from '../../archives/archive-format';
+import type { Archive } from './archive-format';
 import type { MessageCounts, ResponseSource } from '../../domain/event-store';
 import type { ArchiveStore } from './archive-store';
 import type { EventDeleter } from './event-deleter';

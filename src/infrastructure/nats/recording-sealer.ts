@@ -15,8 +15,8 @@
 // projections collapse a batch repeated under one Td-Batch, so nothing is doubled.
 import { Logger } from '@nestjs/common';
 import { headers as natsHeaders, JsMsg } from 'nats';
-import { ArchivedBatch, encodeArchive, verifyArchive } from '../../archives/archive-format';
-import { archiveResponse } from '../../archives/archive-response';
+import { ArchivedBatch, encodeArchive, verifyArchive } from './archive-format';
+import { archiveResponse } from './archive-response';
 import { StoreUnavailable } from '../../common/app-error';
 import { ArchiveStore, archiveName } from './archive-store';
 import { EventDeleter } from './event-deleter';

@@ -3,7 +3,7 @@
 // decoding the event), as one JSON array in chunks of about 128 KiB, pulled as the client reads.
 // Per event: one copy of its bytes, the key and the digits written in place (no strings made).
 import { Readable } from 'node:stream';
-import type { RawEvent } from '../domain/event-store';
+import type { RawEvent } from '../../domain/event-store';
 
 const CHUNK = 128 * 1024;
 const SUFFIX = Buffer.from(',"originalTimestamp":', 'latin1');

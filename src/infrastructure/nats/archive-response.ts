@@ -2,10 +2,10 @@
 // with the read's own merge (event-order.ts) and writer (recording-events.json.ts), so an archive can
 // hold it and a sealed recording's full read pass it on without parsing an event. Each event is
 // traced to where it was in its batch, so the archive can rebuild the batches from the response.
-import type { RawEvent } from '../domain/event-store';
-import { planKey, TimestampMerger } from '../infrastructure/nats/event-order';
-import { listSpans, parsedToRaw, splitEvents } from '../infrastructure/nats/raw-events';
-import { rawEventsJson } from '../recordings/recording-events.json';
+import type { RawEvent } from '../../domain/event-store';
+import { planKey, TimestampMerger } from './event-order';
+import { listSpans, parsedToRaw, splitEvents } from './raw-events';
+import { rawEventsJson } from './recording-events.json';
 import type { ArchiveResponse, Piece } from './archive-format';
 
 export interface ResponseBatch {

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompressSync, brotliDecompress, brotliDecompressSync, constants, gunzip, gunzipSync, gzipSync } from 'node:zlib';
-import { listSpans } from '../infrastructure/nats/raw-events';
-import { withoutOriginalTimestamp } from '../recordings/recording-events.json';
+import { listSpans } from './raw-events';
+import { withoutOriginalTimestamp } from './recording-events.json';
 
 /** Raw bytes per block: big enough for the ratio, small enough that one batch costs one block's inflate. */
 export const BLOCK_BYTES = 256 * 1024;

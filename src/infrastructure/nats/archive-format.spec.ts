@@ -1,7 +1,7 @@
-import { planKey, TimestampMerger } from '../infrastructure/nats/event-order';
-import { rawEvents } from '../infrastructure/nats/raw-events';
-import type { RawEvent } from '../domain/event-store';
-import { rawEventsJson } from '../recordings/recording-events.json';
+import { planKey, TimestampMerger } from './event-order';
+import { rawEvents } from './raw-events';
+import type { RawEvent } from '../../domain/event-store';
+import { rawEventsJson } from './recording-events.json';
 import { Archive, ArchiveFormatError, BLOCK_BYTES, encodeArchive, verifyArchive } from './archive-format';
 import { archiveResponse, ResponseBatch } from './archive-response';
 
