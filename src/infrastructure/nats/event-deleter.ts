@@ -176,20 +176,20 @@ export class EventDeleter {
    */
   async sweepDeletedArchives(): Promise<number> {
     if (!this.archives) return 0;
-    const byRecording = new Map<string, { tenantId: string; recordingId: string; names: string[] }>();
+    const byRecording = new Map<string, { tenantId: string; recordingId: string; archives: { name: string; lastSeq: number }[] }>();
     for (const { name } of await this.archives.list()) {
       const parsed = parseArchiveName(name);
       if (!parsed) continue;
       const key = `${parsed.tenantId}.${parsed.recordingId}`;
-      const entry = byRecording.get(key) ?? { tenantId: parsed.tenantId, recordingId: parsed.recordingId, names: [] };
-      entry.names.push(name);
+      const entry = byRecording.get(key) ?? { tenantId: parsed.tenantId, recordingId: parsed.recordingId, archives: [] };
+      entry.archives.push({ name, lastSeq: parsed.lastSeq });
       byRecording.set(key, entry);
     }
     let removed = 0;
-    for (const { tenantId, recordingId, names } of byRecording.values()) {
+    for (const { tenantId, recordingId, archives } of byRecording.values()) {
       const marker = await this.messages.lastSeq(recordingSubject(tenantId, recordingId, 'del'));
       if (marker === undefined) continue;
-      const below = names.filter((name) => parseArchiveName(name)!.lastSeq < marker);
+      const below = archives.filter((a) => a.lastSeq < marker).map((a) => a.name);
       if (below.length === 0) continue;
       await this.deleteArchives(tenantId, recordingId, marker, new Set(below));
       removed += below.length;
