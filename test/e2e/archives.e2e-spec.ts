@@ -150,6 +150,29 @@ describe('recording archives', () => {
     expect((await stack.api(`/recordings/${id}/events`)).status).toBe(404);
   });
 
+  it('answers a large sealed recording from its records alone, and merges whenever anything else is among them', async () => {
+    // 40 batches, two out of order: past the size at which a whole read looks for the records first.
+    const order = Array.from({ length: 40 }, (_, b) => (b === 20 ? 21 : b === 21 ? 20 : b));
+    const id = await record(order);
+    const before = await reads(id);
+    // Cut short after its commit: the old messages and the records both there (the merge's answer).
+    expect((await seal(id, { ARCHIVE_CRASH_AFTER: 'published' }).done).code).toBeNull();
+    expect(await evMessages(id)).toEqual({ sealed: 40, raw: 40 });
+    expect(await reads(id)).toEqual(before);
+    expect(JSON.parse((await seal(id).done).stdout)).toMatchObject({ status: 'sealed', batches: 40 });
+    expect(await evMessages(id)).toEqual({ sealed: 40, raw: 0 });
+    const [name] = await mine(id);
+    expect((await archives.load(name))?.index.records).toBe(40);
+    expect(await reads(id)).toEqual(before);
+
+    // A late batch after the records: merged with them, its events last.
+    expect((await post(id, batch(40))).status).toBe(200);
+    const late = JSON.parse((await stack.api(`/recordings/${id}/events`)).text) as unknown[];
+    const whole = JSON.parse(before['']!) as unknown[];
+    expect(late.length).toBe(whole.length + batch(40).length);
+    expect(late.slice(0, whole.length)).toEqual(whole);
+  });
+
   it.each(['sealing', 'archived', 'published', 'removing'])(
     'loses and doubles nothing when the sealing process is killed (SIGKILL) after "%s"',
     async (step) => {

@@ -196,6 +196,21 @@ describe('sealing a recording', () => {
     expect((await body(a)).stored).toBe(false);
   });
 
+  it('answers a whole read of a large sealed recording from its first and last record and the count: no headers pass', async () => {
+    const [a, b] = await twins(Array.from({ length: 40 }, (_, n) => n));
+    // Not sealed: one lookup of the last message more (not a record: the headers pass decides).
+    expect(await requestsOfRead(a)).toEqual({ counts: 1, last: 1, scans: 2 });
+    await sealer().seal(tenantId, a);
+    // Its last and first message, then the archive's stored response.
+    expect(await requestsOfRead(a)).toEqual({ counts: 1, last: 2 });
+    expect(await body(a)).toEqual({ ...(await body(b)), stored: true });
+    await append(a, 40);
+    await append(b, 40);
+    // A late batch is the last message: the headers pass and the merge.
+    expect(await requestsOfRead(a)).toEqual({ counts: 1, last: 1, scans: 2 });
+    expect(await body(a)).toEqual({ ...(await body(b)), stored: false });
+  });
+
   it.each<SealStep>(['sealing', 'archived', 'published', 'removing'])(
     'finishes a seal cut short after step "%s", nothing lost or doubled meanwhile',
     async (step) => {

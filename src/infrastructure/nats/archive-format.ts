@@ -102,6 +102,12 @@ export interface ArchiveIndex {
   recordingId: string;
   /** Stream sequence of the last `ev` message the archive was made from (its generation). */
   lastSeq: number;
+  /**
+   * Sealed batch records its seal publishes (one chain), when they plan as `response` was merged:
+   * a recording whose `ev` messages are that many, the first and the last of them this archive's
+   * records, is exactly those records (EventReader.wholeArchive). Absent: the read's headers pass decides.
+   */
+  records?: number;
   batches: ArchiveIndexEntry[];
   /** Byte offset in the object, compressed and raw length of each block. */
   blocks: { off: number; clen: number; rlen: number }[];
@@ -158,7 +164,7 @@ function partsOf(payload: Uint8Array, pieces: Piece[] | null, response: Buffer, 
 }
 
 export function encodeArchive(
-  head: Pick<ArchiveIndex, 'tenantId' | 'recordingId' | 'lastSeq'>,
+  head: Pick<ArchiveIndex, 'tenantId' | 'recordingId' | 'lastSeq' | 'records'>,
   batches: readonly ArchivedBatch[],
   response: ArchiveResponse,
 ): { bytes: Buffer; index: ArchiveIndex } {
@@ -257,6 +263,15 @@ export class Archive {
   response(plan: string): AsyncGenerator<Buffer> | undefined {
     const r = this.index.response;
     return r?.plan === plan ? this.body(r.len) : undefined;
+  }
+
+  /**
+   * The same body for a recording whose `ev` messages are `count` of this archive's records, the first
+   * and the last among them (ArchiveIndex.records); undefined when the count is not its records'.
+   */
+  responseOfRecords(count: number): AsyncGenerator<Buffer> | undefined {
+    const r = this.index.response;
+    return r && this.index.records === count ? this.body(r.len) : undefined;
   }
 
   /**

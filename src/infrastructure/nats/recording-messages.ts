@@ -63,6 +63,12 @@ export class RecordingMessages {
     return this.stored(this.nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: subject }));
   }
 
+  /** The first message on `subject`, undefined when it has none. */
+  first(subject: string): Promise<StoredMsg | undefined> {
+    this.assertConnected();
+    return this.stored(directGet(this.nats, { seq: 1, next_by_subj: subject }));
+  }
+
   /** Whether the recording has any message (of any kind) stored below `seq`. */
   async holdsBelow(tenantId: string, recordingId: string, seq: number): Promise<boolean> {
     const first = await this.stored(directGet(this.nats, { seq: 1, next_by_subj: recordingWildcard(tenantId, recordingId) }));

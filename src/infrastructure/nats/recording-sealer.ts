@@ -20,7 +20,7 @@ import { archiveResponse } from './archive-response';
 import { StoreUnavailable } from '../../common/app-error';
 import { ArchiveStore, archiveName } from './archive-store';
 import { EventDeleter } from './event-deleter';
-import { MessageHead, orderBatches } from './event-order';
+import { MessageHead, orderBatches, planKey } from './event-order';
 import { isWrongLastSequence } from './jetstream-errors';
 import { MessageScanner } from './message-scan';
 import type { NatsClient } from './nats-connection';
@@ -124,19 +124,7 @@ export class RecordingSealer {
       batches.push({ id: b.batch, payload, ...span });
     }
     const name = archiveName(tenantId, recordingId, lastSeq);
-    const response = archiveResponse(batches.map((b, i) => ({ id: b.id, payload: b.payload, releaseBelow: plan.batches[i].releaseBelow })));
-    const { bytes, index } = encodeArchive({ tenantId, recordingId, lastSeq }, batches, response);
-    const before = await this.states.get(tenantId, recordingId);
-    await this.states.put(tenantId, recordingId, { state: 'sealing', archive: name, at: Date.now() });
-    await this.opts.onStep?.('sealing');
-    await this.archives.put(name, bytes);
-    this.archives.forget(name);
-    const back = await this.archives.get(name);
-    if (!back) throw new StoreUnavailable(`archive ${name} was not there when read back`);
-    await verifyArchive(back, index);
-    await this.opts.onStep?.('archived');
-
-    // 3. The records: one per planned batch (its summary's message: projections' rows), at the place
+    // The records (step 3): one per planned batch (its summary's message: projections' rows), at the place
     // the batch completed; one per other message with a summary (rows only: `x`, reads skip it).
     const carriers = new Map<number, { at: number; batch: string }>();
     for (const b of plan.batches) {
@@ -161,6 +149,23 @@ export class RecordingSealer {
       if (!o || (o.ref.x && !r.ref.x)) best.set(r.ref.s, r);
     }
     const records = all.filter((r) => best.get(r.ref.s) === r);
+    const response = archiveResponse(batches.map((b, i) => ({ id: b.id, payload: b.payload, releaseBelow: plan.batches[i].releaseBelow })));
+    // Whole reads pass the response on from the first and last record and the count (EventReader.wholeArchive),
+    // when the records plan as the response was merged: what the headers pass would check.
+    const recordHeads = records.filter((r) => !r.ref.x).map((r, i): MessageHead => ({ seq: i + 1, batch: r.m.batch, summary: r.m.summary, sealed: r.ref }));
+    const direct = planKey(orderBatches(recordHeads).batches) === response.plan;
+    const { bytes, index } = encodeArchive({ tenantId, recordingId, lastSeq, ...(direct ? { records: records.length } : {}) }, batches, response);
+    const before = await this.states.get(tenantId, recordingId);
+    await this.states.put(tenantId, recordingId, { state: 'sealing', archive: name, at: Date.now() });
+    await this.opts.onStep?.('sealing');
+    await this.archives.put(name, bytes);
+    this.archives.forget(name);
+    const back = await this.archives.get(name);
+    if (!back) throw new StoreUnavailable(`archive ${name} was not there when read back`);
+    await verifyArchive(back, index);
+    await this.opts.onStep?.('archived');
+
+    // 3. Publish the records, each expecting the previous one as the subject's last message.
     const published: number[] = [];
     let expect = lastSeq;
     try {
