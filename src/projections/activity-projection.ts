@@ -1,5 +1,5 @@
 // The activity projection (docs/activity.md): every `ev` message of TAPEDECK_EVENTS is decoded
-// (its consumer delivers payloads; a sealed record's comes from its archive) into the rows of
+// (payloads by direct get: its consumer is headers-only like every projector's) into the rows of
 // recording_activity, recording_activity_nodes and recording_activity_batches, versioned by stream
 // sequence. Its own durable consumer keeps the decoding off ingestion and off the recordings
 // projection's lag. Deletion as in recording-projection.ts: a `del` marker at seq D removes the
@@ -43,8 +43,5 @@ export const activityProjection: Projection = {
   filterSubject: ALL_RECORDINGS,
   tables: ACTIVITY_TABLES,
   bodyKinds: ['ev'],
-  // It decodes every batch: the payloads come with the pull (the recordings projection, which reads
-  // only summaries, stays headers-only).
-  deliverPayloads: true,
   apply: applyActivityMessages,
 };

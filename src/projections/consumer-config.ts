@@ -19,7 +19,7 @@ export function projectorConsumerConfig(p: Projection): Partial<ConsumerConfig> 
     deliver_policy: DeliverPolicy.All,
     replay_policy: ReplayPolicy.Instant,
     filter_subject: p.filterSubject,
-    headers_only: !p.deliverPayloads,
+    headers_only: true,
     max_deliver: MAX_DELIVER,
     ack_wait: nanos(ACK_WAIT_MS),
     max_ack_pending: MAX_ACK_PENDING,

@@ -1,8 +1,7 @@
 // A projection's durable pull consumer on TAPEDECK_EVENTS. Messages arrive headers-only (the
-// Td-Summary header is all an `ev` needs) unless the projection has them deliver payloads; payloads
-// of the kinds a projection asks for that did not arrive are read by sequence with direct get. It
-// creates the consumer, updates its limits and headers-only, refuses to start on drift of its shape
-// (filter, ack and deliver policy), and pulls batches (see `fetch`).
+// Td-Summary header is all an `ev` needs); payloads of the kinds a projection asks for are read by
+// sequence with direct get. It creates the consumer, updates its limits, refuses to start on drift
+// of its shape (filter, ack policy, headers-only), and pulls batches (see `fetch`).
 import { Logger } from '@nestjs/common';
 import type { Consumer, ConsumerInfo, JsMsg } from 'nats';
 import type { AppConfig } from '../config/config';
@@ -49,27 +48,24 @@ export class JetStreamProjectionSource implements ProjectionSource {
       this.logger.log({ msg: 'created projector consumer', consumer: this.name, filter: want.filter_subject });
     } else {
       const have = info.config;
-      if (have.filter_subject !== want.filter_subject || have.ack_policy !== want.ack_policy || have.deliver_policy !== want.deliver_policy) {
+      if (
+        have.filter_subject !== want.filter_subject ||
+        !!have.headers_only !== want.headers_only ||
+        have.ack_policy !== want.ack_policy ||
+        have.deliver_policy !== want.deliver_policy
+      ) {
         throw new ConsumerDriftError(
-          `Consumer ${this.name} on ${EVENTS_STREAM} exists with filter ${have.filter_subject}, ack ${have.ack_policy}, deliver ${have.deliver_policy}; ` +
-            `this build expects ${want.filter_subject}, ${want.ack_policy}, ${want.deliver_policy}. Delete the consumer (the projection then replays from the start) or fix the build.`,
+          `Consumer ${this.name} on ${EVENTS_STREAM} exists with filter ${have.filter_subject}, headers_only ${!!have.headers_only}, ack ${have.ack_policy}, deliver ${have.deliver_policy}; ` +
+            `this build expects ${want.filter_subject}, ${want.headers_only}, ${want.ack_policy}, ${want.deliver_policy}. Delete the consumer (the projection then replays from the start) or fix the build.`,
         );
       }
-      // Headers-only or not changes only what a pull carries (a message without its payload is
-      // loaded by direct get), so it is updated in place like the limits, with no replay.
-      if (
-        have.max_deliver !== want.max_deliver ||
-        have.ack_wait !== want.ack_wait ||
-        have.max_ack_pending !== want.max_ack_pending ||
-        !!have.headers_only !== want.headers_only
-      ) {
+      if (have.max_deliver !== want.max_deliver || have.ack_wait !== want.ack_wait || have.max_ack_pending !== want.max_ack_pending) {
         await this.nats.jsm.consumers.update(EVENTS_STREAM, this.name, {
           max_deliver: want.max_deliver,
           ack_wait: want.ack_wait,
           max_ack_pending: want.max_ack_pending,
-          headers_only: want.headers_only,
         });
-        this.logger.log({ msg: 'updated projector consumer', consumer: this.name, headersOnly: want.headers_only });
+        this.logger.log({ msg: 'updated projector consumer limits', consumer: this.name });
       }
     }
     this.consumer = await this.nats.js.consumers.get(EVENTS_STREAM, this.name);
@@ -102,8 +98,6 @@ export class JetStreamProjectionSource implements ProjectionSource {
     if (first[0].info.pending < max - 1 && wait.lingerMs > 0) await sleep(wait.lingerMs);
     let rest: JsMsg[] = [];
     try {
-      // No byte limit with payloads: a batch's payloads are in memory at once either way (loadBodies),
-      // and nats.js dropped messages of a no-wait pull that ended at max_bytes (they came again after ack_wait).
       rest = await drain(this.nats.js.fetch(EVENTS_STREAM, this.name, { batch: max - 1, no_wait: true }), PULL_GUARD_MS, this.stuck('no-wait'));
     } catch (e) {
       // The first message is in hand: project it; the next pull meets the failure again.

@@ -2,7 +2,7 @@
 // The runner owns fetching, writing and acknowledging; a projection never does I/O.
 import type { SubjectKind } from '../infrastructure/nats/subjects';
 
-/** One stream message as projections see it (headers only, unless its kind is in `bodyKinds` or the consumer delivers payloads). */
+/** One stream message as projections see it (headers only, unless its kind is in `bodyKinds`). */
 export interface ProjectionMessage {
   /** Stream sequence (of a sealed batch record: the message it replaced; see js-message.ts). */
   seq: number;
@@ -13,7 +13,7 @@ export interface ProjectionMessage {
   timeMs: number;
   /** The Td-* headers that were present. */
   headers: Readonly<Record<string, string | undefined>>;
-  /** Payload; set for kinds listed in the projection's `bodyKinds` (undefined if it vanished), and for all when delivered. */
+  /** Payload; set only for kinds listed in the projection's `bodyKinds` (undefined if it vanished). */
   data?: Uint8Array;
 }
 
@@ -44,10 +44,5 @@ export interface Projection {
   tables: readonly string[];
   /** Kinds whose payload `apply` needs; other messages arrive headers-only. */
   bodyKinds: readonly SubjectKind[];
-  /**
-   * The consumer delivers payloads (not headers-only), for a projection that needs nearly every
-   * payload: a direct get per message cost more than the payload's bytes in the pull. Absent: headers-only.
-   */
-  deliverPayloads?: boolean;
   apply(messages: readonly ProjectionMessage[]): ProjectionOutput;
 }

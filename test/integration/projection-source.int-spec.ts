@@ -111,32 +111,4 @@ describe('JetStreamProjectionSource.fetch', () => {
     expect(ds.length).toBe(published);
     ackAll(ds);
   });
-
-  it('switches its consumer to deliver payloads in place (no replay), and pulls big payloads whole', async () => {
-    await publish(2);
-    ackAll(await source.fetch(10, { expiresMs: 5000, lingerMs: 100 }));
-    const headersOnly = await source.fetch(10, { expiresMs: 1000, lingerMs: 0 });
-    expect(headersOnly).toEqual([]);
-    const withPayloads = new JetStreamProjectionSource(nats, { ...projection, deliverPayloads: true }, loadConfig({ NATS_URL: testEnv().natsUrl }));
-    await withPayloads.ensure();
-    expect((await nats.jsm.consumers.info(EVENTS_STREAM, consumerName(projection))).config.headers_only).toBeFalsy();
-    // Nothing replayed; new messages come with their payloads.
-    await publish(1);
-    const [one] = await withPayloads.fetch(10, { expiresMs: 5000, lingerMs: 100 });
-    expect(new TextDecoder().decode(one.message.data)).toBe(`m${published - 1}`);
-    one.ack();
-    // 20 messages of about max_payload / 2: none lost, none late.
-    const big = new Uint8Array(Math.floor(nats.maxPayload / 2) - 1024).fill(65);
-    const n = 20;
-    for (let i = 0; i < n; i++) await nats.js.publish(recordingSubject(tenantId, recordingId, 'ev'), big);
-    published += n;
-    const got: Delivery[] = [];
-    for (let pulls = 0; got.length < n && pulls < 3; pulls++) {
-      const ds = await withPayloads.fetch(100, { expiresMs: 5000, lingerMs: 0 });
-      ds.forEach((d) => expect(d.message.data?.length).toBe(big.length));
-      got.push(...ds);
-      ackAll(ds);
-    }
-    expect(got).toHaveLength(n);
-  });
 });
