@@ -1,5 +1,6 @@
 // Rows from one `ev` message for the activity tables (migration 007): its events are decoded and
-// reduced to batch-activity.ts's parts. A chunked batch (bigger than a message: its chunks are
+// reduced to batch-activity.ts's parts. Each row again for recording_activity_timeline (migration
+// 009), with its kind and the batch's first event time as recording_timeline has it (batch_ts). A chunked batch (bigger than a message: its chunks are
 // separate messages, and a projection sees one message at a time) gives only the page row its
 // summary names (the URL of its first Meta event), from the chunk that carries the summary
 // (docs/activity.md, limits).
@@ -8,11 +9,36 @@ import { clip, wellFormed } from '../domain/batch-summary';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { H } from '../infrastructure/nats/subjects';
 import type { ProjectionMessage, Row } from './projection';
+import { UNPLACED_TS } from './projection-tables';
+import { summaryRows } from './summary-rows';
 
 export interface ActivityRows {
   items: Row[];
   nodes: Row[];
   batch?: Row;
+  /** Every row above again, for recording_activity_timeline. */
+  timeline: Row[];
+}
+
+/** The min_ts of the message's recording_timeline row (the recordings projection's own rule), else UNPLACED_TS. */
+function batchTs(m: ProjectionMessage): number {
+  const r = summaryRows(m, '', '');
+  return 'rows' in r && r.rows.timeline ? (r.rows.timeline.min_ts as number) : UNPLACED_TS;
+}
+
+// Defaults of the columns a kind does not have in recording_activity_timeline.
+const EMPTY_NODE = { tag: '', selector: '' };
+const EMPTY_BATCH = { min_ts: 0, max_ts: 0, inputs: 0, active_seconds: [] as number[], changes: [] as number[] };
+
+/** The message's rows for recording_activity_timeline. */
+function timelineRows(m: ProjectionMessage, items: Row[], nodes: Row[], batch: Row | undefined): Row[] {
+  if (items.length === 0 && nodes.length === 0 && !batch) return [];
+  const batch_ts = batchTs(m);
+  return [
+    ...items.map((r) => ({ ...r, ...EMPTY_NODE, ...EMPTY_BATCH, batch_ts })),
+    ...nodes.map((r) => ({ ...EMPTY_ITEM, ...EMPTY_BATCH, ...r, kind: 'node', ts: 0, batch_ts })),
+    ...(batch ? [{ ...EMPTY_ITEM, ...EMPTY_NODE, ...batch, kind: 'batch', ts: 0, batch_ts }] : []),
+  ];
 }
 
 export type ActivityResult = { rows: ActivityRows } | { skip: string };
@@ -39,7 +65,10 @@ const EMPTY_ITEM = { idx: 0, url: '', path: '', title: '', text: '', node_id: 0,
 
 export function activityRows(m: ProjectionMessage, tenantId: string, recordingId: string): ActivityResult {
   const key = { tenant_id: tenantId, recording_id: recordingId, seq: m.seq, batch_id: m.headers[H.batch] || `seq-${m.seq}` };
-  if (chunked(m.headers[H.chunk])) return { rows: { items: chunkedPage(m, key), nodes: [] } };
+  if (chunked(m.headers[H.chunk])) {
+    const items = chunkedPage(m, key);
+    return { rows: { items, nodes: [], timeline: timelineRows(m, items, [], undefined) } };
+  }
   if (!m.data) return { skip: 'event payload unavailable (message removed from the stream)' };
   let events: unknown;
   try {
@@ -73,5 +102,5 @@ export function activityRows(m: ProjectionMessage, tenantId: string, recordingId
   const batch: Row | undefined = empty
     ? undefined
     : { ...key, min_ts: a.minTs, max_ts: a.maxTs, inputs: a.inputs, active_seconds: a.activeSeconds, changes: a.changes };
-  return { rows: { items, nodes, batch } };
+  return { rows: { items, nodes, batch, timeline: timelineRows(m, items, nodes, batch) } };
 }

@@ -6,7 +6,7 @@
 // Shape note: an `IN (subquery)` stays at the level of the table it filters; on 18.16 a subquery set
 // inside a FROM subquery is built again for every enclosing level (measured: twice the latency).
 import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
-import { ActivityFilters, ActivityScope, ActivitySql, hasActivityFilters } from './activity.sql';
+import { ActivityFilters, ActivitySql, hasActivityFilters, windowScope } from './activity.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchingRecordingsSql } from './metadata-filter.sql';
 import type { StartedRange } from './listing-page.util';
@@ -108,11 +108,8 @@ export const RecordingsSql = {
     // Candidates are checked beside the deletion rule, on the joined rows (measured on 18.16: cheaper
     // than on the window's raw rows, where the set is built once more per level, or after grouping).
     const among = candidates ? sql` AND recording_id IN (${candidates})` : sql``;
-    const inRange = before === undefined ? sql`` : sql` AND min_ts < ${before}`;
-    const scope: ActivityScope = {
-      where: sql`recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${inRange}${among})`,
-      spanRows: sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${among}`,
-    };
+    // The rules read the window's range of the time-sorted activity rows (ActivitySql's windowScope).
+    const scope = windowScope(since, sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${among}`);
     const passing = hasActivityFilters(activity) ? ActivitySql.conditions(tenantId, activity, scope) : sql``;
     return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM ${withDeletions(tenantId, sql`SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}`)}
       WHERE seq > deleted_seq${among}${passing} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id${startedBefore} ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
