@@ -7,7 +7,10 @@
 // to the last event's, at most the duration). Items are collapsed per (recording_id, batch_id, idx),
 // batches per batch id, and every read applies the deletion rule. A filter reads either the whole
 // tenant (deep listing pages, statistics) or a scope (ActivityScope: the listing window's recordings, a
-// narrow plan's candidates), exact either way since a rule reads only its own recording's rows.
+// narrow plan's candidates), exact either way since a rule reads only its own recording's rows. The
+// whole tenant and a few ids read the tables sorted by recording id; the listing's window and a
+// page's summaries read ranges of recording_activity_timeline (the same rows sorted by kind and
+// batch start, migration 009), since a window's few hundred random ids touch most granules of the others.
 // Runs on ClickHouse 18.16 and current servers: one JOIN
 // per SELECT, every joined subquery aliased, lambdas over arrays, values inlined by `sql`.
 import { ident, join, list, Sql, sql } from '../infrastructure/clickhouse/sql';
@@ -86,7 +89,10 @@ function rowsOf(tenantId: string, part: Part, scope: ActivityScope): Sql {
 }
 
 /** The scope narrowed by a further condition on its rows. */
-const and = (scope: ActivityScope, condition: Sql): ActivityScope => ({ ...scope, where: scope.where === ALL ? condition : sql`${condition} AND ${scope.where}` });
+const and = (scope: ActivityScope, condition: Sql): ActivityScope => ({
+  ...scope,
+  where: scope.where === ALL ? condition : sql`${condition} AND ${scope.where}`,
+});
 
 const ITEM_COLUMNS = ['seq', 'kind', 'ts', 'url', 'path', 'title', 'text', 'node_id', 'x', 'y', 'page_load', 'status', 'method', 'duration'];
 const cols = (names: readonly string[]) => join([...new Set(names)].map(ident), ', ');

@@ -109,7 +109,10 @@ export const RecordingsSql = {
     // than on the window's raw rows, where the set is built once more per level, or after grouping).
     const among = candidates ? sql` AND recording_id IN (${candidates})` : sql``;
     // The rules read the window's range of the time-sorted activity rows (ActivitySql's windowScope).
-    const scope = windowScope(since, sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${among}`);
+    const scope = windowScope(
+      since,
+      sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${among}`,
+    );
     const passing = hasActivityFilters(activity) ? ActivitySql.conditions(tenantId, activity, scope) : sql``;
     return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM ${withDeletions(tenantId, sql`SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}`)}
       WHERE seq > deleted_seq${among}${passing} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id${startedBefore} ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
