@@ -43,7 +43,7 @@ describe('ActivitySql.summaries', () => {
       ]),
     ).text;
     expect(text).toContain(
-      "FROM recording_activity_timeline WHERE tenant_id = 't' AND kind IN ('page', 'click', 'error', 'batch') AND (batch_ts = 9007199254740991 OR batch_ts BETWEEN 1000 AND 9000) AND recording_id IN ('a', 'b')",
+      "FROM recording_activity_timeline PREWHERE recording_id IN ('a', 'b') WHERE tenant_id = 't' AND kind IN ('page', 'click', 'error', 'batch') AND (batch_ts = 9007199254740991 OR batch_ts BETWEEN 1000 AND 9000)",
     );
     expect(text).not.toMatch(/FROM recording_activity(_batches|_nodes)? /);
   });

@@ -215,7 +215,9 @@ export const ActivitySql = {
     const lastSecond = sql`transform(recording_id, ${ids}, ${ids.map((id) => Math.floor(spans.get(id)!.last / 1000))}, 0)`;
     const columns = ['recording_id', 'batch_id', 'kind', 'idx', 'seq', 'ts', 'url', 'page_load', 'active_seconds'];
     const { where, placed } = pageScope(spans);
-    const rows = sql`SELECT ${cols(columns)} FROM recording_activity_timeline WHERE tenant_id = ${tenantId} AND kind IN ('page', 'click', 'error', 'batch') AND ${placed} AND ${where}`;
+    // The ids as PREWHERE: a condition on a key column is not moved there by itself, and the ranges of
+    // a page far apart hold many other recordings' rows (measured: a quarter of the bytes read).
+    const rows = sql`SELECT ${cols(columns)} FROM recording_activity_timeline PREWHERE ${where} WHERE tenant_id = ${tenantId} AND kind IN ('page', 'click', 'error', 'batch') AND ${placed}`;
     const visible = sql`SELECT ${cols(columns)} FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id, kind, idx`;
     return sql`SELECT recording_id, countIf(kind = 'click') AS clicks, countIf(kind = 'error') AS errors,
       uniqExactArray(arrayFilter(s -> s <= ${lastSecond}, active_seconds)) AS active_secs,
