@@ -80,6 +80,12 @@ describe('RecordingsSql', () => {
     );
   });
 
+  it("bounds a window page's durations on its own aggregates, without reading the spans again", () => {
+    const text = RecordingsSql.windowSummaries('t', 1000, 11, 0, [], undefined, 5000, { minDuration: 10, maxDuration: 20 }).text;
+    expect(text).toContain('GROUP BY recording_id HAVING started_at < 5000 AND ended_at - started_at >= 10 AND ended_at - started_at <= 20 ORDER BY');
+    expect(text).not.toContain('first_ts');
+  });
+
   it('puts a range of starts in the page of recordings FINAL, either end open', () => {
     expect(RecordingsSql.page({ tenantId: 't', filters: [], window: { from: 10, to: 20 } }, 5, 0).text).toContain(
       'AND started_at >= 10 AND started_at < 20 ORDER BY',
