@@ -4,8 +4,10 @@ import { headerJson, summarizeBatch } from '../domain/batch-summary';
 import { click, consoleLog, meta, snapshot, T0 } from '../domain/activity/testing/activity-fixtures';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { applyActivityMessages } from './activity-projection';
+import { batchTs } from './activity-rows';
 import type { ProjectionMessage } from './projection';
 import { UNPLACED_TS } from './projection-tables';
+import { summaryRows } from './summary-rows';
 
 const REC = '11111111-1111-4111-8111-111111111111';
 const subject = (kind: string, rec = REC) => `td.rec.t1.${rec}.${kind}`;
@@ -54,12 +56,29 @@ describe('applyActivityMessages', () => {
       ['error', 2, T0 + 5],
       ['batch', 2, T0 + 5],
     ]);
-    // Each row is its own table's row, with the other kinds' columns at their defaults.
-    expect(timeline[0]).toMatchObject({ ...out.rows.recording_activity[0], tag: '', selector: '', inputs: 0, active_seconds: [] });
-    expect(timeline[1]).toMatchObject({ ...out.rows.recording_activity_nodes[0], idx: 0, url: '', ts: 0, changes: [] });
-    expect(timeline[5]).toMatchObject({ ...out.rows.recording_activity_batches[0], idx: 0, text: '', node_id: 0 });
-    const columns = Object.keys(timeline[0]).sort();
-    expect(timeline.every((r) => JSON.stringify(Object.keys(r).sort()) === JSON.stringify(columns))).toBe(true);
+    // Each row is its own table's row with its kind and batch_ts (other columns: their defaults on insert).
+    expect(timeline[0]).toEqual({ ...out.rows.recording_activity[0], batch_ts: T0 });
+    expect(timeline[1]).toEqual({ ...out.rows.recording_activity_nodes[0], kind: 'node', batch_ts: T0 });
+    expect(timeline[5]).toEqual({ ...out.rows.recording_activity_batches[0], kind: 'batch', batch_ts: T0 });
+  });
+
+  it("takes batch_ts by the recordings projection's rule: the min_ts of its recording_timeline row, if it has one", () => {
+    const base = ev(1, [click(T0 + 5, 7)]);
+    for (const summary of [
+      base.headers['Td-Summary'],
+      '',
+      'x',
+      'null',
+      '{"v":2,"n":3,"minTs":5}',
+      '{"v":1,"n":0,"minTs":5}',
+      '{"v":1,"n":0.5,"minTs":5}',
+      '{"v":1,"n":2,"minTs":5.7}',
+      '{"v":1,"n":2}',
+    ]) {
+      const m = { ...base, headers: { ...base.headers, 'Td-Summary': summary } };
+      const r = summaryRows(m, 't1', REC);
+      expect([summary, batchTs(m)]).toEqual([summary, 'rows' in r && r.rows.timeline ? r.rows.timeline.min_ts : UNPLACED_TS]);
+    }
   });
 
   it('places rows of a message whose summary gives no recording_timeline row in every window', () => {
