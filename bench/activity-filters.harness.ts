@@ -5,7 +5,9 @@
 // Not part of `npm run bench`. Usage (after `npx tsc -p bench/tsconfig.json`):
 //   HARNESS_RECORDINGS=100000 HARNESS_DIR=/tmp/activity-harness node dist-bench/bench/activity-filters.harness.js
 // Seeds only when HARNESS_DIR holds no data yet (about 3 minutes for 100 000 recordings): later runs,
-// of this or another checkout, time the same data. HARNESS_CASES=a,b picks cases; HARNESS_TRACE=1
+// of this or another checkout, time the same data (a dir seeded before a migration gets what it adds
+// from the migration's backfill, e.g. 009's recording_activity_timeline; HARNESS_SEED=1 seeds again
+// on top). HARNESS_CASES=a,b picks cases; HARNESS_TRACE=1
 // prints each query of a case's last request with its time; HARNESS_ENGINE=chdb runs on chDB.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';

@@ -4,7 +4,10 @@ import { headerJson, summarizeBatch } from '../domain/batch-summary';
 import { click, consoleLog, meta, snapshot, T0 } from '../domain/activity/testing/activity-fixtures';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { applyActivityMessages } from './activity-projection';
+import { batchTs } from './activity-rows';
 import type { ProjectionMessage } from './projection';
+import { UNPLACED_TS } from './projection-tables';
+import { summaryRows } from './summary-rows';
 
 const REC = '11111111-1111-4111-8111-111111111111';
 const subject = (kind: string, rec = REC) => `td.rec.t1.${rec}.${kind}`;
@@ -39,6 +42,50 @@ describe('applyActivityMessages', () => {
     expect([out.deletions, out.skipped]).toEqual([[], []]);
   });
 
+  it("writes every row again to recording_activity_timeline, with its kind and its batch's start as recording_timeline has it", () => {
+    const out = applyActivityMessages([
+      ev(1, [meta(T0, 'https://a.test/x'), snapshot(T0 + 1)]),
+      ev(2, [click(T0 + 5, 7), consoleLog(T0 + 6, 'error', 'boom')]),
+    ]);
+    const timeline = out.rows.recording_activity_timeline;
+    expect(timeline.map((r) => [r.kind, r.seq, r.batch_ts])).toEqual([
+      ['page', 1, T0],
+      ...[7, 8, 11, 12].map(() => ['node', 1, T0]),
+      ['batch', 1, T0],
+      ['click', 2, T0 + 5],
+      ['error', 2, T0 + 5],
+      ['batch', 2, T0 + 5],
+    ]);
+    // Each row is its own table's row with its kind and batch_ts (other columns: their defaults on insert).
+    expect(timeline[0]).toEqual({ ...out.rows.recording_activity[0], batch_ts: T0 });
+    expect(timeline[1]).toEqual({ ...out.rows.recording_activity_nodes[0], kind: 'node', batch_ts: T0 });
+    expect(timeline[5]).toEqual({ ...out.rows.recording_activity_batches[0], kind: 'batch', batch_ts: T0 });
+  });
+
+  it("takes batch_ts by the recordings projection's rule: the min_ts of its recording_timeline row, if it has one", () => {
+    const base = ev(1, [click(T0 + 5, 7)]);
+    for (const summary of [
+      base.headers['Td-Summary'],
+      '',
+      'x',
+      'null',
+      '{"v":2,"n":3,"minTs":5}',
+      '{"v":1,"n":0,"minTs":5}',
+      '{"v":1,"n":0.5,"minTs":5}',
+      '{"v":1,"n":2,"minTs":5.7}',
+      '{"v":1,"n":2}',
+    ]) {
+      const m = { ...base, headers: { ...base.headers, 'Td-Summary': summary } };
+      const r = summaryRows(m, 't1', REC);
+      expect([summary, batchTs(m)]).toEqual([summary, 'rows' in r && r.rows.timeline ? r.rows.timeline.min_ts : UNPLACED_TS]);
+    }
+  });
+
+  it('places rows of a message whose summary gives no recording_timeline row in every window', () => {
+    const out = applyActivityMessages([ev(1, [click(T0 + 5, 7)], { 'Td-Summary': '' }), ev(2, [click(T0 + 5, 7)], { 'Td-Summary': '{"v":9}' })]);
+    expect(out.rows.recording_activity_timeline.map((r) => r.batch_ts)).toEqual([UNPLACED_TS, UNPLACED_TS, UNPLACED_TS, UNPLACED_TS]);
+  });
+
   it('drops messages below a deletion marker of the same fetch and deletes the older rows', () => {
     const other = '22222222-2222-4222-8222-222222222222';
     const out = applyActivityMessages([
@@ -52,7 +99,12 @@ describe('applyActivityMessages', () => {
       [other, 4],
     ]);
     expect(out.deletions).toEqual([
-      { tables: ['recording_activity', 'recording_activity_nodes', 'recording_activity_batches'], tenantId: 't1', recordingId: REC, beforeSeq: 2 },
+      {
+        tables: ['recording_activity', 'recording_activity_nodes', 'recording_activity_batches', 'recording_activity_timeline'],
+        tenantId: 't1',
+        recordingId: REC,
+        beforeSeq: 2,
+      },
     ]);
   });
 

@@ -1,5 +1,6 @@
 // Rows from one `ev` message for the activity tables (migration 007): its events are decoded and
-// reduced to batch-activity.ts's parts. A chunked batch (bigger than a message: its chunks are
+// reduced to batch-activity.ts's parts. Each row again for recording_activity_timeline (migration
+// 009), with its kind and the batch's first event time as recording_timeline has it (batch_ts). A chunked batch (bigger than a message: its chunks are
 // separate messages, and a projection sees one message at a time) gives only the page row its
 // summary names (the URL of its first Meta event), from the chunk that carries the summary
 // (docs/activity.md, limits).
@@ -8,14 +9,50 @@ import { clip, wellFormed } from '../domain/batch-summary';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { H } from '../infrastructure/nats/subjects';
 import type { ProjectionMessage, Row } from './projection';
+import { UNPLACED_TS } from './projection-tables';
 
 export interface ActivityRows {
   items: Row[];
   nodes: Row[];
   batch?: Row;
+  /** Every row above again, for recording_activity_timeline. */
+  timeline: Row[];
 }
 
 export type ActivityResult = { rows: ActivityRows } | { skip: string };
+
+const finiteInt = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : 0);
+
+/**
+ * The min_ts of the message's recording_timeline row, by summary-rows.ts's rule (a version 1
+ * Td-Summary of at least one event; its minTs), else UNPLACED_TS. Only these three fields are read:
+ * building the recordings projection's rows here would triple this projection's CPU per message.
+ */
+export function batchTs(m: ProjectionMessage): number {
+  const raw = m.headers[H.summary];
+  if (!raw) return UNPLACED_TS;
+  let s: { v?: unknown; n?: unknown; minTs?: unknown } | null;
+  try {
+    s = JSON.parse(raw) as typeof s;
+  } catch {
+    return UNPLACED_TS;
+  }
+  if (!s || typeof s !== 'object' || s.v !== 1 || finiteInt(s.n) <= 0) return UNPLACED_TS;
+  return finiteInt(s.minTs);
+}
+
+/**
+ * The message's rows for recording_activity_timeline: each row of the other three with its kind and
+ * batch_ts. The columns of other kinds are left out: an insert in JSONEachRow gives them their defaults.
+ */
+function timelineRows(m: ProjectionMessage, items: Row[], nodes: Row[], batch: Row | undefined): Row[] {
+  if (items.length === 0 && nodes.length === 0 && !batch) return [];
+  const batch_ts = batchTs(m);
+  const rows: Row[] = items.map((r) => ({ ...r, batch_ts }));
+  for (const r of nodes) rows.push({ ...r, kind: 'node', batch_ts });
+  if (batch) rows.push({ ...batch, kind: 'batch', batch_ts });
+  return rows;
+}
 
 const chunked = (chunk: string | undefined) => {
   const m = chunk ? /^(\d+)\/(\d+)$/.exec(chunk) : null;
@@ -39,7 +76,10 @@ const EMPTY_ITEM = { idx: 0, url: '', path: '', title: '', text: '', node_id: 0,
 
 export function activityRows(m: ProjectionMessage, tenantId: string, recordingId: string): ActivityResult {
   const key = { tenant_id: tenantId, recording_id: recordingId, seq: m.seq, batch_id: m.headers[H.batch] || `seq-${m.seq}` };
-  if (chunked(m.headers[H.chunk])) return { rows: { items: chunkedPage(m, key), nodes: [] } };
+  if (chunked(m.headers[H.chunk])) {
+    const items = chunkedPage(m, key);
+    return { rows: { items, nodes: [], timeline: timelineRows(m, items, [], undefined) } };
+  }
   if (!m.data) return { skip: 'event payload unavailable (message removed from the stream)' };
   let events: unknown;
   try {
@@ -73,5 +113,5 @@ export function activityRows(m: ProjectionMessage, tenantId: string, recordingId
   const batch: Row | undefined = empty
     ? undefined
     : { ...key, min_ts: a.minTs, max_ts: a.maxTs, inputs: a.inputs, active_seconds: a.activeSeconds, changes: a.changes };
-  return { rows: { items, nodes, batch } };
+  return { rows: { items, nodes, batch, timeline: timelineRows(m, items, nodes, batch) } };
 }

@@ -1,5 +1,5 @@
 // ClickHouse tables written by projections. Their DDL lives only in the numbered migrations
-// (001 to 007); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
+// (001 to 009); a rebuild copies the live table's structure with `CREATE TABLE … AS …`, so the two
 // cannot diverge.
 export const T = {
   batches: 'recording_batches',
@@ -19,5 +19,10 @@ export const T = {
   activityNodes: 'recording_activity_nodes',
   /** Inputs, active seconds and change times per batch (migration 007). */
   activityBatches: 'recording_activity_batches',
+  /** The three activity tables' rows in one, sorted by kind and their batch's start (migration 009): window reads. */
+  activityTimeline: 'recording_activity_timeline',
   deleted: 'deleted_recordings',
 } as const;
+
+/** batch_ts of recording_activity_timeline's rows whose message has no recording_timeline row: read by every window (migration 009). */
+export const UNPLACED_TS = 9007199254740991;

@@ -104,30 +104,30 @@ export class ActivityRepository {
   async summaries(tenantId: string, spans: ReadonlyMap<string, { first: number; last: number }>): Promise<Map<string, ActivitySummary>> {
     const ids = [...spans.keys()];
     if (ids.length === 0) return new Map();
-    const [counts, active, pages] = await fromReadModel(
-      Promise.all([
-        this.ch.rows<{ recording_id: string; clicks: N; errors: N }>(ActivitySql.summaryCounts(tenantId, ids)),
-        this.ch.rows<{ recording_id: string; active_secs: N }>(ActivitySql.summaryActive(tenantId, new Map(ids.map((id) => [id, spans.get(id)!.last])))),
-        this.ch.rows<{ recording_id: string; seq: N; ts: N; url: string; page_load: N }>(ActivitySql.summaryPages(tenantId, ids)),
-      ]),
+    const rows = await fromReadModel(
+      this.ch.rows<{ recording_id: string; clicks: N; errors: N; active_secs: N; pages: [N, N, string, N][] }>(ActivitySql.summaries(tenantId, spans)),
     );
     const out = new Map<string, ActivitySummary>(ids.map((id) => [id, { ...NO_ACTIVITY }]));
-    for (const c of counts) Object.assign(out.get(c.recording_id) ?? {}, { clicks: Number(c.clicks), errors: Number(c.errors) });
-    for (const a of active) {
-      const span = spans.get(a.recording_id);
-      const summary = out.get(a.recording_id);
-      // The seconds are those up to the last event's (activity.sql.ts); the cap is the duration.
-      if (span && summary) summary.activeTime = Math.min(Number(a.active_secs) * 1000, Math.max(0, span.last - span.first));
-    }
-    const metas = new Map<string, (PageItem & { seq: number; idx: number })[]>();
-    for (const p of pages) {
-      const list = metas.get(p.recording_id) ?? [];
-      list.push({ kind: 'page', seq: Number(p.seq), idx: 0, ts: Number(p.ts), url: p.url, path: '', title: '', pageLoad: Number(p.page_load) === 1 });
-      metas.set(p.recording_id, list);
-    }
-    for (const [id, list] of metas) {
-      const summary = out.get(id);
-      if (summary) summary.pages = pageViews(list, spans.get(id)?.last ?? 0).length;
+    for (const r of rows) {
+      const span = spans.get(r.recording_id);
+      if (!span) continue;
+      const metas: (PageItem & { seq: number; idx: number })[] = r.pages.map(([seq, ts, url, pageLoad]) => ({
+        kind: 'page',
+        seq: Number(seq),
+        idx: 0,
+        ts: Number(ts),
+        url,
+        path: '',
+        title: '',
+        pageLoad: Number(pageLoad) === 1,
+      }));
+      out.set(r.recording_id, {
+        pages: pageViews(metas, span.last).length,
+        clicks: Number(r.clicks),
+        errors: Number(r.errors),
+        // The seconds are those up to the last event's (activity.sql.ts); the cap is the duration.
+        activeTime: Math.min(Number(r.active_secs) * 1000, Math.max(0, span.last - span.first)),
+      });
     }
     return out;
   }

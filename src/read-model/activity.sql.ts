@@ -7,11 +7,15 @@
 // to the last event's, at most the duration). Items are collapsed per (recording_id, batch_id, idx),
 // batches per batch id, and every read applies the deletion rule. A filter reads either the whole
 // tenant (deep listing pages, statistics) or a scope (ActivityScope: the listing window's recordings, a
-// narrow plan's candidates), exact either way since a rule reads only its own recording's rows.
+// narrow plan's candidates), exact either way since a rule reads only its own recording's rows. The
+// whole tenant and a few ids read the tables sorted by recording id; the listing's window and a
+// page's summaries read ranges of recording_activity_timeline (the same rows sorted by kind and
+// batch start, migration 009), since a window's few hundred random ids touch most granules of the others.
 // Runs on ClickHouse 18.16 and current servers: one JOIN
 // per SELECT, every joined subquery aliased, lambdas over arrays, values inlined by `sql`.
 import { ident, join, list, Sql, sql } from '../infrastructure/clickhouse/sql';
 import { DEAD_WINDOW_MS, RAGE_CLICKS, RAGE_WINDOW_MS } from '../domain/activity/activity-rules';
+import { UNPLACED_TS } from '../projections/projection-tables';
 import { withDeletions } from './visibility.sql';
 
 export type TextMatch = 'exact' | 'prefix' | 'contains';
@@ -51,28 +55,59 @@ const ALL = sql`1`;
  * and last event times come from (rows with recording_id, min_ts, max_ts and seq; by default the
  * recordings' rows of recording_batches). The listing's window takes them from its own time range of
  * recording_timeline: whole for every recording that started in the window, and only those are kept.
+ * `placed`: a condition on batch_ts that holds for every row of the recordings that matter (the
+ * window's: batch_ts >= its start; a page's: within each one's span); the rows then come from
+ * recording_activity_timeline's ranges (time-sorted, migration 009) instead of the tables sorted by id.
  */
 export interface ActivityScope {
   where: Sql;
   spanRows?: Sql;
+  placed?: Sql;
 }
 
 const EVERYTHING: ActivityScope = { where: ALL };
 
+/**
+ * The recordings that started at or after `since` (a listing window of recording_timeline; `spanRows`,
+ * its rows): every activity row of theirs has batch_ts >= since, so the rules read that range of
+ * recording_activity_timeline. Rows of the window's other recordings are partial there: those fail the
+ * window's edge check whatever their rules say.
+ */
+export const windowScope = (since: number, spanRows: Sql): ActivityScope => ({ where: ALL, placed: sql`batch_ts >= ${since}`, spanRows });
+/** The whole tenant: a filter's ids then come from an IN over the tenant's rows. */
+const whole = (scope: ActivityScope) => scope.where === ALL && !scope.placed;
+
+type Part = 'items' | 'nodes' | 'batches';
+const BY_ID: Record<Part, Sql> = { items: sql`recording_activity`, nodes: sql`recording_activity_nodes`, batches: sql`recording_activity_batches` };
+const KINDS: Record<Part, Sql> = { items: sql`kind IN ('page', 'click', 'error', 'network')`, nodes: sql`kind = 'node'`, batches: sql`kind = 'batch'` };
+
+/** `table WHERE …`: the tenant's rows of a part in the scope, from the tables sorted by id or from the time-sorted ranges. */
+function rowsOf(tenantId: string, part: Part, scope: ActivityScope): Sql {
+  return scope.placed
+    ? sql`recording_activity_timeline WHERE tenant_id = ${tenantId} AND ${KINDS[part]} AND ${scope.placed} AND ${scope.where}`
+    : sql`${BY_ID[part]} WHERE tenant_id = ${tenantId} AND ${scope.where}`;
+}
+
+/** The scope narrowed by a further condition on its rows. */
+const and = (scope: ActivityScope, condition: Sql): ActivityScope => ({
+  ...scope,
+  where: scope.where === ALL ? condition : sql`${condition} AND ${scope.where}`,
+});
+
 const ITEM_COLUMNS = ['seq', 'kind', 'ts', 'url', 'path', 'title', 'text', 'node_id', 'x', 'y', 'page_load', 'status', 'method', 'duration'];
 const cols = (names: readonly string[]) => join([...new Set(names)].map(ident), ', ');
 
-/** Visible items of the tenant matching `where`, each once (with recording_id, batch_id, idx besides `columns`). */
-function items(tenantId: string, where: Sql, columns: readonly string[] = ITEM_COLUMNS): Sql {
+/** Visible items of the scope, each once (with recording_id, batch_id, idx besides `columns`). */
+function items(tenantId: string, scope: ActivityScope, columns: readonly string[] = ITEM_COLUMNS): Sql {
   const out = cols(['recording_id', 'batch_id', 'idx', ...columns]);
-  const rows = sql`SELECT ${cols(['recording_id', 'batch_id', 'idx', 'seq', ...columns])} FROM recording_activity WHERE tenant_id = ${tenantId} AND ${where}`;
+  const rows = sql`SELECT ${cols(['recording_id', 'batch_id', 'idx', 'seq', ...columns])} FROM ${rowsOf(tenantId, 'items', scope)}`;
   return sql`SELECT ${out} FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id, idx`;
 }
 
-/** Visible activity batch rows, each batch once (with recording_id and batch_id besides `columns`). */
-function activityBatches(tenantId: string, where: Sql, columns: readonly string[]): Sql {
+/** Visible activity batch rows of the scope, each batch once (with recording_id and batch_id besides `columns`). */
+function activityBatches(tenantId: string, scope: ActivityScope, columns: readonly string[]): Sql {
   const out = cols(['recording_id', 'batch_id', ...columns]);
-  const rows = sql`SELECT ${cols(['recording_id', 'batch_id', 'seq', ...columns])} FROM recording_activity_batches WHERE tenant_id = ${tenantId} AND ${where}`;
+  const rows = sql`SELECT ${cols(['recording_id', 'batch_id', 'seq', ...columns])} FROM ${rowsOf(tenantId, 'batches', scope)}`;
   return sql`SELECT ${out} FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id`;
 }
 
@@ -84,7 +119,7 @@ function spans(tenantId: string, { where, spanRows }: ActivityScope = EVERYTHING
 
 /** Per recording of the scope: its distinct active seconds up to the second of its last event (active_secs). */
 function activeSeconds(tenantId: string, scope: ActivityScope): Sql {
-  const seconds = sql`SELECT recording_id, sec FROM (${activityBatches(tenantId, scope.where, ['active_seconds'])}) ARRAY JOIN active_seconds AS sec`;
+  const seconds = sql`SELECT recording_id, sec FROM (${activityBatches(tenantId, scope, ['active_seconds'])}) ARRAY JOIN active_seconds AS sec`;
   return sql`SELECT recording_id, uniqExactIf(sec, sec <= intDiv(last_ts, 1000)) AS active_secs FROM (${seconds}) AS a ALL INNER JOIN (${spans(tenantId, scope)}) AS s USING (recording_id) GROUP BY recording_id`;
 }
 
@@ -101,19 +136,60 @@ function textMatch(column: Sql, value: string, match: TextMatch): Sql {
 
 const contains = (column: Sql, value: string) => textMatch(column, value, 'contains');
 
-/** Per recording and node with at least RAGE_CLICKS clicks (among `where`): their sorted times `t`. */
-function clickTimes(tenantId: string, where: Sql): Sql {
-  return sql`SELECT recording_id, node_id, arraySort(groupArray(ts)) AS t FROM (${clicks(tenantId, where)}) GROUP BY recording_id, node_id HAVING count() >= ${RAGE_CLICKS}`;
+/** Per recording and node with at least RAGE_CLICKS clicks (in the scope): their sorted times `t`. */
+function clickTimes(tenantId: string, scope: ActivityScope): Sql {
+  return sql`SELECT recording_id, node_id, arraySort(groupArray(ts)) AS t FROM (${clicks(tenantId, scope)}) GROUP BY recording_id, node_id HAVING count() >= ${RAGE_CLICKS}`;
 }
 
 /** Whether the clicks i to i + RAGE_CLICKS - 1 of `t` are within RAGE_WINDOW_MS. */
 const window = (i: Sql) => sql`${i} + ${RAGE_CLICKS - 1} <= length(t) AND t[${i} + ${RAGE_CLICKS - 1}] - t[${i}] <= ${RAGE_WINDOW_MS}`;
-const clicks = (tenantId: string, where: Sql = ALL) => items(tenantId, sql`kind = 'click' AND ${where}`, ['seq', 'ts', 'node_id']);
+const clicks = (tenantId: string, scope: ActivityScope = EVERYTHING) => items(tenantId, and(scope, sql`kind = 'click'`), ['seq', 'ts', 'node_id']);
+
+/** Recordings by id, each with its first and last event time (epoch ms). */
+export type Spans = ReadonlyMap<string, { first: number; last: number }>;
+
+/**
+ * At most this many batch_ts ranges in one read, the closest spans merged beyond it: on 18.16 the
+ * primary key analysis of many ORed ranges costs more than the rows a few wider ranges add (measured
+ * at 100 000 recordings, a page of 50 recordings far apart: 50 ranges ~25 ms of analysis alone).
+ */
+const MAX_RANGES = 8;
+
+/**
+ * Sorted, disjoint [from, to] ranges covering the spans, merged across the smallest gaps down to
+ * MAX_RANGES (a range then covers some rows of other recordings: the id condition drops them).
+ */
+export function spanRanges(spans: Iterable<{ first: number; last: number }>): [number, number][] {
+  const sorted = [...spans].map((s): [number, number] => [s.first, Math.max(s.first, s.last)]).sort((a, b) => a[0] - b[0]);
+  const ranges: [number, number][] = [];
+  for (const r of sorted) {
+    const prev = ranges[ranges.length - 1];
+    if (prev && r[0] <= prev[1]) prev[1] = Math.max(prev[1], r[1]);
+    else ranges.push([...r]);
+  }
+  while (ranges.length > MAX_RANGES) {
+    let at = 1;
+    for (let i = 2; i < ranges.length; i++) if (ranges[i][0] - ranges[i - 1][1] < ranges[at][0] - ranges[at - 1][1]) at = i;
+    ranges[at - 1][1] = ranges[at][1];
+    ranges.splice(at, 1);
+  }
+  return ranges;
+}
+
+/**
+ * The rows of the given recordings in recording_activity_timeline: every visible row of a recording
+ * has its batch's start within the recording's span (or is unplaced), so a page of recordings reads
+ * the ranges of its spans, not the tenant.
+ */
+function pageScope(spans: Spans): { where: Sql; placed: Sql } {
+  const ranges = spanRanges(spans.values()).map(([from, to]) => sql`batch_ts BETWEEN ${from} AND ${to}`);
+  return { where: sql`recording_id IN ${list([...spans.keys()])}`, placed: sql`(batch_ts = ${UNPLACED_TS} OR ${join(ranges, ' OR ')})` };
+}
 
 export const ActivitySql = {
   /** One recording's visible items, in stream order. */
   items(tenantId: string, recordingId: string): Sql {
-    return sql`SELECT * FROM (${items(tenantId, sql`recording_id = ${recordingId}`)}) ORDER BY seq, idx`;
+    return sql`SELECT * FROM (${items(tenantId, { where: sql`recording_id = ${recordingId}` })}) ORDER BY seq, idx`;
   },
 
   /** The labels of the given nodes of one recording (every visible row; the rule picks among them). */
@@ -124,74 +200,75 @@ export const ActivitySql = {
 
   /** One recording's visible activity batches. */
   batches(tenantId: string, recordingId: string): Sql {
-    return sql`SELECT * FROM (${activityBatches(tenantId, sql`recording_id = ${recordingId}`, ['seq', 'inputs', 'active_seconds', 'changes'])}) ORDER BY seq`;
+    return sql`SELECT * FROM (${activityBatches(tenantId, { where: sql`recording_id = ${recordingId}` }, ['seq', 'inputs', 'active_seconds', 'changes'])}) ORDER BY seq`;
   },
 
-  /** Listing summary parts of the given recordings: click and error counts, active seconds, and the page rows (the page-view rule runs in TypeScript). */
-  summaryCounts(tenantId: string, ids: readonly string[]): Sql {
-    const idSet = sql`recording_id IN ${list([...ids])}`;
-    return sql`SELECT recording_id, countIf(kind = 'click') AS clicks, countIf(kind = 'error') AS errors FROM (${items(tenantId, sql`${idSet} AND kind IN ('click', 'error')`, ['kind'])}) GROUP BY recording_id`;
-  },
   /**
-   * Active seconds of the given recordings, each up to the second of its last event time as the caller
-   * knows it (from the summary it lists: the same rows as spans()), so no batch is read again.
+   * The listing's activity summary parts of the given recordings (each with its first and last event
+   * time, from the summary it lists), one row each in one read of recording_activity_timeline within
+   * their spans: click and error counts, distinct active seconds up to the second of the last event
+   * (the rows of spans(), so no batch is read again), and the page rows as (seq, ts, url, page_load)
+   * (the page-view rule runs in TypeScript). Items collapse by (batch_id, idx), batches by batch_id.
    */
-  summaryActive(tenantId: string, lastTs: ReadonlyMap<string, number>): Sql {
-    const ids = [...lastTs.keys()];
-    const lastSecond = sql`transform(recording_id, ${ids}, ${ids.map((id) => Math.floor(lastTs.get(id)! / 1000))}, 0)`;
-    const seconds = sql`SELECT recording_id, sec FROM (${activityBatches(tenantId, sql`recording_id IN ${list(ids)}`, ['active_seconds'])}) ARRAY JOIN active_seconds AS sec`;
-    return sql`SELECT recording_id, uniqExactIf(sec, sec <= ${lastSecond}) AS active_secs FROM (${seconds}) GROUP BY recording_id`;
-  },
-  summaryPages(tenantId: string, ids: readonly string[]): Sql {
-    return sql`SELECT * FROM (${items(tenantId, sql`recording_id IN ${list([...ids])} AND kind = 'page'`, ['seq', 'ts', 'url', 'page_load'])}) ORDER BY recording_id, ts, seq`;
+  summaries(tenantId: string, spans: Spans): Sql {
+    const ids = [...spans.keys()];
+    const lastSecond = sql`transform(recording_id, ${ids}, ${ids.map((id) => Math.floor(spans.get(id)!.last / 1000))}, 0)`;
+    const columns = ['recording_id', 'batch_id', 'kind', 'idx', 'seq', 'ts', 'url', 'page_load', 'active_seconds'];
+    const { where, placed } = pageScope(spans);
+    // The ids as PREWHERE: a condition on a key column is not moved there by itself, and the ranges of
+    // a page far apart hold many other recordings' rows (measured: a quarter of the bytes read).
+    const rows = sql`SELECT ${cols(columns)} FROM recording_activity_timeline PREWHERE ${where} WHERE tenant_id = ${tenantId} AND kind IN ('page', 'click', 'error', 'batch') AND ${placed}`;
+    const visible = sql`SELECT ${cols(columns)} FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq LIMIT 1 BY recording_id, batch_id, kind, idx`;
+    return sql`SELECT recording_id, countIf(kind = 'click') AS clicks, countIf(kind = 'error') AS errors,
+      uniqExactArray(arrayFilter(s -> s <= ${lastSecond}, active_seconds)) AS active_secs,
+      groupArrayIf((seq, ts, url, page_load), kind = 'page') AS pages FROM (${visible}) GROUP BY recording_id`;
   },
 
-  /** Ids of the tenant's recordings (among `where`) with a page view whose URL or path matches. */
-  visitedUrl(tenantId: string, f: UrlFilter, where: Sql = ALL): Sql {
+  /** Ids of the tenant's recordings (in the scope) with a page view whose URL or path matches. */
+  visitedUrl(tenantId: string, f: UrlFilter, scope: ActivityScope = EVERYTHING): Sql {
     const column = f.on === 'path' ? sql`path` : sql`url`;
-    const rows = sql`SELECT recording_id, seq FROM recording_activity WHERE tenant_id = ${tenantId} AND kind = 'page' AND ${textMatch(column, f.value, f.match)} AND ${where}`;
+    const rows = sql`SELECT recording_id, seq FROM ${rowsOf(tenantId, 'items', and(scope, sql`kind = 'page' AND ${textMatch(column, f.value, f.match)}`))}`;
     return sql`SELECT recording_id FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq`;
   },
 
   /** Ids with a click whose target's label (the latest of its node from the click's page on, up to the click) contains `text`. */
-  clickedText(tenantId: string, text: string, where: Sql = ALL): Sql {
-    const labelled = sql`SELECT recording_id, node_id FROM recording_activity_nodes WHERE tenant_id = ${tenantId} AND ${contains(sql`text`, text)} AND ${where}`;
+  clickedText(tenantId: string, text: string, scope: ActivityScope = EVERYTHING): Sql {
+    const labelled = sql`SELECT recording_id, node_id FROM ${rowsOf(tenantId, 'nodes', and(scope, contains(sql`text`, text)))}`;
     // Scoped (a window, a few candidates): the scope's clicks joined to the labelled nodes, and every
     // label row of the scope (the final join keeps those of clicked labelled nodes). An IN over
     // `labelled` there would be built again at every enclosing level on 18.16 (measured: 10 times
     // slower), while a joined subquery runs once. Over the whole tenant, the IN reads fewer rows.
-    const candidateClicks =
-      where === ALL
-        ? sql`SELECT recording_id, seq AS click_seq, idx, node_id FROM (${clicks(tenantId, sql`(recording_id, node_id) IN (${labelled})`)})`
-        : sql`SELECT recording_id, seq AS click_seq, idx, node_id FROM (${clicks(tenantId, where)}) AS sc ALL INNER JOIN (SELECT DISTINCT recording_id, node_id FROM (${labelled})) AS ln USING (recording_id, node_id)`;
-    const labelScope = where === ALL ? sql`(recording_id, node_id) IN (${labelled})` : where;
-    const metas = sql`SELECT recording_id, seq AS meta_seq, idx AS meta_idx FROM recording_activity WHERE tenant_id = ${tenantId} AND kind = 'page' AND ${where}`;
+    const candidateClicks = whole(scope)
+      ? sql`SELECT recording_id, seq AS click_seq, idx, node_id FROM (${clicks(tenantId, { where: sql`(recording_id, node_id) IN (${labelled})` })})`
+      : sql`SELECT recording_id, seq AS click_seq, idx, node_id FROM (${clicks(tenantId, scope)}) AS sc ALL INNER JOIN (SELECT DISTINCT recording_id, node_id FROM (${labelled})) AS ln USING (recording_id, node_id)`;
+    const labelScope = whole(scope) ? { where: sql`(recording_id, node_id) IN (${labelled})` } : scope;
+    const metas = sql`SELECT recording_id, seq AS meta_seq, idx AS meta_idx FROM ${rowsOf(tenantId, 'items', and(scope, sql`kind = 'page'`))}`;
     // The latest Meta before the click in the stream (its batch, then its position in the batch).
     const withPage = sql`SELECT recording_id, click_seq, idx, node_id, max(if(meta_seq < click_seq OR (meta_seq = click_seq AND meta_idx < idx), meta_seq, 0)) AS from_seq
       FROM (${candidateClicks}) AS c ALL LEFT JOIN (${metas}) AS m USING (recording_id) GROUP BY recording_id, click_seq, idx, node_id`;
     const labelRows = sql`SELECT recording_id, node_id, seq AS label_seq, text AS label_text FROM ${withDeletions(
       tenantId,
-      sql`SELECT recording_id, node_id, seq, text FROM recording_activity_nodes WHERE tenant_id = ${tenantId} AND ${labelScope}`,
+      sql`SELECT recording_id, node_id, seq, text FROM ${rowsOf(tenantId, 'nodes', labelScope)}`,
     )} WHERE seq > deleted_seq`;
     return sql`SELECT recording_id FROM (${withPage}) AS cp ALL INNER JOIN (${labelRows}) AS l USING (recording_id, node_id)
       WHERE label_seq >= from_seq AND label_seq <= click_seq GROUP BY recording_id, click_seq, idx HAVING ${contains(sql`argMax(label_text, label_seq)`, text)}`;
   },
 
-  /** Ids (among `where`) with a console error (whose message contains `text`, when given). */
-  errors(tenantId: string, text?: string, where: Sql = ALL): Sql {
-    const match = text === undefined ? sql`` : sql` AND ${contains(sql`text`, text)}`;
-    const rows = sql`SELECT recording_id, seq FROM recording_activity WHERE tenant_id = ${tenantId} AND kind = 'error'${match} AND ${where}`;
+  /** Ids (in the scope) with a console error (whose message contains `text`, when given). */
+  errors(tenantId: string, text?: string, scope: ActivityScope = EVERYTHING): Sql {
+    const match = text === undefined ? sql`kind = 'error'` : sql`kind = 'error' AND ${contains(sql`text`, text)}`;
+    const rows = sql`SELECT recording_id, seq FROM ${rowsOf(tenantId, 'items', and(scope, match))}`;
     return sql`SELECT recording_id FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq`;
   },
 
   /** Visible items of the tenant matching `where`, each once (recording_id, batch_id, idx and `columns`). */
   itemsWhere(tenantId: string, where: Sql, columns: readonly string[]): Sql {
-    return items(tenantId, where, columns);
+    return items(tenantId, { where }, columns);
   },
 
-  /** Ids with a rage click (among the recordings `where` selects): RAGE_CLICKS clicks on one node within RAGE_WINDOW_MS. */
-  rageClicks(tenantId: string, where: Sql = ALL): Sql {
-    return sql`SELECT recording_id FROM (${clickTimes(tenantId, where)}) WHERE arrayExists(i -> ${window(sql`i`)}, arrayEnumerate(t))`;
+  /** Ids with a rage click (among the recordings of the scope): RAGE_CLICKS clicks on one node within RAGE_WINDOW_MS. */
+  rageClicks(tenantId: string, scope: ActivityScope = EVERYTHING): Sql {
+    return sql`SELECT recording_id FROM (${clickTimes(tenantId, scope)}) WHERE arrayExists(i -> ${window(sql`i`)}, arrayEnumerate(t))`;
   },
 
   /**
@@ -201,25 +278,24 @@ export const ActivitySql = {
   rageClickCounts(tenantId: string, where: Sql): Sql {
     const runOf = sql`arrayCumSum(arrayMap(i -> i = 1 OR t[i] - t[i - 1] > ${RAGE_WINDOW_MS}, arrayEnumerate(t)))`;
     const runs = sql`length(arrayDistinct(arrayFilter((run, i) -> ${window(sql`i`)}, ${runOf}, arrayEnumerate(t))))`;
-    return sql`SELECT recording_id, sum(${runs}) AS rage_clicks FROM (${clickTimes(tenantId, where)}) GROUP BY recording_id`;
+    return sql`SELECT recording_id, sum(${runs}) AS rage_clicks FROM (${clickTimes(tenantId, { where })}) GROUP BY recording_id`;
   },
 
-  /** Ids (among `where`) with a dead click: no change in [ts, ts + DEAD_WINDOW_MS], and the recording's last event at or after its end. */
+  /** Ids (in the scope) with a dead click: no change in [ts, ts + DEAD_WINDOW_MS], and the recording's last event at or after its end. */
   deadClicks(tenantId: string, scope: ActivityScope = EVERYTHING): Sql {
-    const { where } = scope;
-    const changes = sql`SELECT recording_id, groupArray(change) AS change_times FROM (${activityBatches(tenantId, where, ['changes'])}) ARRAY JOIN changes AS change GROUP BY recording_id`;
-    const withChanges = sql`SELECT recording_id, ts, change_times FROM (SELECT recording_id, ts FROM (${clicks(tenantId, where)})) AS c ANY LEFT JOIN (${changes}) AS ch USING (recording_id)`;
+    const changes = sql`SELECT recording_id, groupArray(change) AS change_times FROM (${activityBatches(tenantId, scope, ['changes'])}) ARRAY JOIN changes AS change GROUP BY recording_id`;
+    const withChanges = sql`SELECT recording_id, ts, change_times FROM (SELECT recording_id, ts FROM (${clicks(tenantId, scope)})) AS c ANY LEFT JOIN (${changes}) AS ch USING (recording_id)`;
     return sql`SELECT recording_id FROM (${withChanges}) AS cc ALL INNER JOIN (${spans(tenantId, scope)}) AS s USING (recording_id)
       WHERE last_ts >= ts + ${DEAD_WINDOW_MS} AND NOT arrayExists(x -> x >= ts AND x <= ts + ${DEAD_WINDOW_MS}, change_times)`;
   },
 
-  /** Ids (among `where`) whose duration (last minus first event time) lies within the bounds. */
+  /** Ids (in the scope) whose duration (last minus first event time) lies within the bounds. */
   duration(tenantId: string, min?: number, max?: number, scope: ActivityScope = EVERYTHING): Sql {
     const bounds = [...(min !== undefined ? [sql`last_ts - first_ts >= ${min}`] : []), ...(max !== undefined ? [sql`last_ts - first_ts <= ${max}`] : [])];
     return sql`SELECT recording_id FROM (${spans(tenantId, scope)}) WHERE ${join(bounds, ' AND ')}`;
   },
 
-  /** Ids (among `where`) whose active time (distinct active seconds × 1000, at most the duration) lies within the bounds. */
+  /** Ids (in the scope) whose active time (distinct active seconds × 1000, at most the duration) lies within the bounds. */
   activeTime(tenantId: string, min?: number, max?: number, scope: ActivityScope = EVERYTHING): Sql {
     const joined = sql`SELECT recording_id, least(active_secs * 1000, last_ts - first_ts) AS active_ms FROM (${spans(tenantId, scope)}) AS s ANY LEFT JOIN (${activeSeconds(tenantId, scope)}) AS a USING (recording_id)`;
     const bounds = [...(min !== undefined ? [sql`active_ms >= ${min}`] : []), ...(max !== undefined ? [sql`active_ms <= ${max}`] : [])];
@@ -233,14 +309,13 @@ export const ActivitySql = {
    * time window, a narrow plan's candidates) instead of the tenant.
    */
   conditions(tenantId: string, f: ActivityFilters, scope: ActivityScope = EVERYTHING): Sql {
-    const { where } = scope;
     const parts: Sql[] = [];
     const inSet = (ids: Sql, yes = true) => parts.push(yes ? sql` AND recording_id IN (${ids})` : sql` AND recording_id NOT IN (${ids})`);
-    for (const u of f.urls ?? []) inSet(ActivitySql.visitedUrl(tenantId, u, where));
-    if (f.clickedText !== undefined) inSet(ActivitySql.clickedText(tenantId, f.clickedText, where));
-    if (f.errorText !== undefined) inSet(ActivitySql.errors(tenantId, f.errorText, where), f.hasErrors !== false);
-    else if (f.hasErrors !== undefined) inSet(ActivitySql.errors(tenantId, undefined, where), f.hasErrors);
-    if (f.hasRageClicks !== undefined) inSet(ActivitySql.rageClicks(tenantId, where), f.hasRageClicks);
+    for (const u of f.urls ?? []) inSet(ActivitySql.visitedUrl(tenantId, u, scope));
+    if (f.clickedText !== undefined) inSet(ActivitySql.clickedText(tenantId, f.clickedText, scope));
+    if (f.errorText !== undefined) inSet(ActivitySql.errors(tenantId, f.errorText, scope), f.hasErrors !== false);
+    else if (f.hasErrors !== undefined) inSet(ActivitySql.errors(tenantId, undefined, scope), f.hasErrors);
+    if (f.hasRageClicks !== undefined) inSet(ActivitySql.rageClicks(tenantId, scope), f.hasRageClicks);
     if (f.hasDeadClicks !== undefined) inSet(ActivitySql.deadClicks(tenantId, scope), f.hasDeadClicks);
     if (f.minDuration !== undefined || f.maxDuration !== undefined) inSet(ActivitySql.duration(tenantId, f.minDuration, f.maxDuration, scope));
     if (f.minActiveTime !== undefined || f.maxActiveTime !== undefined) inSet(ActivitySql.activeTime(tenantId, f.minActiveTime, f.maxActiveTime, scope));

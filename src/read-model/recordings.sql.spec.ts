@@ -63,21 +63,27 @@ describe('RecordingsSql', () => {
       errorText: 'boom',
       hasErrors: false,
     }).text;
-    const window =
-      "recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = 't' AND min_ts >= 1000 AND min_ts < 5000 AND recording_id IN (SELECT recording_id FROM candidates))";
-    // Every rule's rows are read for the window's recordings only, never for the whole tenant.
-    expect(text).toContain(`FROM recording_activity WHERE tenant_id = 't' AND kind = 'error' AND positionCaseInsensitiveUTF8(text, 'boom') > 0 AND ${window}`);
-    expect(text).toContain(`FROM recording_activity_batches WHERE tenant_id = 't' AND ${window}`);
-    expect(text).toContain(`kind = 'click' AND ${window}`);
-    expect(text).not.toMatch(/FROM recording_activity(_batches)? WHERE tenant_id = 't' AND kind = '\w+'\)/);
+    // Every rule's rows are read from the window's range of recording_activity_timeline, never from
+    // the tables sorted by recording id, never for the whole tenant.
+    const window = (kind: string) => `FROM recording_activity_timeline WHERE tenant_id = 't' AND ${kind} AND batch_ts >= 1000 AND`;
+    expect(text).toContain(`${window("kind IN ('page', 'click', 'error', 'network')")} kind = 'error' AND positionCaseInsensitiveUTF8(text, 'boom') > 0)`);
+    expect(text).toContain(`${window("kind = 'batch'")} 1)`);
+    expect(text).toContain(`${window("kind IN ('page', 'click', 'error', 'network')")} kind = 'click')`);
+    expect(text).not.toMatch(/FROM recording_activity(_batches|_nodes)? /);
     expect(text).not.toContain('FROM recording_batches');
     expect(text).toContain(
       "SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = 't' AND min_ts >= 1000 AND recording_id IN (SELECT recording_id FROM candidates)",
     );
-    expect(text).toContain('AND recording_id NOT IN (SELECT recording_id FROM (SELECT recording_id, seq FROM recording_activity');
+    expect(text).toContain('AND recording_id NOT IN (SELECT recording_id FROM (SELECT recording_id, seq FROM recording_activity_timeline');
     expect(text).toMatch(
       /WHERE seq > deleted_seq AND recording_id IN \(SELECT recording_id FROM candidates\) AND recording_id NOT IN \(.* LIMIT 1 BY recording_id, batch_id\) GROUP BY/s,
     );
+  });
+
+  it("bounds a window page's durations on its own aggregates, without reading the spans again", () => {
+    const text = RecordingsSql.windowSummaries('t', 1000, 11, 0, [], undefined, 5000, { minDuration: 10, maxDuration: 20 }).text;
+    expect(text).toContain('GROUP BY recording_id HAVING started_at < 5000 AND ended_at - started_at >= 10 AND ended_at - started_at <= 20 ORDER BY');
+    expect(text).not.toContain('first_ts');
   });
 
   it('puts a range of starts in the page of recordings FINAL, either end open', () => {

@@ -5,8 +5,8 @@
 // All reads apply the deletion rule (seq above the recording's latest deletion marker).
 // Shape note: an `IN (subquery)` stays at the level of the table it filters; on 18.16 a subquery set
 // inside a FROM subquery is built again for every enclosing level (measured: twice the latency).
-import { list, Sql, sql } from '../infrastructure/clickhouse/sql';
-import { ActivityFilters, ActivityScope, ActivitySql, hasActivityFilters } from './activity.sql';
+import { join, list, Sql, sql } from '../infrastructure/clickhouse/sql';
+import { ActivityFilters, ActivitySql, hasActivityFilters, windowScope } from './activity.sql';
 import type { MetadataFilter } from './metadata-filter';
 import { matchingRecordingsSql } from './metadata-filter.sql';
 import type { StartedRange } from './listing-page.util';
@@ -104,18 +104,26 @@ export const RecordingsSql = {
       before === undefined
         ? notExcluded
         : sql`${notExcluded} AND recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since} AND min_ts < ${before})`;
-    const startedBefore = before === undefined ? sql`` : sql` HAVING started_at < ${before}`;
+    // Duration bounds on the window's own aggregates (whole for every recording that started in the
+    // window, the others fail the edge check): the same spans as ActivitySql.duration, without reading them again.
+    const { minDuration, maxDuration, ...rules } = activity ?? {};
+    const having = [
+      ...(before === undefined ? [] : [sql`started_at < ${before}`]),
+      ...(minDuration === undefined ? [] : [sql`ended_at - started_at >= ${minDuration}`]),
+      ...(maxDuration === undefined ? [] : [sql`ended_at - started_at <= ${maxDuration}`]),
+    ];
+    const havingSql = having.length ? sql` HAVING ${join(having, ' AND ')}` : sql``;
     // Candidates are checked beside the deletion rule, on the joined rows (measured on 18.16: cheaper
     // than on the window's raw rows, where the set is built once more per level, or after grouping).
     const among = candidates ? sql` AND recording_id IN (${candidates})` : sql``;
-    const inRange = before === undefined ? sql`` : sql` AND min_ts < ${before}`;
-    const scope: ActivityScope = {
-      where: sql`recording_id IN (SELECT recording_id FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${inRange}${among})`,
-      spanRows: sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${among}`,
-    };
-    const passing = hasActivityFilters(activity) ? ActivitySql.conditions(tenantId, activity, scope) : sql``;
+    // The rules read the window's range of the time-sorted activity rows (ActivitySql's windowScope).
+    const scope = windowScope(
+      since,
+      sql`SELECT recording_id, min_ts, max_ts, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${among}`,
+    );
+    const passing = hasActivityFilters(rules) ? ActivitySql.conditions(tenantId, rules, scope) : sql``;
     return sql`${SUMMARY_AGGREGATES} FROM (SELECT ${SUMMARY_COLUMNS} FROM ${withDeletions(tenantId, sql`SELECT ${SUMMARY_COLUMNS}, seq FROM recording_timeline WHERE tenant_id = ${tenantId} AND min_ts >= ${since}${without}`)}
-      WHERE seq > deleted_seq${among}${passing} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id${startedBefore} ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
+      WHERE seq > deleted_seq${among}${passing} LIMIT 1 BY recording_id, batch_id) GROUP BY recording_id${havingSql} ORDER BY started_at DESC, recording_id DESC LIMIT ${count} OFFSET ${offset}`;
   },
 
   /** Latest visible value of every metadata key of the given recordings. */

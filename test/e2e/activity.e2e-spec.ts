@@ -36,7 +36,7 @@ import { clickhouse, natsClient, publishRaw, storedHeaders } from './projections
 /** Whole seconds: active time counts epoch seconds. */
 const T0 = Math.floor((Date.now() - 10 * 60_000) / 1000) * 1000;
 const at = (ms: number) => T0 + ms;
-const TABLES = ['recording_activity', 'recording_activity_nodes', 'recording_activity_batches'];
+const TABLES = ['recording_activity', 'recording_activity_nodes', 'recording_activity_batches', 'recording_activity_timeline'];
 
 /** A: a checkout with a reload, a thrown error and a console.error, a failed payment request, a rage click (dead, too). */
 const A = [
@@ -106,7 +106,12 @@ describe('activity', () => {
       60_000,
       200,
     );
-  const tableRows = (table: string) => ch.rows<Record<string, unknown>>(sql`SELECT * FROM ${ident(table)} FINAL ORDER BY tenant_id, recording_id, seq`);
+  const tableRows = (table: string) =>
+    ch.rows<Record<string, unknown>>(
+      table === 'recording_activity_timeline'
+        ? sql`SELECT * FROM ${ident(table)} FINAL ORDER BY tenant_id, recording_id, seq, kind, idx, node_id`
+        : sql`SELECT * FROM ${ident(table)} FINAL ORDER BY tenant_id, recording_id, seq`,
+    );
   const rowsOf = async (recordingId: string) =>
     Promise.all(
       TABLES.map(async (t) => Number((await ch.rows<{ n: string }>(sql`SELECT count() AS n FROM ${ident(t)} WHERE recording_id = ${recordingId}`))[0].n)),
@@ -353,7 +358,7 @@ describe('activity', () => {
         30_000,
         200,
       ),
-    ).toEqual([0, 0, 0]);
+    ).toEqual([0, 0, 0, 0]);
     expect((await rowsOf(rec.A)).every((n) => n > 0)).toBe(true);
 
     const t: TenantCreds = await tenantOn(stack, 'act');
@@ -370,7 +375,7 @@ describe('activity', () => {
         TABLES.map(async (tb) => Number((await ch.rows<{ n: string }>(sql`SELECT count() AS n FROM ${ident(tb)} WHERE tenant_id = ${t.tenantId}`))[0].n)),
       );
     expect((await adminOn(stack, 'DELETE', `/tenants/${t.tenantId}`)).status).toBe(202);
-    expect(await pollUntil(tenantRows, (n) => n.every((x) => x === 0), 60_000, 200)).toEqual([0, 0, 0]);
+    expect(await pollUntil(tenantRows, (n) => n.every((x) => x === 0), 60_000, 200)).toEqual([0, 0, 0, 0]);
     expect((await rowsOf(rec.A)).every((n) => n > 0)).toBe(true);
   });
 });

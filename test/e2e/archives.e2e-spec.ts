@@ -113,6 +113,7 @@ describe('recording archives', () => {
       activity: await q('recording_activity', ['tenant_id', 'recording_id', 'seq', 'idx']),
       nodes: await q('recording_activity_nodes', ['tenant_id', 'recording_id', 'node_id', 'seq']),
       batches: await q('recording_activity_batches', ['tenant_id', 'recording_id', 'seq']),
+      timeline: await q('recording_activity_timeline', ['tenant_id', 'recording_id', 'seq', 'kind', 'idx', 'node_id']),
     };
   }
 

@@ -8,14 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { batchMessage, recordingBatch } from '../../bench/listing.bench';
 import { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
-import { migrate } from '../../src/infrastructure/clickhouse/migrator';
+import { loadMigrations, migrate } from '../../src/infrastructure/clickhouse/migrator';
+import { ident, Sql, sql } from '../../src/infrastructure/clickhouse/sql';
 import type { ManagedProcess } from '../../src/local/processes';
 import { applyActivityMessages } from '../../src/projections/activity-projection';
 import type { ProjectionMessage } from '../../src/projections/projection';
 import { applyRecordingMessages } from '../../src/projections/recording-projection';
+import { ActivityRepository } from '../../src/read-model/activity.repository';
 import type { ActivityFilters } from '../../src/read-model/activity.sql';
 import { ListingPlanner } from '../../src/read-model/listing.planner';
 import type { MetadataFilter } from '../../src/read-model/metadata-filter';
+import type { SummaryRow } from '../../src/read-model/recording.view';
 import { RecordingsSql } from '../../src/read-model/recordings.sql';
 import { startTestClickHouse } from '../harness/clickhouse';
 
@@ -114,6 +117,39 @@ describe('listing plans with activity filters', () => {
         expect(page.rows.map((r) => r.recording_id)).toEqual(whole.slice(offset, offset + 6));
       }
     }
+  });
+
+  it("gives every recording's listing summary from the time-sorted rows as its timeline reads it by id", async () => {
+    const activity = new ActivityRepository(ch);
+    const listed = await ch.rows<SummaryRow>(RecordingsSql.summaries(TENANT, [...Array(N).keys()].map(id)));
+    expect(listed).toHaveLength(N);
+    const spans = new Map(listed.map((s) => [s.recording_id, { first: Number(s.started_at), last: Number(s.ended_at) }]));
+    // A page's worth at a time, as the listing asks (its spans merge into a few ranges).
+    for (let i = 0; i < N; i += 50) {
+      const page = new Map([...spans].slice(i, i + 50));
+      const summaries = await activity.summaries(TENANT, page);
+      for (const recordingId of page.keys()) {
+        const a = (await activity.recording(TENANT, recordingId))!.activity;
+        expect([recordingId, summaries.get(recordingId)]).toEqual([
+          recordingId,
+          { pages: a.pageViews.length, clicks: a.clicks.length, errors: a.errors.length, activeTime: a.activeTime },
+        ]);
+      }
+    }
+  });
+
+  it("backfills recording_activity_timeline (migration 009) with the projector's own rows", async () => {
+    const inserts = loadMigrations()
+      .find((m) => m.version === 9)!
+      .statements.filter((s) => s.startsWith('INSERT'));
+    expect(inserts).toHaveLength(3);
+    await ch.command(sql`CREATE TABLE backfilled AS recording_activity_timeline`);
+    for (const s of inserts) await ch.command(new Sql(s.replace('INSERT INTO recording_activity_timeline', 'INSERT INTO backfilled')));
+    const rows = (table: string) =>
+      ch.rows<Record<string, unknown>>(sql`SELECT * FROM ${ident(table)} FINAL ORDER BY tenant_id, kind, batch_ts, recording_id, seq, idx, node_id`);
+    const projected = await rows('recording_activity_timeline');
+    expect(projected.length).toBeGreaterThan(N * 3);
+    expect(await rows('backfilled')).toEqual(projected);
   });
 
   it('holds recordings that span the first window edge, matching and not', async () => {
