@@ -73,7 +73,7 @@ describe('RecordingsQueryService', () => {
     const counted: string[] = [];
     const s = service(
       (q) => {
-        if (q.includes("countIf(kind = 'click')")) return (counted.push(q), [{ recording_id: id, clicks: '3', errors: '1' }]);
+        if (q.includes("countIf(kind = 'click')")) return (counted.push(q), [{ recording_id: id, clicks: '3', errors: '1', active_secs: '0', pages: [] }]);
         if (q.includes('ORDER BY started_at DESC')) return [stored];
         if (q.includes('SELECT count() AS n')) return [{ n: '0', newest: '0' }];
         if (q.includes('sum(event_count)')) return [stored];
