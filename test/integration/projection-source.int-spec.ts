@@ -111,4 +111,29 @@ describe('JetStreamProjectionSource.fetch', () => {
     expect(ds.length).toBe(published);
     ackAll(ds);
   });
+
+  it('hands over every message once while they keep arriving: none dropped between two pulls (redelivered only after ack_wait)', async () => {
+    // nats.js's no-wait fetch stopped at a message sent with pending 0 and dropped the ones the
+    // server sent after it; under a steady stream that happened every few hundred messages.
+    // Eight publishers one message at a time (as eight HTTP clients ingest), the runner's default pulls.
+    const n = 4_000;
+    const start = published;
+    const publishing = Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < n / 8; i++) await nats.js.publish(recordingSubject(tenantId, recordingId, 'ev'), new TextEncoder().encode(`m${published++}`));
+      }),
+    );
+    const seen = new Map<number, number>();
+    const t0 = Date.now();
+    while (seen.size < n && Date.now() - t0 < 20_000) {
+      const ds = await source.fetch(500, { expiresMs: 2_000, lingerMs: 100 });
+      for (const d of ds) seen.set(d.message.seq, (seen.get(d.message.seq) ?? 0) + d.deliveryCount);
+      ackAll(ds);
+    }
+    await publishing;
+    expect(published - start).toBe(n);
+    expect(seen.size).toBe(n);
+    // Within 20 s, well under ack_wait (30 s): a dropped message would be missing, not redelivered.
+    expect([...seen.values()].filter((c) => c !== 1)).toEqual([]);
+  });
 });
