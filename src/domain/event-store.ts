@@ -84,7 +84,8 @@ export type ResponseSource = { stored: AsyncIterable<Uint8Array>; runs?: undefin
 
 export interface EventStore {
   /** Appends one batch (a JSON array of events); resolves only once all of it is stored. A retried batch id is a duplicate. */
-  appendBatch(tenantId: string, recordingId: string, batchId: string, payload: Uint8Array, summary: BatchSummary): Promise<AppendResult>;
+  /** `activity`: the batch's Td-Activity header (activity-header.ts), stored when the batch fits one message. */
+  appendBatch(tenantId: string, recordingId: string, batchId: string, payload: Uint8Array, summary: BatchSummary, activity?: string): Promise<AppendResult>;
   /** Appends a metadata write (a JSON object of string values). */
   appendMetadata(tenantId: string, recordingId: string, writeId: string, metadata: Record<string, string>): Promise<AppendResult>;
   /**

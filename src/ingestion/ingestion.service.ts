@@ -6,6 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../common/app-error';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { activityHeader } from '../domain/activity/activity-header';
 import { ClientInfo, MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue, summarizeBatch } from '../domain/batch-summary';
 import { EVENT_STORE, EventStore } from '../domain/event-store';
 import type { RrwebEvent } from '../domain/rrweb-event';
@@ -58,7 +59,7 @@ export class IngestionService {
     this.registry.assertServing(tenantId);
     // Before the write: a batch over a limit is refused whole, never stored unacknowledged.
     await this.limits.admitIngest(tenantId, events.length, bytes.length);
-    const r = await this.store.appendBatch(tenantId, recordingId, batchId, bytes, summary);
+    const r = await this.store.appendBatch(tenantId, recordingId, batchId, bytes, summary, activityHeader(events));
     if (!r.duplicate) this.limits.stored(tenantId, bytes.length);
     if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'ev', r.seqs, events);
     this.metrics.observe(events.length, bytes.length, Number(process.hrtime.bigint() - started) / 1e9, r.duplicate);

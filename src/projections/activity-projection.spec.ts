@@ -4,7 +4,8 @@ import { headerJson, summarizeBatch } from '../domain/batch-summary';
 import { click, consoleLog, meta, snapshot, T0 } from '../domain/activity/testing/activity-fixtures';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { applyActivityMessages } from './activity-projection';
-import { batchTs } from './activity-rows';
+import { batchTs, needsPayload } from './activity-rows';
+import { activityHeader } from '../domain/activity/activity-header';
 import type { ProjectionMessage } from './projection';
 import { UNPLACED_TS } from './projection-tables';
 import { summaryRows } from './summary-rows';
@@ -118,6 +119,22 @@ describe('applyActivityMessages', () => {
     ]);
     expect(out.rows.recording_activity_nodes).toEqual([]);
     expect(out.skipped).toEqual([]);
+  });
+
+  it('takes a batch\'s activity from its Td-Activity header when it has one: the same rows, no payload needed', () => {
+    const batches = [
+      [meta(T0, 'https://a.test/x'), snapshot(T0 + 1)],
+      [click(T0 + 5, 7), consoleLog(T0 + 6, 'error', 'boom')],
+    ];
+    const fromPayload = batches.map((b, i) => ev(i + 1, b));
+    const fromHeader = batches.map((b, i) => ({ ...ev(i + 1, b, { 'Td-Activity': activityHeader(b as RrwebEvent[])! }), data: undefined }));
+    expect(fromPayload.map(needsPayload)).toEqual([true, true]);
+    expect(fromHeader.map(needsPayload)).toEqual([false, false]);
+    expect(applyActivityMessages(fromHeader)).toEqual(applyActivityMessages(fromPayload));
+    // A header it cannot read: the payload decides (and without one, the message is skipped).
+    const broken = { ...ev(3, batches[1], { 'Td-Activity': '{"items":' }) };
+    expect(needsPayload(broken)).toBe(true);
+    expect(applyActivityMessages([broken]).rows.recording_activity).toHaveLength(2);
   });
 
   it('skips (acknowledges) payloads it cannot read, and metadata messages give nothing', () => {

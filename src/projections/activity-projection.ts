@@ -7,7 +7,7 @@
 // recording's rows with seq < D, and messages of the recording below D in the same fetch give none;
 // reads apply the same rule through deleted_recordings (written by the recordings projection).
 import { ALL_RECORDINGS, parseSubject } from '../infrastructure/nats/subjects';
-import { activityRows } from './activity-rows';
+import { activityRows, needsPayload } from './activity-rows';
 import { DeletionMarkers } from './deletion-markers';
 import type { Projection, ProjectionMessage, ProjectionOutput } from './projection';
 import { T } from './projection-tables';
@@ -45,5 +45,7 @@ export const activityProjection: Projection = {
   filterSubject: ALL_RECORDINGS,
   tables: ACTIVITY_TABLES,
   bodyKinds: ['ev'],
+  // A batch stored with its activity (Td-Activity, computed at ingestion) needs no payload.
+  needsBody: needsPayload,
   apply: applyActivityMessages,
 };

@@ -4,7 +4,8 @@
 // separate messages, and a projection sees one message at a time) gives only the page row its
 // summary names (the URL of its first Meta event), from the chunk that carries the summary
 // (docs/activity.md, limits).
-import { batchActivity, MAX_URL, pathOf } from '../domain/activity/batch-activity';
+import { parseActivityHeader } from '../domain/activity/activity-header';
+import { BatchActivity, batchActivity, MAX_URL, pathOf } from '../domain/activity/batch-activity';
 import { clip, wellFormed } from '../domain/batch-summary';
 import type { RrwebEvent } from '../domain/rrweb-event';
 import { H } from '../infrastructure/nats/subjects';
@@ -72,6 +73,27 @@ function chunkedPage(m: ProjectionMessage, key: Row): Row[] {
   return [{ ...key, ...EMPTY_ITEM, kind: 'page', ts: Math.trunc(s.metaTs), url, path: pathOf(url) }];
 }
 
+/** Whether the message's activity must come from its payload: no usable Td-Activity header (stored before it, or too big). */
+export const needsPayload = (m: ProjectionMessage): boolean => parseActivityHeader(m.headers[H.activity]) === undefined;
+
+/** The batch's activity decoded from its payload, as ingestion computes the Td-Activity header. */
+function fromPayload(data: Uint8Array | undefined): BatchActivity | { skip: string } {
+  if (!data) return { skip: 'event payload unavailable (message removed from the stream)' };
+  let events: unknown;
+  try {
+    events = JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return { skip: 'event payload is not JSON' };
+  }
+  if (!Array.isArray(events)) return { skip: 'event payload is not an array' };
+  try {
+    return batchActivity(events as RrwebEvent[]);
+  } catch (e) {
+    // A shape no rule foresaw must not hold the projection back (it would be redelivered forever).
+    return { skip: `events not understood: ${String((e as Error)?.message ?? e).slice(0, 200)}` };
+  }
+}
+
 const EMPTY_ITEM = { idx: 0, url: '', path: '', title: '', text: '', node_id: 0, x: 0, y: 0, page_load: 0, status: 0, method: '', duration: 0 };
 
 export function activityRows(m: ProjectionMessage, tenantId: string, recordingId: string): ActivityResult {
@@ -80,21 +102,8 @@ export function activityRows(m: ProjectionMessage, tenantId: string, recordingId
     const items = chunkedPage(m, key);
     return { rows: { items, nodes: [], timeline: timelineRows(m, items, [], undefined) } };
   }
-  if (!m.data) return { skip: 'event payload unavailable (message removed from the stream)' };
-  let events: unknown;
-  try {
-    events = JSON.parse(new TextDecoder().decode(m.data));
-  } catch {
-    return { skip: 'event payload is not JSON' };
-  }
-  if (!Array.isArray(events)) return { skip: 'event payload is not an array' };
-  let a: ReturnType<typeof batchActivity>;
-  try {
-    a = batchActivity(events as RrwebEvent[]);
-  } catch (e) {
-    // A shape no rule foresaw must not hold the projection back (it would be redelivered forever).
-    return { skip: `events not understood: ${String((e as Error)?.message ?? e).slice(0, 200)}` };
-  }
+  const a = parseActivityHeader(m.headers[H.activity]) ?? fromPayload(m.data);
+  if ('skip' in a) return a;
   const items: Row[] = a.items.map((i, idx) => {
     const row = { ...key, ...EMPTY_ITEM, idx, kind: i.kind, ts: i.ts };
     switch (i.kind) {

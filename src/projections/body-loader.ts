@@ -5,7 +5,7 @@ import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { parseSubject, SubjectKind } from '../infrastructure/nats/subjects';
 import { directGet } from '../infrastructure/nats/direct-get';
 import { isNoMessage } from '../infrastructure/nats/jetstream-errors';
-import type { ProjectionMessage } from './projection';
+import type { Projection, ProjectionMessage } from './projection';
 import { ArchiveStore } from '../infrastructure/nats/archive-store';
 import { parseSealedRef } from '../infrastructure/nats/sealed-record';
 import { H } from '../infrastructure/nats/subjects';
@@ -20,8 +20,13 @@ const archivesOf = (nats: NatsClient): ArchiveStore => {
 
 const CONCURRENCY = 32;
 
-export async function loadBodies(nats: NatsClient, messages: ProjectionMessage[], kinds: readonly SubjectKind[], archives?: ArchiveStore): Promise<void> {
-  const need = messages.filter((m) => m.data === undefined && kinds.includes(parseSubject(m.subject)?.kind as SubjectKind));
+export async function loadBodies(
+  nats: NatsClient,
+  messages: ProjectionMessage[],
+  p: Pick<Projection, 'bodyKinds' | 'needsBody'>,
+  archives?: ArchiveStore,
+): Promise<void> {
+  const need = messages.filter((m) => m.data === undefined && p.bodyKinds.includes(parseSubject(m.subject)?.kind as SubjectKind) && (p.needsBody?.(m) ?? true));
   for (let i = 0; i < need.length; i += CONCURRENCY) {
     await Promise.all(
       need.slice(i, i + CONCURRENCY).map(async (m) => {

@@ -129,7 +129,7 @@ export class JetStreamProjectionSource implements ProjectionSource {
   }
 
   loadBodies(messages: ProjectionMessage[]): Promise<void> {
-    return loadBodies(this.nats, messages, this.projection.bodyKinds);
+    return loadBodies(this.nats, messages, this.projection);
   }
 
   async lag(): Promise<ProjectionLag> {

@@ -23,6 +23,7 @@ export function toProjectionMessage(m: JsMsg): ProjectionMessage {
       [H.summary]: m.headers?.get(H.summary) || undefined,
       [H.keyframe]: m.headers?.get(H.keyframe) || undefined,
       [H.sealed]: sealedHeader,
+      [H.activity]: m.headers?.get(H.activity) || undefined,
     },
     data: headersOnly || sealed ? undefined : m.data,
     ...(sealed ? { streamSeq: m.seq } : {}),

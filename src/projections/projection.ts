@@ -44,5 +44,7 @@ export interface Projection {
   tables: readonly string[];
   /** Kinds whose payload `apply` needs; other messages arrive headers-only. */
   bodyKinds: readonly SubjectKind[];
+  /** Of a message of those kinds, whether `apply` needs its payload after all (absent: always). */
+  needsBody?: (m: ProjectionMessage) => boolean;
   apply(messages: readonly ProjectionMessage[]): ProjectionOutput;
 }

@@ -4,11 +4,13 @@
 // resumes. Large batches, so a read takes several pulls and the pause falls between two of them.
 // And a reader slower than the messages arrive is not sent more than a pull or two ahead.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { activityHeader } from '../../src/domain/activity/activity-header';
 import { summarizeBatch } from '../../src/domain/batch-summary';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import { pullSize } from '../../src/infrastructure/nats/event-reader';
 import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
+import { H, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { natsClient } from '../e2e/projections-fixtures';
 
 jest.setTimeout(60_000);
@@ -111,5 +113,28 @@ describe('JetStreamEventStore.readRaw', () => {
     const t1 = performance.now();
     for await (const _run of store.readRaw(tenantId, recordingId)) throw new Error('a purged recording has no events');
     expect(performance.now() - t1).toBeLessThan(2_000);
+  });
+
+  it('stores the Td-Activity header with a batch that is one message, and with no chunk of a bigger one', async () => {
+    const store = new JetStreamEventStore(nats, 10_000);
+    const recordingId = randomUUID();
+    const events: RrwebEvent[] = [{ type: 3, timestamp: 1_000, data: { source: 2, type: 2, id: 5, x: 1, y: 2 } }];
+    const small = Buffer.from(JSON.stringify(events));
+    const header = activityHeader(events)!;
+    await store.appendBatch(tenantId, recordingId, 'small', small, summarizeBatch(events, small.length), header);
+    const big = Buffer.from(JSON.stringify([...events, { type: 3, timestamp: 1_001, data: { pad: 'z'.repeat(nats.maxPayload) } }]));
+    await store.appendBatch(tenantId, recordingId, 'big', big, summarizeBatch(events, big.length), header);
+    const heads: [string, string | undefined][] = [];
+    for (let seq = 1, n = 0; n < 10 && seq > 0; n++) {
+      const m = await nats.jsm.streams
+        .getMessage('TAPEDECK_EVENTS', { next_by_subj: recordingSubject(tenantId, recordingId, 'ev'), seq } as never)
+        .catch(() => undefined);
+      if (!m) break;
+      heads.push([m.header.get(H.batch), m.header.get(H.activity) || undefined]);
+      seq = m.seq + 1;
+    }
+    expect(heads[0]).toEqual(['small', header]);
+    expect(heads.length).toBeGreaterThan(2);
+    expect(heads.slice(1).every(([b, a]) => b === 'big' && a === undefined)).toBe(true);
   });
 });

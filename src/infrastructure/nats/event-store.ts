@@ -31,8 +31,8 @@ export class JetStreamEventStore implements EventStore {
     this.writer = new EventWriter(messages, scanner, (tenantId, recordingId) => this.reader.messageCounts(tenantId, recordingId));
   }
 
-  appendBatch(tenantId: string, recordingId: string, batchId: string, payload: Uint8Array, summary: BatchSummary): Promise<AppendResult> {
-    return this.writer.appendBatch(tenantId, recordingId, batchId, payload, summary);
+  appendBatch(tenantId: string, recordingId: string, batchId: string, payload: Uint8Array, summary: BatchSummary, activity?: string): Promise<AppendResult> {
+    return this.writer.appendBatch(tenantId, recordingId, batchId, payload, summary, { activity });
   }
 
   appendMetadata(tenantId: string, recordingId: string, writeId: string, metadata: Record<string, string>): Promise<AppendResult> {

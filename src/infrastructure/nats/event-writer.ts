@@ -43,6 +43,8 @@ export function chunkBounds(payloadBytes: number, maxPayload: number, summaryHea
 export interface AppendOptions {
   /** Makes the message ids fresh when a batch must be stored again (see the duplicate repair in appendBatch). */
   retrySuffix?: string;
+  /** The Td-Activity header: stored only when the batch, with it, is one message (a chunked batch's activity is its summary's page). */
+  activity?: string;
 }
 
 export class EventWriter {
@@ -77,6 +79,7 @@ export class EventWriter {
     }
     this.messages.assertConnected();
     const subject = recordingSubject(tenantId, recordingId, 'ev');
+    const withActivity = opts.activity !== undefined && chunkBounds(payload.length, this.messages.maxPayload, summaryHeader.length + opts.activity.length).length === 1;
     const bounds = chunkBounds(payload.length, this.messages.maxPayload, summaryHeader.length);
     const count = bounds.length;
     const chunk = (i: number) => {
@@ -84,6 +87,7 @@ export class EventWriter {
       h.set(H.batch, batchId);
       if (count > 1) h.set(H.chunk, `${i}/${count}`);
       if (i === count - 1) h.set(H.summary, summaryHeader);
+      if (withActivity) h.set(H.activity, opts.activity!);
       const msgId = (count > 1 ? `${batchId}.${i}/${count}` : batchId) + retrySuffix;
       return this.messages.publish(subject, payload.subarray(bounds[i][0], bounds[i][1]), msgId, h);
     };
@@ -97,7 +101,7 @@ export class EventWriter {
       // the id was in the de-duplication map, the message was not committed). Store it again under
       // fresh message ids; reads collapse repeated batches by Td-Batch, so this cannot duplicate.
       this.logger.warn({ msg: 'duplicate ack for a batch that is not stored; republishing', subject, batchId });
-      return this.appendBatch(tenantId, recordingId, batchId, payload, summary, { retrySuffix: `~${Date.now().toString(36)}` });
+      return this.appendBatch(tenantId, recordingId, batchId, payload, summary, { ...opts, retrySuffix: `~${Date.now().toString(36)}` });
     }
     return { duplicate: results.every((r) => r.duplicate), seq: results[results.length - 1].seq, seqs: results.map((r) => r.seq) };
   }

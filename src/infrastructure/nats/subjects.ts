@@ -41,6 +41,11 @@ export const H = {
    * recording was archived): JSON `SealedRef` (sealed-record.ts), where the payload is now.
    */
   sealed: 'Td-Sealed',
+  /**
+   * On a batch stored in one message: its activity as the activity projection reads it (JSON
+   * BatchActivity, domain/activity/activity-header.ts), computed at ingestion; absent when too big.
+   */
+  activity: 'Td-Activity',
 } as const;
 /** Object Store bucket of recording archives (docs/archives.md). */
 export const ARCHIVES_BUCKET = 'tapedeck_archives';

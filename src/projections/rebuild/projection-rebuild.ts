@@ -123,7 +123,7 @@ async function replay(
       if (phase === 'rebuild' && opts.signal?.aborted) throw new RebuildStopped(`${p.name}: stopped before its swap`);
       const batch = r.value;
       next = ahead();
-      await loadBodies(nats, batch, p.bodyKinds);
+      await loadBodies(nats, batch, p);
       const out = p.apply(batch);
       for (let attempt = 1; ; attempt++) {
         try {
