@@ -50,8 +50,6 @@ interface Stored {
   batch: string;
   chunk?: string;
   summary?: string;
-  /** Td-Activity, kept on its record: a rebuild after sealing reads what it read before. */
-  activity?: string;
   sealed?: SealedRef;
   data: Uint8Array;
 }
@@ -174,8 +172,8 @@ export class RecordingSealer {
       for (const r of records) {
         const h = natsHeaders();
         h.set(H.batch, r.m.batch);
+        // Not Td-Activity: records stay small (the storage target); a rebuild reads the payload from the archive, the same rows.
         if (r.m.summary) h.set(H.summary, r.m.summary);
-        if (r.m.activity) h.set(H.activity, r.m.activity);
         h.set(H.sealed, formatSealedRef(r.ref));
         const ack = await this.nats.js.publish(subject, new Uint8Array(0), {
           headers: h,
@@ -256,7 +254,6 @@ export class RecordingSealer {
       batch: m.headers?.get(H.batch) ?? `seq-${m.seq}`,
       chunk: m.headers?.get(H.chunk) || undefined,
       summary: m.headers?.get(H.summary) || undefined,
-      activity: m.headers?.get(H.activity) || undefined,
       sealed: parseSealedRef(m.headers?.get(H.sealed) || undefined),
       data: m.data,
     };
