@@ -121,7 +121,7 @@ describe('applyActivityMessages', () => {
     expect(out.skipped).toEqual([]);
   });
 
-  it('takes a batch\'s activity from its Td-Activity header when it has one: the same rows, no payload needed', () => {
+  it("takes a batch's activity from its Td-Activity header when it has one: the same rows, no payload needed", () => {
     const batches = [
       [meta(T0, 'https://a.test/x'), snapshot(T0 + 1)],
       [click(T0 + 5, 7), consoleLog(T0 + 6, 'error', 'boom')],

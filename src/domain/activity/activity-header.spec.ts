@@ -20,7 +20,15 @@ describe('activityHeader', () => {
   });
 
   it('refuses what it did not write', () => {
-    for (const raw of [undefined, '', 'not json', 'null', '[]', '{"items":[]}', '{"items":[],"nodes":[],"activeSeconds":[],"changes":[],"inputs":"1","minTs":0,"maxTs":0}'])
+    for (const raw of [
+      undefined,
+      '',
+      'not json',
+      'null',
+      '[]',
+      '{"items":[]}',
+      '{"items":[],"nodes":[],"activeSeconds":[],"changes":[],"inputs":"1","minTs":0,"maxTs":0}',
+    ])
       expect(parseActivityHeader(raw)).toBeUndefined();
   });
 });

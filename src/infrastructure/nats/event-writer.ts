@@ -79,7 +79,8 @@ export class EventWriter {
     }
     this.messages.assertConnected();
     const subject = recordingSubject(tenantId, recordingId, 'ev');
-    const withActivity = opts.activity !== undefined && chunkBounds(payload.length, this.messages.maxPayload, summaryHeader.length + opts.activity.length).length === 1;
+    const withActivity =
+      opts.activity !== undefined && chunkBounds(payload.length, this.messages.maxPayload, summaryHeader.length + opts.activity.length).length === 1;
     const bounds = chunkBounds(payload.length, this.messages.maxPayload, summaryHeader.length);
     const count = bounds.length;
     const chunk = (i: number) => {
