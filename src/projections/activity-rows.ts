@@ -74,7 +74,16 @@ function chunkedPage(m: ProjectionMessage, key: Row): Row[] {
 }
 
 /** Whether the message's activity must come from its payload: no usable Td-Activity header (stored before it, or too big). */
-export const needsPayload = (m: ProjectionMessage): boolean => parseActivityHeader(m.headers[H.activity]) === undefined;
+export const needsPayload = (m: ProjectionMessage): boolean => headerActivity(m) === undefined;
+
+/** Parsed Td-Activity headers by message headers (kept when the body loader copies a message): parsed once per message. */
+const parsedHeaders = new WeakMap<object, BatchActivity | null>();
+
+function headerActivity(m: ProjectionMessage): BatchActivity | undefined {
+  let a = parsedHeaders.get(m.headers);
+  if (a === undefined) parsedHeaders.set(m.headers, (a = parseActivityHeader(m.headers[H.activity]) ?? null));
+  return a ?? undefined;
+}
 
 /** The batch's activity decoded from its payload, as ingestion computes the Td-Activity header. */
 function fromPayload(data: Uint8Array | undefined): BatchActivity | { skip: string } {
@@ -102,7 +111,7 @@ export function activityRows(m: ProjectionMessage, tenantId: string, recordingId
     const items = chunkedPage(m, key);
     return { rows: { items, nodes: [], timeline: timelineRows(m, items, [], undefined) } };
   }
-  const a = parseActivityHeader(m.headers[H.activity]) ?? fromPayload(m.data);
+  const a = headerActivity(m) ?? fromPayload(m.data);
   if ('skip' in a) return a;
   const items: Row[] = a.items.map((i, idx) => {
     const row = { ...key, ...EMPTY_ITEM, idx, kind: i.kind, ts: i.ts };

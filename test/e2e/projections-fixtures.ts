@@ -10,10 +10,12 @@ import { ident, join, Sql, sql } from '../../src/infrastructure/clickhouse/sql';
 import type { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nats/subjects';
+import { consumerName } from '../../src/projections/consumer-config';
+import { PROJECTIONS } from '../../src/projections/projections.registry';
 import { testEnv } from '../harness/env';
 import { pollUntil } from '../harness/poll-until';
 
-export const CONSUMER = 'projector-recordings';
+export const CONSUMER = consumerName({ name: 'recordings' });
 
 /** The shared stack's ClickHouse database, or another stack's (from its service environment). */
 export const clickhouse = (env: Record<string, string> = testEnv().serviceEnv) =>
@@ -21,14 +23,23 @@ export const clickhouse = (env: Record<string, string> = testEnv().serviceEnv) =
 
 export const natsClient = (url = testEnv().natsUrl) => NatsClient.connect(loadConfig({ NATS_URL: url }), 'projections-e2e');
 
-/** Waits until the durable consumer has acknowledged every message of the stream. */
+/** Waits until every projection's durable consumer has acknowledged every message of the stream. */
 export async function waitCaughtUp(nats: NatsClient, timeoutMs = 60_000): Promise<void> {
   await pollUntil(
     async () => {
-      const [ci, si] = await Promise.all([nats.jsm.consumers.info(EVENTS_STREAM, CONSUMER), nats.jsm.streams.info(EVENTS_STREAM)]);
-      return { pending: ci.num_pending, ackPending: ci.num_ack_pending, floor: ci.ack_floor.stream_seq, last: si.state.last_seq };
+      const [si, ...cis] = await Promise.all([
+        nats.jsm.streams.info(EVENTS_STREAM),
+        ...PROJECTIONS.map((p) => nats.jsm.consumers.info(EVENTS_STREAM, consumerName(p))),
+      ]);
+      return cis.map((ci) => ({
+        consumer: ci.name,
+        pending: ci.num_pending,
+        ackPending: ci.num_ack_pending,
+        floor: ci.ack_floor.stream_seq,
+        last: si.state.last_seq,
+      }));
     },
-    (l) => l.pending === 0 && l.ackPending === 0 && l.floor >= l.last,
+    (ls) => ls.every((l) => l.pending === 0 && l.ackPending === 0 && l.floor >= l.last),
     timeoutMs,
     200,
   );

@@ -71,7 +71,7 @@ export class RecordingMessages {
 
   /** Whether the recording has any message (of any kind) stored below `seq`. */
   async holdsBelow(tenantId: string, recordingId: string, seq: number): Promise<boolean> {
-    const first = await this.stored(directGet(this.nats, { seq: 1, next_by_subj: recordingWildcard(tenantId, recordingId) }));
+    const first = await this.first(recordingWildcard(tenantId, recordingId));
     return first !== undefined && first.seq < seq;
   }
 
