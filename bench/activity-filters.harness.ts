@@ -1,7 +1,8 @@
 // A quick harness for the activity filters' SQL (issue #31), without NATS or the service: a private
 // clickhouse-server (or chDB), the projections' own rows for the listing bench's recordings (the
 // projectors' pure apply functions over the same messages ingestion would store), then the listing
-// planner's page and the page's activity summaries timed for every filter case of the listing bench.
+// service's listing (the planner's page and the page's activity summaries, without the service's memory
+// of finished recordings' summaries) timed for every filter case of the listing bench.
 // Not part of `npm run bench`. Usage (after `npx tsc -p bench/tsconfig.json`):
 //   HARNESS_RECORDINGS=100000 HARNESS_DIR=/tmp/activity-harness node dist-bench/bench/activity-filters.harness.js
 // Seeds only when HARNESS_DIR holds no data yet (about 3 minutes for 100 000 recordings): later runs,
@@ -21,6 +22,7 @@ import type { ProjectionMessage } from '../src/projections/projection';
 import { applyRecordingMessages } from '../src/projections/recording-projection';
 import { ActivityRepository } from '../src/read-model/activity.repository';
 import { ListingPlanner, ListingQuery } from '../src/read-model/listing.planner';
+import { RecordingsQueryService } from '../src/recordings/recordings-query.service';
 import { batchMessage, recordingBatch } from './listing.bench';
 
 const N = Number(process.env.HARNESS_RECORDINGS ?? 100_000);
@@ -98,30 +100,45 @@ async function main() {
     }
     const planner = new ListingPlanner(ch);
     const activity = new ActivityRepository(ch);
+    // HARNESS_AB=1: every other request with a planner that does not tell the likely page, so the
+    // activity summaries are read after the page (as before they were read beside its checks).
+    const late = { page: (t: string, q: ListingQuery) => planner.page(t, { ...q, onLikelyPage: undefined }) } as ListingPlanner;
+    const AB = process.env.HARNESS_AB === '1';
     const out: Record<string, unknown> = {};
     for (const [name, q] of Object.entries(CASES)) {
       if (ONLY && !ONLY.includes(name)) continue;
       const lat: number[] = [];
+      const latLate: number[] = [];
       let returned = 0;
       let ids = '';
-      for (let r = 0; r < REQUESTS + 3; r++) {
+      for (let r = 0; r < (AB ? 2 : 1) * REQUESTS + 3; r++) {
+        const after = AB && r % 2 === 1;
         trace.length = 0;
         const t = performance.now();
-        const page = await planner.page(TENANT, { filters: [], limit: 50, offset: 0, ...q });
-        const spans = new Map(page.details.summaries.map((s) => [s.recording_id, { first: Number(s.started_at), last: Number(s.ended_at) }]));
-        await activity.summaries(TENANT, spans);
+        // The service's own listing (the page, then the views with their activity summaries), a new
+        // instance per request: its memory of finished recordings' summaries would answer repeats.
+        const service = new RecordingsQueryService(
+          after ? late : planner,
+          undefined as never,
+          undefined as never,
+          { base: 'http://bench' } as never,
+          { LIVE_IDLE_SECONDS: 60 },
+          activity,
+        );
+        const list = await service.list(TENANT, { limit: 50, offset: 0, includeSignedUrls: false, filters: [...(q.filters ?? [])], activity: q.activity });
         const ms = performance.now() - t;
-        returned = Math.min(50, page.rows.length);
+        returned = list.recordings.length;
         ids = createHash('sha256')
-          .update(page.rows.map((x) => x.recording_id).join(','))
+          .update(list.recordings.map((x) => x.recordingId).join(','))
           .digest('hex')
           .slice(0, 10);
-        if (r >= 3) lat.push(ms);
+        if (r >= 3) (after ? latLate : lat).push(ms);
       }
       if (trace.length) process.stdout.write(trace.join('\n') + '\n');
-      out[name] = { returned, ids, p50: Math.round(pct(lat, 50)), p95: Math.round(pct(lat, 95)) };
+      const ab = AB ? { late: { p50: Math.round(pct(latLate, 50)), p95: Math.round(pct(latLate, 95)) } } : {};
+      out[name] = { returned, ids, p50: Math.round(pct(lat, 50)), p95: Math.round(pct(lat, 95)), ...ab };
       process.stdout.write(
-        `${name}: ${returned} (${ids}) p50 ${Math.round(pct(lat, 50))} ms p95 ${Math.round(pct(lat, 95))} ms load ${loadavg()[0].toFixed(1)}\n`,
+        `${name}: ${returned} (${ids}) p50 ${Math.round(pct(lat, 50))} ms p95 ${Math.round(pct(lat, 95))} ms${AB ? ` (summaries after the page: p50 ${ab.late?.p50} ms p95 ${ab.late?.p95} ms)` : ''} load ${loadavg()[0].toFixed(1)}\n`,
       );
     }
     process.stdout.write(JSON.stringify(out) + '\n');

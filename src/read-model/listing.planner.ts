@@ -41,6 +41,12 @@ export interface ListingQuery {
   started?: StartedRange;
   limit: number;
   offset: number;
+  /**
+   * Told the likely page (a window's top, before its checks) as soon as it is read, so a caller can
+   * read what it needs of those recordings (activity summaries) beside the checks instead of after
+   * them. The final page may differ (a recording failed a check): it is told again after a re-read.
+   */
+  onLikelyPage?: (rows: readonly SummaryRow[]) => void;
 }
 
 /** Above this many recordings to verify (offset + limit + 1), a filtered page is not verified id by id. */
@@ -84,12 +90,12 @@ export class ListingPlanner {
     return fromReadModel(this.plan(tenantId, q));
   }
 
-  private async plan(tenantId: string, { filters, limit, offset, live, activity, started }: ListingQuery): Promise<ListingPage> {
+  private async plan(tenantId: string, { filters, limit, offset, live, activity, started, onLikelyPage }: ListingQuery): Promise<ListingPage> {
     const shallow = offset + limit + 1 <= VERIFY_MAX;
     if (filters.length === 0 && !live && !hasActivityFilters(activity)) {
-      if (!started) return this.newestPage(tenantId, limit, offset);
+      if (!started) return this.newestPage(tenantId, limit, offset, Date.now(), onLikelyPage);
       return shallow
-        ? this.windowPage(tenantId, [], limit, offset, Date.now(), undefined, started)
+        ? this.windowPage(tenantId, [], limit, offset, Date.now(), undefined, started, undefined, onLikelyPage)
         : this.deepPage(tenantId, [], limit, offset, undefined, undefined, started);
     }
     const counts = filters.length ? await this.filterCounts(tenantId, filters) : { filters: [], smallest: Infinity };
@@ -104,7 +110,7 @@ export class ListingPlanner {
       );
     if (shallow) {
       const narrow = counts.smallest <= NARROW ? await narrowPage(this.ch, tenantId, counts.filters, limit, offset, live, started, activity) : undefined;
-      return narrow ?? this.windowPage(tenantId, counts.filters, limit, offset, Date.now(), live, started, activity);
+      return narrow ?? this.windowPage(tenantId, counts.filters, limit, offset, Date.now(), live, started, activity, onLikelyPage);
     }
     return this.deepPage(tenantId, counts.filters, limit, offset, live, activity, started);
   }
@@ -154,9 +160,9 @@ export class ListingPlanner {
    * while the page's details are read. Deeper: the page cut in SQL, the edge check for the whole window
    * beside it (usually only recordings that rank at the window's end, after the page).
    */
-  async newestPage(tenantId: string, limit: number, offset: number, now = Date.now()): Promise<ListingPage> {
+  async newestPage(tenantId: string, limit: number, offset: number, now = Date.now(), onLikelyPage?: ListingQuery['onLikelyPage']): Promise<ListingPage> {
     const want = offset + limit + 1;
-    if (want <= VERIFY_MAX) return this.windowPage(tenantId, [], limit, offset, now);
+    if (want <= VERIFY_MAX) return this.windowPage(tenantId, [], limit, offset, now, undefined, undefined, undefined, onLikelyPage);
     const key = memoryKey(tenantId, []);
     let w: Window | null = firstWindow(this.density.get(key), want, now, LEAN_SLACK);
     for (let round = 1; w; round++) {
@@ -238,6 +244,7 @@ export class ListingPlanner {
     live?: LiveScope,
     range?: StartedRange,
     activity?: ActivityFilters,
+    onLikelyPage?: ListingQuery['onLikelyPage'],
   ): Promise<ListingPage> {
     const want = offset + limit + 1;
     const key = memoryKey(tenantId, filters, live, activity);
@@ -259,6 +266,7 @@ export class ListingPlanner {
         const { rows: top, beforeLimit } = await this.ch.rowsBeforeLimit<SummaryRow>(
           RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates, before, activity),
         );
+        onLikelyPage?.(top.slice(offset, offset + limit));
         const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
         const needMetadata = (filters.length ? unchecked : top.slice(offset, offset + limit).map((r) => r.recording_id)).filter((id) => !withMetadata.has(id));
         const [started, meta] = await Promise.all([

@@ -96,6 +96,68 @@ describe('RecordingsQueryService', () => {
     expect(counted).toHaveLength(4);
   });
 
+  it("starts reading the likely page's activity beside the page's checks; a recording the checks drop is not shown", async () => {
+    const early = '11111111-1111-4111-8111-111111111111'; // started before the window: fails the edge check
+    const next = '22222222-2222-4222-8222-222222222222';
+    const log: string[] = [];
+    const s = service(
+      (q) => {
+        if (q.includes("countIf(kind = 'click')")) {
+          log.push(`activity ${[early, next].filter((x) => q.includes(x)).join(',')}`);
+          return [early, next]
+            .filter((x) => q.includes(x))
+            .map((x, i) => ({ recording_id: x, clicks: String(i + 5), errors: '0', active_secs: '0', pages: [] }));
+        }
+        if (q.includes('ORDER BY started_at DESC')) {
+          const excluded = q.includes(early);
+          log.push(excluded ? 'window again' : 'window');
+          return excluded
+            ? [{ ...summary, recording_id: next, started_at: '90' }]
+            : [
+                { ...summary, recording_id: early },
+                { ...summary, recording_id: next, started_at: '90' },
+              ];
+        }
+        if (q.includes('SELECT DISTINCT recording_id')) return (log.push('edge check'), q.includes(early) ? [{ recording_id: early }] : []);
+        if (q.includes('SELECT count() AS n')) return [{ n: '0', newest: '0' }];
+        return [];
+      },
+      false,
+      undefined,
+      true,
+    );
+    const r = await s.list('t', { limit: 1, offset: 0, includeSignedUrls: false, filters: [] });
+    expect(r.recordings.map((x) => [x.recordingId, x.activity.clicks])).toEqual([[next, 5]]);
+    // The likely page's summary read goes out before its edge check; the page it became is read after the re-read.
+    expect(log.slice(0, 3)).toEqual(['window', `activity ${early}`, 'edge check']);
+    expect(log.filter((l) => l.startsWith('activity'))).toEqual([`activity ${early}`, `activity ${next}`]);
+  });
+
+  it("reads a likely recording's activity again when a wider window shows more of it", async () => {
+    let windows = 0;
+    const activityReads: string[] = [];
+    const s = service(
+      (q) => {
+        if (q.includes("countIf(kind = 'click')")) {
+          const whole = q.includes('BETWEEN 100 AND 250');
+          activityReads.push(whole ? 'whole' : 'part');
+          return [{ recording_id: id, clicks: whole ? '7' : '1', errors: '0', active_secs: '0', pages: [] }];
+        }
+        // The first window holds the recording's later batches only (it started before): the edge check drops it.
+        if (q.includes('ORDER BY started_at DESC')) return [{ ...summary, started_at: ++windows === 1 ? '200' : '100' }];
+        if (q.includes('SELECT DISTINCT recording_id')) return windows === 1 ? [{ recording_id: id }] : [];
+        if (q.includes('SELECT count() AS n')) return [{ n: windows === 1 ? '1' : '0', newest: '100' }];
+        return [];
+      },
+      false,
+      undefined,
+      true,
+    );
+    const r = await s.list('t', { limit: 1, offset: 0, includeSignedUrls: false, filters: [] });
+    expect(r.recordings.map((x) => [x.recordingId, x.timestamp, x.activity.clicks])).toEqual([[id, 100, 7]]);
+    expect(activityReads).toEqual(['part', 'whole']);
+  });
+
   it('answers projected: false for a recording only JetStream has, and 404 for none', async () => {
     const detail = await service(() => [], true).get('t', id, false);
     expect(detail).toMatchObject({ recordingId: id, projected: false, timestamp: null, eventCount: 0, metadata: {} });

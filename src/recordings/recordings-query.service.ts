@@ -40,6 +40,10 @@ const FINISHED_ACTIVITY_TTL_MS = 60_000;
 const finishedVersion = (s: RecordingSummary, liveSince: number): string | undefined =>
   s.lastActivityAt !== null && s.lastActivityAt < liveSince ? `${s.eventCount}/${s.bytes}/${s.startedAt}/${s.endedAt}` : undefined;
 
+/** Activity summaries whose read started for a likely page, by recording, with the span they were read for. */
+type EarlyActivity = Map<string, { span: string; read: Promise<Map<string, ActivitySummary>> }>;
+const spanKey = (s: RecordingSummary) => `${s.startedAt}/${s.endedAt}`;
+
 @Injectable()
 export class RecordingsQueryService {
   // Finished recordings' activity summaries by tenant/recording: a list loaded again (the console's
@@ -65,6 +69,9 @@ export class RecordingsQueryService {
   async list(tenantId: string, p: ListParams): Promise<RecordingList> {
     const signing = p.includeSignedUrls ? this.signer.forTenant(tenantId) : undefined;
     const since = this.liveSince();
+    // The likely page's activity summaries are read beside the planner's checks of it (one read fewer
+    // after the page); recordings that only the final page holds are read after it.
+    const early: EarlyActivity = new Map();
     const { rows, details } = await this.listing.page(tenantId, {
       filters: p.filters,
       limit: p.limit,
@@ -72,12 +79,23 @@ export class RecordingsQueryService {
       live: p.live === undefined ? undefined : { live: p.live, since },
       activity: p.activity,
       started: p.started,
+      onLikelyPage: (likely) => {
+        // A recording's span as a window holds it (one that started before the window, partly):
+        // read again when a wider window shows more of it.
+        const fresh = new Map(
+          likely.map((r): [string, RecordingSummary] => [r.recording_id, toSummary(r)]).filter(([id, s]) => early.get(id)?.span !== spanKey(s)),
+        );
+        if (fresh.size === 0) return;
+        const read = this.activitySummaries(tenantId, fresh, since, false);
+        read.catch(() => undefined); // awaited below only for recordings the final page holds
+        for (const [id, s] of fresh) early.set(id, { span: spanKey(s), read });
+      },
     });
     const page = rows.slice(0, p.limit);
     const { summaries, metadata } = details;
     const summaryOf = new Map(page.map((r) => [r.recording_id, toSummary(summaries.find((s) => s.recording_id === r.recording_id))]));
     const metadataOf = metadataById(metadata);
-    const activityOf = await this.activitySummaries(tenantId, summaryOf, since);
+    const activityOf = await this.pageActivity(tenantId, summaryOf, since, early);
     const recordings = page.map((r) =>
       toRecordingView(
         r.recording_id,
@@ -153,19 +171,47 @@ export class RecordingsQueryService {
     return markerSeq === undefined || this.deletionProjected(tenantId, recordingId, markerSeq);
   }
 
+  /** The page's activity summaries: from the reads started for the likely page, the rest read now. */
+  private async pageActivity(
+    tenantId: string,
+    summaries: ReadonlyMap<string, RecordingSummary>,
+    liveSince: number,
+    early: EarlyActivity,
+  ): Promise<Map<string, ActivitySummary>> {
+    const readEarly = (id: string, s: RecordingSummary) => early.get(id)?.span === spanKey(s);
+    const rest = new Map([...summaries].filter(([id, s]) => !readEarly(id, s)));
+    const reads = new Set([...summaries].flatMap(([id, s]) => (readEarly(id, s) ? [early.get(id)!.read] : [])));
+    const out = rest.size ? await this.activitySummaries(tenantId, rest, liveSince) : new Map<string, ActivitySummary>();
+    for (const read of reads)
+      for (const [id, summary] of await read) {
+        const s = summaries.get(id);
+        if (!s || rest.has(id)) continue;
+        out.set(id, summary);
+        this.remember(tenantId, id, s, summary, liveSince);
+      }
+    return out;
+  }
+
+  /** Keeps a finished recording's activity summary under its version (its summary as read). */
+  private remember(tenantId: string, id: string, s: RecordingSummary, summary: ActivitySummary, liveSince: number) {
+    const version = finishedVersion(s, liveSince);
+    if (version !== undefined) this.finishedActivity.set(`${tenantId}/${id}`, { version, summary });
+  }
+
   /**
    * The activity summaries of recordings with a projected summary (their span bounds active time):
    * finished ones unchanged since they were last read from memory, the others from the projection.
+   * `remember: false` (a likely page's, whose spans may be a window's part of a recording): not kept.
    */
   private async activitySummaries(
     tenantId: string,
     summaries: ReadonlyMap<string, RecordingSummary>,
     liveSince: number,
+    remember = true,
   ): Promise<Map<string, ActivitySummary>> {
     const out = new Map<string, ActivitySummary>();
     if (!this.activity) return out;
     const spans = new Map<string, { first: number; last: number }>();
-    const versions = new Map<string, string>();
     for (const [id, s] of summaries) {
       if (s.startedAt === null || s.endedAt === null) continue;
       const version = finishedVersion(s, liveSince);
@@ -175,13 +221,11 @@ export class RecordingsQueryService {
         continue;
       }
       spans.set(id, { first: s.startedAt, last: s.endedAt });
-      if (version !== undefined) versions.set(id, version);
     }
     if (spans.size === 0) return out;
     for (const [id, summary] of await this.activity.summaries(tenantId, spans)) {
       out.set(id, summary);
-      const version = versions.get(id);
-      if (version !== undefined) this.finishedActivity.set(`${tenantId}/${id}`, { version, summary });
+      if (remember) this.remember(tenantId, id, summaries.get(id)!, summary, liveSince);
     }
     return out;
   }
