@@ -57,6 +57,12 @@ export const configSchema = z.object({
     .default('tapedeck'),
 
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+  /**
+   * Chromium's CPU priority below the service's, as a nice value (0: the same; Linux only): renders
+   * then take the CPU the service leaves, so one tenant's screenshots do not slow every tenant's
+   * ingestion and reads (docs/limits.md, Rendering).
+   */
+  RENDER_NICE: int(0, 19).default(5),
   RENDER_CONCURRENCY: int(1, 64).default(2),
   RENDER_QUEUE: int(0, 10000).default(16),
   RENDER_TIMEOUT_MS: int(100, 120000).default(15000),

@@ -19,6 +19,7 @@ const KEYFRAME_BROWSERS = Symbol('KEYFRAME_BROWSERS');
       useFactory: (cfg: AppConfig) =>
         new BrowserPool({
           chromiumPath: cfg.CHROMIUM_PATH,
+          nice: cfg.RENDER_NICE,
           concurrency: Math.max(1, cfg.KEYFRAME_CONCURRENCY),
           queueLimit: 0,
           timeoutMs: cfg.KEYFRAME_TIMEOUT_MS,

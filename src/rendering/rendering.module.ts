@@ -34,6 +34,7 @@ import { RecordingRenderSource } from './shared/recording-render-source';
       useFactory: (cfg: AppConfig) =>
         new BrowserPool({
           chromiumPath: cfg.CHROMIUM_PATH,
+          nice: cfg.RENDER_NICE,
           concurrency: cfg.RENDER_CONCURRENCY,
           queueLimit: cfg.RENDER_QUEUE,
           timeoutMs: cfg.RENDER_TIMEOUT_MS,

@@ -3,7 +3,7 @@
 // screenshot taken at T; the spec's validation (400), range (422), format negotiation, size
 // derivation, presigned access, authentication and conditional requests are checked.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import sharp from 'sharp';
 import type { Browser } from 'playwright-core';
@@ -513,6 +513,27 @@ describe('screenshot', () => {
             100,
           ),
         ).toEqual([]);
+      } finally {
+        await svc.stop('SIGKILL');
+      }
+    });
+
+    it('runs Chromium below the service in CPU priority (RENDER_NICE), its session group too', async () => {
+      const env = testEnv();
+      const svc = await startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api', TAPEDECK_ADMIN_TOKEN: '', RENDER_NICE: '7' }, env.dir, 'screenshot-nice');
+      try {
+        const r = await getBytes(`/recordings/${fx.recordingId}/screenshot.png?time=percent:50&width=320&height=200`, { key: secret(), base: svc.url });
+        expect(r.status).toBe(200);
+        const niceOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+        const chromium = descendants(svc.child.pid!).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom'));
+        expect(chromium.length).toBeGreaterThan(0);
+        const base = niceOf(process.pid);
+        expect(niceOf(svc.child.pid!)).toBe(base);
+        // Every process of it (the browser, its zygotes and renderers) at least 7 lower: as root Chromium
+        // would raise its browser process to -8 itself, unless the capability is taken away.
+        const tooHigh = chromium.filter((pid) => niceOf(pid) < Math.min(19, base + 7));
+        if (process.getuid?.() !== 0 || existsSync('/usr/bin/setpriv')) expect(tooHigh).toEqual([]);
+        if (existsSync('/proc/self/autogroup')) expect(readFileSync(`/proc/${chromium[0]}/autogroup`, 'utf8')).toMatch(/ nice 7\n?$/);
       } finally {
         await svc.stop('SIGKILL');
       }

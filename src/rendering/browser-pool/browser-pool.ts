@@ -17,6 +17,8 @@ import { CrashMemory } from './crash-memory';
 
 export interface BrowserPoolOptions {
   chromiumPath: string;
+  /** RENDER_NICE: Chromium's CPU priority below the service's (0: as the service). */
+  nice?: number;
   /** RENDER_CONCURRENCY */
   concurrency: number;
   /** RENDER_QUEUE: callers allowed to wait for a slot. */
@@ -228,7 +230,7 @@ export class BrowserPool {
     let browser: Browser;
     const timeout = this.options.launchTimeoutMs ?? Math.max(this.options.timeoutMs, 30_000);
     try {
-      browser = await launchBrowser(this.options.chromiumPath, timeout, this.options.launch);
+      browser = await launchBrowser(this.options.chromiumPath, timeout, this.options.launch, this.options.nice);
     } catch (err) {
       this.logger.error(`could not launch Chromium at ${this.options.chromiumPath}: ${String((err as Error)?.message ?? err)}`);
       throw unavailable('Renderer is not available');

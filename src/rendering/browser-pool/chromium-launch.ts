@@ -1,5 +1,9 @@
-// Starting Debian's Chromium for the renderer: the arguments that take its network away, and a launch
-// bounded in time whose late arrival is closed rather than leaked.
+// Starting Debian's Chromium for the renderer: the arguments that take its network away, a launch
+// bounded in time whose late arrival is closed rather than leaked, and a priority below the service's.
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM_ARGS = [
@@ -20,8 +24,43 @@ export const CHROMIUM_ARGS = [
   '--proxy-bypass-list=<-loopback>',
 ];
 
+/**
+ * The shell script that starts Chromium at scheduling priority `nice` (RENDER_NICE, docs/limits.md).
+ * Playwright starts Chromium in a session of its own, so on Linux with autogroup scheduling (the
+ * default) its threads compete as one group with the service's group whatever their nice values:
+ * the script lowers the group's priority (/proc/self/autogroup). Where groups are off, the threads'
+ * own nice counts; Chromium run as root sets its own (its browser process to -8), so as root the
+ * script takes CAP_SYS_NICE away from it (setpriv, where installed) before `nice`.
+ */
+export function nicedChromiumScript(chromiumPath: string, nice: number): string {
+  if (!Number.isInteger(nice) || nice < 1 || nice > 19) throw new RangeError(`nice must be 1 to 19, got ${nice}`);
+  const run = `nice -n ${nice} '${chromiumPath.replace(/'/g, `'\\''`)}' "$@"`;
+  return [
+    '#!/bin/sh',
+    '# Written by Tapedeck (RENDER_NICE): Chromium below the service in CPU priority.',
+    `echo ${nice} > /proc/self/autogroup 2>/dev/null`,
+    `if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then exec setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice ${run}; fi`,
+    `exec ${run}`,
+    '',
+  ].join('\n');
+}
+
+/** The executable to launch: `chromiumPath` itself, or (nice > 0, Linux) the script above, written once per content. */
+export function chromiumExecutable(chromiumPath: string, nice = 0): string {
+  if (nice <= 0 || process.platform !== 'linux') return chromiumPath;
+  const script = nicedChromiumScript(chromiumPath, nice);
+  const file = join(tmpdir(), `tapedeck-chromium-${createHash('sha256').update(script).digest('hex').slice(0, 16)}.sh`);
+  if (!existsSync(file)) {
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, script);
+    chmodSync(partial, 0o755);
+    renameSync(partial, file); // atomic: processes starting at once never run a half-written script
+  }
+  return file;
+}
+
 /** Launches Chromium (or `launch`, in tests) within `timeoutMs`; a launch that finishes later is closed. */
-export async function launchBrowser(chromiumPath: string, timeoutMs: number, launch?: () => Promise<Browser>): Promise<Browser> {
+export async function launchBrowser(chromiumPath: string, timeoutMs: number, launch?: () => Promise<Browser>, nice = 0): Promise<Browser> {
   // Playwright's own signal handlers stay off: on SIGINT it closes the browsers and exits the process
   // with 130 at once, cutting the service's graceful stop short (npm start then left nats-server and
   // clickhouse-server running). The service closes the browsers in its shutdown (RenderingModule);
@@ -29,7 +68,7 @@ export async function launchBrowser(chromiumPath: string, timeoutMs: number, lau
   const launching =
     launch?.() ??
     chromium.launch({
-      executablePath: chromiumPath,
+      executablePath: chromiumExecutable(chromiumPath, nice),
       args: CHROMIUM_ARGS,
       timeout: timeoutMs,
       handleSIGINT: false,
