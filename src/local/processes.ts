@@ -40,10 +40,13 @@ async function assertPortFree(port: number, what: string) {
   if (await tcpOpen(port)) throw new Error(`${what}: port ${port} on 127.0.0.1 is already in use by another process`);
 }
 
+/** The server process ended before it was ready (e.g. a port taken meanwhile; its log says why). */
+class ExitedWhileStarting extends Error {}
+
 async function waitFor(what: string, check: () => Promise<boolean>, child: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} while starting`);
+    if (child.exitCode !== null) throw new ExitedWhileStarting(`${what} exited with code ${child.exitCode} while starting`);
     if ((await check().catch(() => false)) && child.exitCode === null) return;
     await sleep(100);
   }
@@ -99,7 +102,26 @@ export interface NatsOptions extends GroupOption {
   configFile?: string;
 }
 
-export async function startNats(o: NatsOptions): Promise<ManagedProcess & { port: number }> {
+/**
+ * Starts a server on ports from freePort: another process may bind one of them between freePort and
+ * the server's bind (the server then exits while starting), so such a start is tried again on new
+ * ports, up to `attempts` times. Ports given by the caller are not retried.
+ */
+async function onFreshPorts<T>(chosen: boolean, start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      if (!chosen || attempt >= attempts || !(e instanceof ExitedWhileStarting)) throw e;
+    }
+  }
+}
+
+export function startNats(o: NatsOptions): Promise<ManagedProcess & { port: number }> {
+  return onFreshPorts(o.port === undefined && !o.configFile, () => startNatsOnce(o));
+}
+
+async function startNatsOnce(o: NatsOptions): Promise<ManagedProcess & { port: number }> {
   const port = o.port ?? (await freePort());
   await assertPortFree(port, 'nats-server');
   mkdirSync(join(o.dir, 'jetstream'), { recursive: true });
@@ -123,7 +145,11 @@ export interface ClickHouseOptions extends GroupOption {
   engine?: 'server' | 'chdb';
 }
 
-export async function startClickHouse(o: ClickHouseOptions): Promise<ManagedProcess & { httpPort: number; tcpPort: number }> {
+export function startClickHouse(o: ClickHouseOptions): Promise<ManagedProcess & { httpPort: number; tcpPort: number }> {
+  return onFreshPorts(o.httpPort === undefined && o.tcpPort === undefined, () => startClickHouseOnce(o));
+}
+
+async function startClickHouseOnce(o: ClickHouseOptions): Promise<ManagedProcess & { httpPort: number; tcpPort: number }> {
   const httpPort = o.httpPort ?? (await freePort());
   const tcpPort = o.tcpPort ?? (await freePort());
   const interPort = await freePort();
