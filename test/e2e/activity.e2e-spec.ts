@@ -24,14 +24,13 @@ import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import type { ClickHouse } from '../../src/infrastructure/clickhouse/clickhouse-client';
 import { ident, sql } from '../../src/infrastructure/clickhouse/sql';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
-import { EVENTS_STREAM } from '../../src/infrastructure/nats/subjects';
 import type { TenantCreds } from './auth-fixtures';
 import { adminOn, tenantOn } from './tenant-lifecycle-fixtures';
 import { runCli } from '../harness/cli';
 import { api, Res } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import { PrivateStack } from '../harness/private-stack';
-import { clickhouse, natsClient, publishRaw, storedHeaders } from './projections-fixtures';
+import { clickhouse, natsClient, publishRaw, storedHeaders, waitCaughtUp } from './projections-fixtures';
 
 /** Whole seconds: active time counts epoch seconds. */
 const T0 = Math.floor((Date.now() - 10 * 60_000) / 1000) * 1000;
@@ -96,16 +95,6 @@ describe('activity', () => {
       .sort()
       .join(',');
   };
-  const activityConsumerCaughtUp = () =>
-    pollUntil(
-      async () => {
-        const [ci, si] = await Promise.all([nats.jsm.consumers.info(EVENTS_STREAM, 'projector-activity'), nats.jsm.streams.info(EVENTS_STREAM)]);
-        return ci.num_pending === 0 && ci.num_ack_pending === 0 && ci.ack_floor.stream_seq >= si.state.last_seq;
-      },
-      (done) => done,
-      60_000,
-      200,
-    );
   const tableRows = (table: string) =>
     ch.rows<Record<string, unknown>>(
       table === 'recording_activity_timeline'
@@ -136,7 +125,7 @@ describe('activity', () => {
     );
     const m = await storedHeaders(nats, Number(rage[0].seq));
     await publishRaw(nats, m.subject, m.data, m.headers, `again-${randomUUID()}`);
-    await activityConsumerCaughtUp();
+    await waitCaughtUp(nats);
 
     for (const [k, batches] of Object.entries({ A, B, C })) {
       const id = rec[k as keyof typeof rec];
@@ -337,7 +326,7 @@ describe('activity', () => {
   });
 
   it('rebuilds the activity tables exactly', async () => {
-    await activityConsumerCaughtUp();
+    await waitCaughtUp(nats);
     const before = await Promise.all(TABLES.map(tableRows));
     expect(before.map((rows) => rows.length).every((n) => n > 0)).toBe(true);
     const r = await runCli(['projections', 'rebuild', 'activity', '--batch', '2'], stack.serviceEnv).done;
