@@ -5,9 +5,11 @@
 // machine's other load falls on both alike), in the same run; reported: B's latencies both ways and
 // the ratio of their p95 (target: at most 1.5). A's clients run in a child process (noisy-flood.ts).
 import { fork } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/config';
+import { startService } from '../test/harness/stack';
 import type { RrwebEvent } from '../src/domain/rrweb-event';
 import { defaultLimits, TenantLimits } from '../src/domain/tenant-limits';
 import {
@@ -47,6 +49,9 @@ const FLOODS: [string, FloodKind[]][] = [
   ['screenshots', ['screenshots']],
   ['all', ['ingest', 'reads', 'screenshots']],
 ];
+/** BENCH_FLOODS=ingestion,screenshots: only these kinds of flood (all by default). */
+const ONLY = process.env.BENCH_FLOODS?.split(',').map((s) => s.trim());
+const RUN_FLOODS = ONLY ? FLOODS.filter(([name]) => ONLY.includes(name)) : FLOODS;
 
 type Http = ReturnType<typeof httpClient>;
 type Ev = RrwebEvent;
@@ -122,7 +127,10 @@ export const noisyNeighbourBench: BenchSection = {
   name: 'noisy-neighbour',
   async run(ctx: BenchContext) {
     const { env } = ctx;
-    const http = httpClient(env.baseUrl, 256);
+    const api = process.env.BENCH_NN_SPLIT ? await startService({ ...env.serviceEnv, TAPEDECK_ROLE: 'api' }, env.dir, 'nn-api') : undefined;
+    const baseUrl = api?.url ?? env.baseUrl;
+    const pids = api ? { ...ctx.pids, service: api.child.pid! } : ctx.pids;
+    const http = httpClient(baseUrl, 256);
     // The service's defaults, or candidates given as TENANT_* variables to the bench.
     const limits = defaultLimits(loadConfig(Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('TENANT_')))));
     const [a, b] = [await makeTenant(http, env.adminToken, limits), await makeTenant(http, env.adminToken, limits)];
@@ -182,18 +190,21 @@ export const noisyNeighbourBench: BenchSection = {
         `noisy-neighbour: A floods at its limits ${JSON.stringify(limits)}; per kind ${TURNS} turns of ${PHASE_MS / 1000} s alone, ${PHASE_MS / 1000} s flooded`,
       );
       await bWorks(WARMUP_MS, samples());
-      for (const [name, kinds] of FLOODS) {
+      for (const [name, kinds] of RUN_FLOODS) {
         const [alone, flooded] = [samples(), samples()];
         const cpu = { alone: {} as Record<string, number>, underFlood: {} as Record<string, number> };
         const got: FloodResult = { seconds: 0, ingestedEvents: 0, readBytes: 0, screenshots: 0, refusals: {} };
         const add = (into: Record<string, number>, from: Record<string, number>) => Object.entries(from).forEach(([k, v]) => (into[k] = (into[k] ?? 0) + v));
         for (let turn = 0; turn < TURNS; turn++) {
-          let meter = cpuMeter(ctx.pids);
+          let meter = cpuMeter(pids);
           await bWorks(PHASE_MS, alone);
           add(cpu.alone, meter.used());
-          meter = cpuMeter(ctx.pids);
-          const order: FloodOrder = { baseUrl: env.baseUrl, ...a, readRecording, shotRecording, shotPaths: aShots, kinds, ms: PHASE_MS, clients: A_CLIENTS };
+          meter = cpuMeter(pids);
+          const order: FloodOrder = { baseUrl, ...a, readRecording, shotRecording, shotPaths: aShots, kinds, ms: PHASE_MS, clients: A_CLIENTS };
+          const start = process.hrtime.bigint();
           const [r] = await Promise.all([flooder.run(order), bWorks(PHASE_MS, flooded)]);
+          // BENCH_NN_MARKS=file: each flood phase's start and end on the monotonic clock (µs), to cut a service CPU profile by phase.
+          if (process.env.BENCH_NN_MARKS) appendFileSync(process.env.BENCH_NN_MARKS, `${name} ${start / 1000n} ${process.hrtime.bigint() / 1000n}\n`);
           add(cpu.underFlood, meter.used());
           got.seconds += r.seconds;
           got.ingestedEvents += r.ingestedEvents;
@@ -224,6 +235,7 @@ export const noisyNeighbourBench: BenchSection = {
     } finally {
       flooder.stop();
       http.close();
+      await api?.stop();
     }
     return {
       turns: TURNS,

@@ -82,7 +82,9 @@ async function startServiceOnce(env: Record<string, string>, dir: string, name: 
   const port = await freePort();
   const logFile = join(dir, `${name}-${port}.log`);
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+  // TAPEDECK_SERVICE_NODE_ARGS: extra node arguments for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a bench).
+  const nodeArgs = process.env.TAPEDECK_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'main.js')], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', log, log],
   });
