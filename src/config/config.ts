@@ -64,6 +64,8 @@ export const configSchema = z.object({
    */
   RENDER_NICE: int(0, 19).default(5),
   RENDER_CONCURRENCY: int(1, 64).default(2),
+  /** Chromium browsers the renderer may run, so that tenants rendering at once do not share one (at most RENDER_CONCURRENCY). */
+  RENDER_BROWSERS: int(1, 64).default(2),
   RENDER_QUEUE: int(0, 10000).default(16),
   RENDER_TIMEOUT_MS: int(100, 120000).default(15000),
   /**

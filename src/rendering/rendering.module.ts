@@ -36,6 +36,7 @@ import { RecordingRenderSource } from './shared/recording-render-source';
           chromiumPath: cfg.CHROMIUM_PATH,
           nice: cfg.RENDER_NICE,
           concurrency: cfg.RENDER_CONCURRENCY,
+          browsers: cfg.RENDER_BROWSERS,
           queueLimit: cfg.RENDER_QUEUE,
           timeoutMs: cfg.RENDER_TIMEOUT_MS,
         }),
@@ -98,11 +99,17 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
     metrics.counter('tapedeck_thumbnails_idle_queued_total', 'Recordings queued for a thumbnail by the idle sweep', () => this.sweep.queued);
     metrics.gauge('tapedeck_render_queue_length', 'Render requests waiting for a browser slot', () => pool.queueLength);
     metrics.gauge('tapedeck_render_in_flight', 'Browser slots in use', () => pool.inFlight);
+    metrics.gauge(
+      'tapedeck_render_browsers',
+      'Chromium browsers running for renders (RENDER_BROWSERS at most: tenants rendering at once get their own)',
+      () => pool.browsers,
+    );
     this.health.register({
       name: 'renderer',
       details: async () => ({
         chromium: this.cfg.CHROMIUM_PATH,
         concurrency: this.cfg.RENDER_CONCURRENCY,
+        browsers: pool.browsers,
         queueLimit: this.cfg.RENDER_QUEUE,
         inFlight: pool.inFlight,
         queued: pool.queueLength,

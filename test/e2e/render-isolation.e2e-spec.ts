@@ -46,7 +46,8 @@ async function shotB(): Promise<{ status: number; ms: number }> {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const crashesSoFar = async () => Number(/^tapedeck_render_crashes_total (\S+)$/m.exec((await api('/metrics', { key: testEnv().secretKey })).text)?.[1]);
+const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await api('/metrics', { key: testEnv().secretKey })).text)?.[1]);
+const crashesSoFar = () => metric('tapedeck_render_crashes_total');
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -92,5 +93,7 @@ it("renders the recording that crashed Chromium, six at once, while another tena
   expect(Math.max(...during.map((r) => r.ms))).toBeLessThan(Math.max(4000, 6 * median(alone)));
   expect(median(during.map((r) => r.ms))).toBeLessThan(Math.max(1500, 4 * median(alone)));
   expect(await crashesSoFar()).toBe(crashesBefore);
+  // B rendered while A did: in a browser of its own (RENDER_BROWSERS, 2 by default), not A's.
+  expect(await metric('tapedeck_render_browsers')).toBe(2);
   expect(contacts).toEqual([]);
 });

@@ -20,11 +20,12 @@ class FakeBrowser extends EventEmitter {
   }
 }
 
-function setup(opts: Partial<{ concurrency: number; queueLimit: number; timeoutMs: number; recycleAfter: number }> = {}) {
+function setup(opts: Partial<{ concurrency: number; browsers: number; queueLimit: number; timeoutMs: number; recycleAfter: number }> = {}) {
   const browsers: FakeBrowser[] = [];
   const pool = new BrowserPool({
     chromiumPath: '/nonexistent',
     concurrency: opts.concurrency ?? 1,
+    browsers: opts.browsers,
     queueLimit: opts.queueLimit ?? 0,
     timeoutMs: opts.timeoutMs ?? 1000,
     recycleAfter: opts.recycleAfter,
@@ -65,6 +66,100 @@ describe('BrowserPool', () => {
     expect(pool.renders).toBe(2);
     await pool.close();
     expect(browsers[0].closed).toBe(1);
+  });
+
+  describe('browsers by owner', () => {
+    /** Starts a task of `owner` that holds its browser until released; resolves which browser it got. */
+    const holding = (pool: BrowserPool, browsers: FakeBrowser[], owner: string) => {
+      const gate = deferred();
+      const got = deferred<number>();
+      const done = pool.run(
+        async (l) => {
+          got.resolve(browsers.indexOf(l.browser as unknown as FakeBrowser));
+          await gate.promise;
+        },
+        { owner },
+      );
+      return { browser: got.promise, release: async () => (gate.resolve(), await done) };
+    };
+
+    it('gives owners rendering at once browsers of their own, and an owner its own tasks one browser', async () => {
+      const { pool, browsers } = setup({ concurrency: 3, browsers: 2, queueLimit: 4 });
+      const a1 = holding(pool, browsers, 'A');
+      const a2 = holding(pool, browsers, 'A');
+      const b = holding(pool, browsers, 'B');
+      expect(await a1.browser).toBe(0);
+      expect(await a2.browser).toBe(0);
+      expect(await b.browser).toBe(1);
+      expect(browsers).toHaveLength(2);
+      expect(pool.browsers).toBe(2);
+      await Promise.all([a1.release(), a2.release(), b.release()]);
+      // Each goes back to the browser it used last (its warm pages are there), the other one free or not.
+      const b2 = holding(pool, browsers, 'B');
+      expect(await b2.browser).toBe(1);
+      const a3 = holding(pool, browsers, 'A');
+      expect(await a3.browser).toBe(0);
+      await Promise.all([b2.release(), a3.release()]);
+      expect(browsers).toHaveLength(2);
+      await pool.close();
+    });
+
+    it('shares the least used browser when every browser serves another owner', async () => {
+      const { pool, browsers } = setup({ concurrency: 4, browsers: 2, queueLimit: 4 });
+      const a1 = holding(pool, browsers, 'A');
+      const a2 = holding(pool, browsers, 'A');
+      const b = holding(pool, browsers, 'B');
+      expect([await a1.browser, await a2.browser, await b.browser]).toEqual([0, 0, 1]);
+      const c = holding(pool, browsers, 'C');
+      expect(await c.browser).toBe(1);
+      expect(browsers).toHaveLength(2);
+      await Promise.all([a1.release(), a2.release(), b.release(), c.release()]);
+      await pool.close();
+    });
+
+    it("a new owner takes a browser no owner used yet, then a free one that runs, before another owner's last", async () => {
+      const { pool, browsers } = setup({ concurrency: 2, browsers: 2 });
+      const first = async (owner: string) => {
+        const h = holding(pool, browsers, owner);
+        const i = await h.browser;
+        await h.release();
+        return i;
+      };
+      expect(await first('A')).toBe(0);
+      // Browser 0 is free, but holds A's warm pages: B gets the unused one.
+      expect(await first('B')).toBe(1);
+      // Both used: C takes a free one that runs, launching none.
+      const a = holding(pool, browsers, 'A');
+      expect(await a.browser).toBe(0);
+      expect(await first('C')).toBe(1);
+      await a.release();
+      expect(browsers).toHaveLength(2);
+      await pool.close();
+    });
+
+    it('with one browser (the default), every owner shares it', async () => {
+      const { pool, browsers } = setup({ concurrency: 2 });
+      const a = holding(pool, browsers, 'A');
+      const b = holding(pool, browsers, 'B');
+      expect([await a.browser, await b.browser]).toEqual([0, 0]);
+      await Promise.all([a.release(), b.release()]);
+      await pool.close();
+    });
+
+    it('relaunches a crashed browser in the owner lane, not in the other', async () => {
+      const { pool, browsers } = setup({ concurrency: 2, browsers: 2, queueLimit: 2 });
+      const a = holding(pool, browsers, 'A');
+      const b = holding(pool, browsers, 'B');
+      expect([await a.browser, await b.browser]).toEqual([0, 1]);
+      await Promise.all([a.release(), b.release()]);
+      browsers[1].crash();
+      const b2 = holding(pool, browsers, 'B');
+      expect(await b2.browser).toBe(2);
+      const a2 = holding(pool, browsers, 'A');
+      expect(await a2.browser).toBe(0);
+      await Promise.all([a2.release(), b2.release()]);
+      await pool.close();
+    });
   });
 
   it('bounds concurrency and the queue, refusing at once over capacity', async () => {

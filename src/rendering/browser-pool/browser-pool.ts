@@ -1,5 +1,10 @@
-// One long-lived Chromium per process, behind admission control: run() holds one of
-// `concurrency` slots for the whole task (see AdmissionQueue for the queue and 503 rules).
+// Long-lived Chromiums behind admission control: run() holds one of `concurrency` slots for the
+// whole task (see AdmissionQueue for the queue and 503 rules). Tasks of different owners (tenants)
+// running at the same time get different browsers (`browsers` of them, launched as needed): a
+// browser's process and its compositor serve one tenant's renders at a time, and each browser is a
+// scheduling group of its own (chromium-launch.ts), so the kernel shares the CPU between tenants'
+// renders rather than between their threads. An owner keeps its browser while it has tasks, and goes
+// back to the one it used last when that is free (its warm pages are there).
 // Each attempt gets timeoutMs; on expiry the caller gets 503, the lease's signal is aborted so the
 // task closes what it opened, and a task that still has not settled after a grace period takes the
 // browser down with it. The browser is replaced after `recycleAfter` renders.
@@ -21,6 +26,8 @@ export interface BrowserPoolOptions {
   nice?: number;
   /** RENDER_CONCURRENCY */
   concurrency: number;
+  /** RENDER_BROWSERS: browsers at most, so that owners rendering at once do not share one. Default 1. */
+  browsers?: number;
   /** RENDER_QUEUE: callers allowed to wait for a slot. */
   queueLimit: number;
   /** RENDER_TIMEOUT_MS: per attempt and per queue wait. */
@@ -51,6 +58,15 @@ export interface BrowserLease {
   readonly isolated: boolean;
 }
 
+/** One browser's place: its current instance, and the owners running tasks in it (with their counts). */
+interface Lane {
+  current?: Instance;
+  launching?: Promise<Instance>;
+  users: Map<string, number>;
+  /** Some owner ran a task here (its warm pages may be here). */
+  used: boolean;
+}
+
 interface Instance {
   browser: Browser;
   generation: number;
@@ -71,8 +87,9 @@ export class BrowserPool {
   private readonly recycleAfter: number;
   private readonly admission: AdmissionQueue;
   private readonly instances = new Set<Instance>();
-  private current?: Instance;
-  private launching?: Promise<Instance>;
+  private readonly lanes: Lane[];
+  /** The lane each owner used last (bounded: the oldest entries go). */
+  private readonly lastLane = new Map<string, number>();
   private generation = 0;
   private closed = false;
   private readonly counts = { renders: 0, failures: 0, timeouts: 0, crashes: 0, launches: 0 };
@@ -82,6 +99,13 @@ export class BrowserPool {
     this.recycleAfter = options.recycleAfter ?? 500;
     this.crashing = new CrashMemory(options.crashMemory ?? 10_000);
     this.admission = new AdmissionQueue({ concurrency: options.concurrency, queueLimit: options.queueLimit, waitMs: options.timeoutMs });
+    const lanes = Math.max(1, Math.min(options.browsers ?? 1, options.concurrency));
+    this.lanes = Array.from({ length: lanes }, () => ({ users: new Map<string, number>(), used: false }));
+  }
+
+  /** Browsers running now (tests, metrics). */
+  get browsers(): number {
+    return this.lanes.filter((l) => l.current?.browser.isConnected()).length;
   }
 
   get renders(): number {
@@ -118,16 +142,21 @@ export class BrowserPool {
     const { key } = options;
     if (key !== undefined && this.crashing.has(key)) throw crashes();
     await this.admission.acquire(options.owner);
+    const lane = this.enterLane(options.owner ?? '');
+    const leave = () => {
+      this.leaveLane(options.owner ?? '', lane);
+      this.admission.release(options.owner);
+    };
     let slotHeld = true;
-    // The caller is answered at a timeout; the slot stays taken until the timed-out task lets go.
+    // The caller is answered at a timeout; the slot (and the lane) stay taken until the timed-out task lets go.
     const orphaned = (orphan: Promise<unknown>) => {
       slotHeld = false;
-      void orphan.finally(() => this.admission.release(options.owner));
+      void orphan.finally(leave);
     };
     try {
       let result: T;
       try {
-        result = await this.attempt(task, () => this.instance(), orphaned);
+        result = await this.attempt(task, () => this.instance(lane), orphaned);
       } catch (err) {
         if (!(err instanceof RetryableCrash) || this.closed) throw err;
         this.counts.crashes++;
@@ -146,14 +175,43 @@ export class BrowserPool {
       this.logger.warn(`a recording crashed Chromium alone; refusing it from now on: ${JSON.stringify(key)}`);
       throw crashes();
     } finally {
-      if (slotHeld) this.admission.release(options.owner);
+      if (slotHeld) leave();
     }
+  }
+
+  /**
+   * The lane of an owner's task: the one its running tasks use; else the one it used last if no other
+   * owner uses it now; else a free one, first one never used (not another owner's warm pages), then
+   * one with a browser running; else the least used.
+   */
+  private enterLane(owner: string): Lane {
+    const free = (l: Lane) => l.users.size === 0;
+    let i = this.lanes.findIndex((l) => l.users.has(owner));
+    const last = this.lastLane.get(owner);
+    if (i < 0 && last !== undefined && free(this.lanes[last])) i = last;
+    if (i < 0) i = this.lanes.findIndex((l) => free(l) && !l.used);
+    if (i < 0) i = this.lanes.findIndex((l) => free(l) && l.current);
+    if (i < 0) i = this.lanes.findIndex(free);
+    if (i < 0) i = this.lanes.reduce((best, l, j) => (tasksIn(l) < tasksIn(this.lanes[best]) ? j : best), 0);
+    const lane = this.lanes[i];
+    lane.used = true;
+    lane.users.set(owner, (lane.users.get(owner) ?? 0) + 1);
+    this.lastLane.delete(owner);
+    this.lastLane.set(owner, i);
+    if (this.lastLane.size > LAST_LANES) this.lastLane.delete(this.lastLane.keys().next().value!);
+    return lane;
+  }
+
+  private leaveLane(owner: string, lane: Lane): void {
+    const n = (lane.users.get(owner) ?? 1) - 1;
+    if (n > 0) lane.users.set(owner, n);
+    else lane.users.delete(owner);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.admission.rejectAll(unavailable('Renderer is shutting down'));
-    await this.launching?.catch(() => undefined);
+    await Promise.all(this.lanes.map((l) => l.launching?.catch(() => undefined) ?? Promise.resolve()));
     await Promise.all([...this.instances].map((i) => this.shutdown(i)));
   }
 
@@ -210,23 +268,25 @@ export class BrowserPool {
     this.leaseEnded(inst);
   }
 
-  private async instance(): Promise<Instance> {
+  private async instance(lane: Lane): Promise<Instance> {
     if (this.closed) throw unavailable('Renderer is shutting down');
-    const cur = this.current;
+    const cur = lane.current;
     if (cur && cur.browser.isConnected() && cur.renders < this.recycleAfter) return cur;
     if (cur) this.retire(cur);
-    this.launching ??= this.launch().finally(() => (this.launching = undefined));
-    return this.launching;
+    lane.launching ??= this.launch(lane).finally(() => (lane.launching = undefined));
+    return lane.launching;
   }
 
   /** A browser for one retry after a crash: never the current one, shut down when its lease ends. */
   private async isolatedInstance(): Promise<Instance> {
-    const inst = await this.launch(true);
+    const inst = await this.launch();
     inst.retired = true;
     return inst;
   }
 
-  private async launch(isolated = false): Promise<Instance> {
+  /** A browser for `lane`; without one, isolated (a retry after a crash). */
+  private async launch(lane?: Lane): Promise<Instance> {
+    const isolated = !lane;
     let browser: Browser;
     const timeout = this.options.launchTimeoutMs ?? Math.max(this.options.timeoutMs, 30_000);
     try {
@@ -246,12 +306,12 @@ export class BrowserPool {
       await this.shutdown(inst);
       throw unavailable('Renderer is shutting down');
     }
-    if (!isolated) this.current = inst;
+    if (lane) lane.current = inst;
     return inst;
   }
 
   private forget(inst: Instance): void {
-    if (this.current === inst) this.current = undefined;
+    for (const lane of this.lanes) if (lane.current === inst) lane.current = undefined;
     inst.retired = true;
   }
 
@@ -272,6 +332,11 @@ export class BrowserPool {
 }
 
 class RetryableCrash extends Error {}
+
+/** Owners whose last lane is remembered. */
+const LAST_LANES = 10_000;
+
+const tasksIn = (lane: Lane) => [...lane.users.values()].reduce((a, b) => a + b, 0);
 
 function unavailable(message: string): AppError {
   return new StoreUnavailable(message);
