@@ -20,12 +20,15 @@ class FakeBrowser extends EventEmitter {
   }
 }
 
-function setup(opts: Partial<{ concurrency: number; browsers: number; queueLimit: number; timeoutMs: number; recycleAfter: number }> = {}) {
+function setup(
+  opts: Partial<{ concurrency: number; browsers: number; browserIdleMs: number; queueLimit: number; timeoutMs: number; recycleAfter: number }> = {},
+) {
   const browsers: FakeBrowser[] = [];
   const pool = new BrowserPool({
     chromiumPath: '/nonexistent',
     concurrency: opts.concurrency ?? 1,
     browsers: opts.browsers,
+    browserIdleMs: opts.browserIdleMs,
     queueLimit: opts.queueLimit ?? 0,
     timeoutMs: opts.timeoutMs ?? 1000,
     recycleAfter: opts.recycleAfter,
@@ -134,6 +137,28 @@ describe('BrowserPool', () => {
       expect(await first('C')).toBe(1);
       await a.release();
       expect(browsers).toHaveLength(2);
+      await pool.close();
+    });
+
+    it('closes a browser idle for browserIdleMs while another runs, and launches one again when needed', async () => {
+      const { pool, browsers } = setup({ concurrency: 2, browsers: 2, browserIdleMs: 300 });
+      const a = holding(pool, browsers, 'A');
+      const b = holding(pool, browsers, 'B');
+      expect([await a.browser, await b.browser]).toEqual([0, 1]);
+      await b.release();
+      await new Promise((r) => setTimeout(r, 30));
+      expect(browsers[1].closed).toBe(0); // not idle long enough yet
+      await new Promise((r) => setTimeout(r, 500));
+      expect(browsers[1].closed).toBe(1);
+      expect(browsers[0].closed).toBe(0); // A's is busy
+      expect(pool.browsers).toBe(1);
+      await a.release();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(browsers[0].closed).toBe(0); // the only one running stays
+      const b2 = holding(pool, browsers, 'B');
+      const a2 = holding(pool, browsers, 'A');
+      expect([await b2.browser, await a2.browser]).toEqual([2, 0]);
+      await Promise.all([a2.release(), b2.release()]);
       await pool.close();
     });
 

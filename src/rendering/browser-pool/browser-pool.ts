@@ -28,6 +28,8 @@ export interface BrowserPoolOptions {
   concurrency: number;
   /** RENDER_BROWSERS: browsers at most, so that owners rendering at once do not share one. Default 1. */
   browsers?: number;
+  /** A browser with no task for this long closes while another runs (its memory back). Default 5 minutes. */
+  browserIdleMs?: number;
   /** RENDER_QUEUE: callers allowed to wait for a slot. */
   queueLimit: number;
   /** RENDER_TIMEOUT_MS: per attempt and per queue wait. */
@@ -65,6 +67,9 @@ interface Lane {
   users: Map<string, number>;
   /** Some owner ran a task here (its warm pages may be here). */
   used: boolean;
+  /** When its last task ended (epoch ms), and the timer that closes its browser once idle. */
+  idleSince: number;
+  idleTimer?: NodeJS.Timeout;
 }
 
 interface Instance {
@@ -100,7 +105,7 @@ export class BrowserPool {
     this.crashing = new CrashMemory(options.crashMemory ?? 10_000);
     this.admission = new AdmissionQueue({ concurrency: options.concurrency, queueLimit: options.queueLimit, waitMs: options.timeoutMs });
     const lanes = Math.max(1, Math.min(options.browsers ?? 1, options.concurrency));
-    this.lanes = Array.from({ length: lanes }, () => ({ users: new Map<string, number>(), used: false }));
+    this.lanes = Array.from({ length: lanes }, () => ({ users: new Map<string, number>(), used: false, idleSince: 0 }));
   }
 
   /** Browsers running now (tests, metrics). */
@@ -206,11 +211,25 @@ export class BrowserPool {
     const n = (lane.users.get(owner) ?? 1) - 1;
     if (n > 0) lane.users.set(owner, n);
     else lane.users.delete(owner);
+    if (lane.users.size > 0 || this.lanes.length === 1) return;
+    lane.idleSince = Date.now();
+    clearTimeout(lane.idleTimer);
+    const idleMs = this.options.browserIdleMs ?? 5 * 60_000;
+    lane.idleTimer = setTimeout(() => this.closeIfIdle(lane, idleMs), idleMs).unref();
+  }
+
+  /** Closes an idle lane's browser, unless it is the only one running (a render then needs no launch). */
+  private closeIfIdle(lane: Lane, idleMs: number): void {
+    const cur = lane.current;
+    if (!cur || lane.users.size > 0 || Date.now() - lane.idleSince < idleMs) return;
+    if (!this.lanes.some((l) => l !== lane && l.current?.browser.isConnected())) return;
+    this.retire(cur);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.admission.rejectAll(unavailable('Renderer is shutting down'));
+    for (const lane of this.lanes) clearTimeout(lane.idleTimer);
     await Promise.all(this.lanes.map((l) => l.launching?.catch(() => undefined) ?? Promise.resolve()));
     await Promise.all([...this.instances].map((i) => this.shutdown(i)));
   }
