@@ -15,7 +15,8 @@ import { applyActivityMessages } from '../../src/projections/activity-projection
 import type { ProjectionMessage } from '../../src/projections/projection';
 import { applyRecordingMessages } from '../../src/projections/recording-projection';
 import { ActivityRepository } from '../../src/read-model/activity.repository';
-import type { ActivityFilters } from '../../src/read-model/activity.sql';
+import { ActivityFilters, ActivitySql, windowScope } from '../../src/read-model/activity.sql';
+import { click, meta, snapshot } from '../../src/domain/activity/testing/activity-fixtures';
 import { ListingPlanner } from '../../src/read-model/listing.planner';
 import type { MetadataFilter } from '../../src/read-model/metadata-filter';
 import type { SummaryRow } from '../../src/read-model/recording.view';
@@ -150,6 +151,55 @@ describe('listing plans with activity filters', () => {
     const projected = await rows('recording_activity_timeline');
     expect(projected.length).toBeGreaterThan(N * 3);
     expect(await rows('backfilled')).toEqual(projected);
+  });
+
+  it("clickedText takes the label of the click's node latest before it, and none from before the click's page, in the window as over the tenant", async () => {
+    const tenant = 'labels';
+    const t0 = Date.now() - 5 * 60_000;
+    /** A mutation serialising node 7 again as a button reading `text`. */
+    const relabel = (ts: number, text: string) => ({
+      type: 3,
+      timestamp: ts,
+      data: {
+        source: 0,
+        texts: [],
+        attributes: [],
+        removes: [{ parentId: 6, id: 7 }],
+        adds: [
+          { parentId: 6, nextId: null, node: { type: 2, id: 7, tagName: 'button', attributes: {}, childNodes: [] } },
+          { parentId: 7, nextId: null, node: { type: 3, id: 30, textContent: text } },
+        ],
+      },
+    });
+    const recordings: Record<string, unknown[][]> = {
+      // "Pay now" on the page, clicked: found by "pay".
+      plain: [[meta(t0, 'https://shop.test/a'), snapshot(t0 + 1)], [click(t0 + 2000, 7)]],
+      // The button reads "Cancel order" by the click: found by "cancel", not by "pay".
+      relabelled: [[meta(t0, 'https://shop.test/b'), snapshot(t0 + 1)], [relabel(t0 + 1000, 'Cancel order')], [click(t0 + 2000, 7)]],
+      // A page load between the label and the click: node ids start again, the click has no label.
+      reloaded: [[meta(t0, 'https://shop.test/c'), snapshot(t0 + 1)], [meta(t0 + 1000, 'https://shop.test/d')], [click(t0 + 2000, 7)]],
+      // Relabelled after the click: the click keeps "Pay now".
+      later: [[meta(t0, 'https://shop.test/e'), snapshot(t0 + 1)], [click(t0 + 2000, 7)], [relabel(t0 + 3000, 'Cancel order')]],
+    };
+    const ids = Object.fromEntries(Object.keys(recordings).map((k, i) => [k, id(1000 + i)]));
+    const messages: ProjectionMessage[] = [];
+    for (const [k, batches] of Object.entries(recordings))
+      for (const events of batches) messages.push(batchMessage(10_000 + messages.length, tenant, ids[k], events as never));
+    const out = applyActivityMessages(messages);
+    for (const [table, rows] of Object.entries(out.rows)) if (rows.length) await ch.insert(table, rows);
+    const named = (rows: { recording_id: string }[]) =>
+      rows
+        .map((r) => Object.keys(ids).find((k) => ids[k] === r.recording_id))
+        .sort()
+        .join(',');
+    for (const [text, expected] of [
+      ['pay', 'later,plain'],
+      ['cancel', 'relabelled'],
+    ]) {
+      const whole = named(await ch.rows(ActivitySql.clickedText(tenant, text)));
+      const window = named(await ch.rows(ActivitySql.clickedText(tenant, text, windowScope(t0 - 1000, sql`SELECT 1`))));
+      expect([text, whole, window]).toEqual([text, expected, expected]);
+    }
   });
 
   it('holds recordings that span the first window edge, matching and not', async () => {
