@@ -195,8 +195,7 @@ function pageScope(spans: Spans): { where: Sql; placed: Sql } {
  * contains the text. Repeated rows (redelivery) change no maximum and no existence.
  */
 function clickedTextPlaced(tenantId: string, text: string, placed: Sql, where: Sql): Sql {
-  const rows = sql`SELECT recording_id, seq, kind, idx, node_id, if(kind = 'node', text, '') AS text FROM recording_activity_timeline
-    WHERE tenant_id = ${tenantId} AND kind IN ('page', 'click', 'node') AND ${placed} AND ${where}`;
+  const rows = sql`SELECT recording_id, seq, kind, idx, node_id, if(kind = 'node', text, '') AS text FROM recording_activity_timeline WHERE tenant_id = ${tenantId} AND kind IN ('page', 'click', 'node') AND ${placed} AND ${where}`;
   const perRecording = sql`SELECT recording_id, groupArrayIf((seq, idx), kind = 'page') AS pages, groupArrayIf((seq, idx, node_id), kind = 'click') AS clicks,
       groupArrayIf((node_id, seq, text), kind = 'node') AS labels, groupArrayIf(node_id, kind = 'node' AND ${contains(sql`text`, text)}) AS matching
     FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq GROUP BY recording_id`;
@@ -219,8 +218,7 @@ function clickedTextPlaced(tenantId: string, text: string, placed: Sql, where: S
  * long. Repeated rows (redelivery) change no existence.
  */
 function deadClicksPlaced(tenantId: string, scope: ActivityScope): Sql {
-  const rows = sql`SELECT recording_id, seq, kind, ts, changes FROM recording_activity_timeline
-    WHERE tenant_id = ${tenantId} AND kind IN ('click', 'batch') AND ${scope.placed!} AND ${scope.where}`;
+  const rows = sql`SELECT recording_id, seq, kind, ts, changes FROM recording_activity_timeline WHERE tenant_id = ${tenantId} AND kind IN ('click', 'batch') AND ${scope.placed!} AND ${scope.where}`;
   const visible = sql`SELECT recording_id, kind, ts, changes FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq`;
   const perRecording = sql`SELECT recording_id, any(last_ts) AS last, groupArrayIf(ts, kind = 'click') AS click_times, groupArrayArrayIf(changes, kind = 'batch') AS change_times
     FROM (${visible}) AS v ALL INNER JOIN (${spans(tenantId, scope)}) AS s USING (recording_id) GROUP BY recording_id`;
@@ -239,8 +237,7 @@ function deadClicksPlaced(tenantId: string, scope: ActivityScope): Sql {
  * column that only a lambda captures.
  */
 function activeMsPlaced(tenantId: string, scope: ActivityScope): Sql {
-  const rows = sql`SELECT recording_id, seq, active_seconds FROM recording_activity_timeline
-    WHERE tenant_id = ${tenantId} AND kind = 'batch' AND ${scope.placed!} AND ${scope.where}`;
+  const rows = sql`SELECT recording_id, seq, active_seconds FROM recording_activity_timeline WHERE tenant_id = ${tenantId} AND kind = 'batch' AND ${scope.placed!} AND ${scope.where}`;
   const perRecording = sql`SELECT recording_id, groupArrayArray(active_seconds) AS secs FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq GROUP BY recording_id`;
   const joined = sql`SELECT recording_id, first_ts, last_ts, secs FROM (${spans(tenantId, scope)}) AS s ANY LEFT JOIN (${perRecording}) AS a USING (recording_id)`;
   const lastSecond = sql`intDiv(last_ts, 1000)`;
