@@ -83,9 +83,12 @@ const KINDS: Record<Part, Sql> = { items: sql`kind IN ('page', 'click', 'error',
 
 /** `table WHERE …`: the tenant's rows of a part in the scope, from the tables sorted by id or from the time-sorted ranges. */
 function rowsOf(tenantId: string, part: Part, scope: ActivityScope): Sql {
-  return scope.placed
-    ? sql`recording_activity_timeline WHERE tenant_id = ${tenantId} AND ${KINDS[part]} AND ${scope.placed} AND ${scope.where}`
-    : sql`${BY_ID[part]} WHERE tenant_id = ${tenantId} AND ${scope.where}`;
+  return scope.placed ? timelineRows(tenantId, KINDS[part], scope.placed, scope.where) : sql`${BY_ID[part]} WHERE tenant_id = ${tenantId} AND ${scope.where}`;
+}
+
+/** `recording_activity_timeline WHERE …`: the tenant's rows of `kinds` in a time-sorted range (`placed`) of the recordings `where` holds for. */
+function timelineRows(tenantId: string, kinds: Sql, placed: Sql, where: Sql): Sql {
+  return sql`recording_activity_timeline WHERE tenant_id = ${tenantId} AND ${kinds} AND ${placed} AND ${where}`;
 }
 
 /** The scope narrowed by a further condition on its rows. */
@@ -195,7 +198,7 @@ function pageScope(spans: Spans): { where: Sql; placed: Sql } {
  * contains the text. Repeated rows (redelivery) change no maximum and no existence.
  */
 function clickedTextPlaced(tenantId: string, text: string, placed: Sql, where: Sql): Sql {
-  const rows = sql`SELECT recording_id, seq, kind, idx, node_id, if(kind = 'node', text, '') AS text FROM recording_activity_timeline WHERE tenant_id = ${tenantId} AND kind IN ('page', 'click', 'node') AND ${placed} AND ${where}`;
+  const rows = sql`SELECT recording_id, seq, kind, idx, node_id, if(kind = 'node', text, '') AS text FROM ${timelineRows(tenantId, sql`kind IN ('page', 'click', 'node')`, placed, where)}`;
   const perRecording = sql`SELECT recording_id, groupArrayIf((seq, idx), kind = 'page') AS pages, groupArrayIf((seq, idx, node_id), kind = 'click') AS clicks,
       groupArrayIf((node_id, seq, text), kind = 'node') AS labels, groupArrayIf(node_id, kind = 'node' AND ${contains(sql`text`, text)}) AS matching
     FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq GROUP BY recording_id`;
@@ -217,8 +220,8 @@ function clickedTextPlaced(tenantId: string, text: string, placed: Sql, where: S
  * qualifies when one click has no change in [ts, ts + DEAD_WINDOW_MS] and the recording goes on that
  * long. Repeated rows (redelivery) change no existence.
  */
-function deadClicksPlaced(tenantId: string, scope: ActivityScope): Sql {
-  const rows = sql`SELECT recording_id, seq, kind, ts, changes FROM recording_activity_timeline WHERE tenant_id = ${tenantId} AND kind IN ('click', 'batch') AND ${scope.placed!} AND ${scope.where}`;
+function deadClicksPlaced(tenantId: string, placed: Sql, scope: ActivityScope): Sql {
+  const rows = sql`SELECT recording_id, seq, kind, ts, changes FROM ${timelineRows(tenantId, sql`kind IN ('click', 'batch')`, placed, scope.where)}`;
   const visible = sql`SELECT recording_id, kind, ts, changes FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq`;
   const perRecording = sql`SELECT recording_id, any(last_ts) AS last, groupArrayIf(ts, kind = 'click') AS click_times, groupArrayArrayIf(changes, kind = 'batch') AS change_times
     FROM (${visible}) AS v ALL INNER JOIN (${spans(tenantId, scope)}) AS s USING (recording_id) GROUP BY recording_id`;
@@ -236,8 +239,8 @@ function deadClicksPlaced(tenantId: string, scope: ActivityScope): Sql {
  * whatever repeats). The last second reaches the lambda as an argument: 18.16 drops a subquery's
  * column that only a lambda captures.
  */
-function activeMsPlaced(tenantId: string, scope: ActivityScope): Sql {
-  const rows = sql`SELECT recording_id, seq, active_seconds FROM recording_activity_timeline WHERE tenant_id = ${tenantId} AND kind = 'batch' AND ${scope.placed!} AND ${scope.where}`;
+function activeMsPlaced(tenantId: string, placed: Sql, scope: ActivityScope): Sql {
+  const rows = sql`SELECT recording_id, seq, active_seconds FROM ${timelineRows(tenantId, KINDS.batches, placed, scope.where)}`;
   const perRecording = sql`SELECT recording_id, groupArrayArray(active_seconds) AS secs FROM ${withDeletions(tenantId, rows)} WHERE seq > deleted_seq GROUP BY recording_id`;
   const joined = sql`SELECT recording_id, first_ts, last_ts, secs FROM (${spans(tenantId, scope)}) AS s ANY LEFT JOIN (${perRecording}) AS a USING (recording_id)`;
   const lastSecond = sql`intDiv(last_ts, 1000)`;
@@ -343,7 +346,7 @@ export const ActivitySql = {
 
   /** Ids (in the scope) with a dead click: no change in [ts, ts + DEAD_WINDOW_MS], and the recording's last event at or after its end. */
   deadClicks(tenantId: string, scope: ActivityScope = EVERYTHING): Sql {
-    if (scope.placed) return deadClicksPlaced(tenantId, scope);
+    if (scope.placed) return deadClicksPlaced(tenantId, scope.placed, scope);
     const changes = sql`SELECT recording_id, groupArray(change) AS change_times FROM (${activityBatches(tenantId, scope, ['changes'])}) ARRAY JOIN changes AS change GROUP BY recording_id`;
     const withChanges = sql`SELECT recording_id, ts, change_times FROM (SELECT recording_id, ts FROM (${clicks(tenantId, scope)})) AS c ANY LEFT JOIN (${changes}) AS ch USING (recording_id)`;
     return sql`SELECT recording_id FROM (${withChanges}) AS cc ALL INNER JOIN (${spans(tenantId, scope)}) AS s USING (recording_id)
@@ -359,7 +362,7 @@ export const ActivitySql = {
   /** Ids (in the scope) whose active time (distinct active seconds × 1000, at most the duration) lies within the bounds. */
   activeTime(tenantId: string, min?: number, max?: number, scope: ActivityScope = EVERYTHING): Sql {
     const joined = scope.placed
-      ? activeMsPlaced(tenantId, scope)
+      ? activeMsPlaced(tenantId, scope.placed, scope)
       : sql`SELECT recording_id, least(active_secs * 1000, last_ts - first_ts) AS active_ms FROM (${spans(tenantId, scope)}) AS s ANY LEFT JOIN (${activeSeconds(tenantId, scope)}) AS a USING (recording_id)`;
     const bounds = [...(min !== undefined ? [sql`active_ms >= ${min}`] : []), ...(max !== undefined ? [sql`active_ms <= ${max}`] : [])];
     return sql`SELECT recording_id FROM (${joined}) WHERE ${join(bounds, ' AND ')}`;

@@ -16,7 +16,7 @@ import type { ProjectionMessage } from '../../src/projections/projection';
 import { applyRecordingMessages } from '../../src/projections/recording-projection';
 import { ActivityRepository } from '../../src/read-model/activity.repository';
 import { ActivityFilters, ActivitySql, windowScope } from '../../src/read-model/activity.sql';
-import { click, meta, snapshot } from '../../src/domain/activity/testing/activity-fixtures';
+import { click, meta, relabelButton, snapshot } from '../../src/domain/activity/testing/activity-fixtures';
 import { ListingPlanner } from '../../src/read-model/listing.planner';
 import type { MetadataFilter } from '../../src/read-model/metadata-filter';
 import type { SummaryRow } from '../../src/read-model/recording.view';
@@ -156,30 +156,15 @@ describe('listing plans with activity filters', () => {
   it("clickedText takes the label of the click's node latest before it, and none from before the click's page, in the window as over the tenant", async () => {
     const tenant = 'labels';
     const t0 = Date.now() - 5 * 60_000;
-    /** A mutation serialising node 7 again as a button reading `text`. */
-    const relabel = (ts: number, text: string) => ({
-      type: 3,
-      timestamp: ts,
-      data: {
-        source: 0,
-        texts: [],
-        attributes: [],
-        removes: [{ parentId: 6, id: 7 }],
-        adds: [
-          { parentId: 6, nextId: null, node: { type: 2, id: 7, tagName: 'button', attributes: {}, childNodes: [] } },
-          { parentId: 7, nextId: null, node: { type: 3, id: 30, textContent: text } },
-        ],
-      },
-    });
     const recordings: Record<string, unknown[][]> = {
       // "Pay now" on the page, clicked: found by "pay".
       plain: [[meta(t0, 'https://shop.test/a'), snapshot(t0 + 1)], [click(t0 + 2000, 7)]],
       // The button reads "Cancel order" by the click: found by "cancel", not by "pay".
-      relabelled: [[meta(t0, 'https://shop.test/b'), snapshot(t0 + 1)], [relabel(t0 + 1000, 'Cancel order')], [click(t0 + 2000, 7)]],
+      relabelled: [[meta(t0, 'https://shop.test/b'), snapshot(t0 + 1)], [relabelButton(t0 + 1000, 'Cancel order')], [click(t0 + 2000, 7)]],
       // A page load between the label and the click: node ids start again, the click has no label.
       reloaded: [[meta(t0, 'https://shop.test/c'), snapshot(t0 + 1)], [meta(t0 + 1000, 'https://shop.test/d')], [click(t0 + 2000, 7)]],
       // Relabelled after the click: the click keeps "Pay now".
-      later: [[meta(t0, 'https://shop.test/e'), snapshot(t0 + 1)], [click(t0 + 2000, 7)], [relabel(t0 + 3000, 'Cancel order')]],
+      later: [[meta(t0, 'https://shop.test/e'), snapshot(t0 + 1)], [click(t0 + 2000, 7)], [relabelButton(t0 + 3000, 'Cancel order')]],
     };
     const ids = Object.fromEntries(Object.keys(recordings).map((k, i) => [k, id(1000 + i)]));
     const messages: ProjectionMessage[] = [];

@@ -14,6 +14,7 @@
 // the cause: answered 422, and its `key` (the recording's content) is remembered (CrashMemory) and
 // refused at once from then on, without a browser. Tasks queued meanwhile get the relaunched browser.
 import { Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { Browser } from 'playwright-core';
 import { AppError, StoreUnavailable } from '../../common/app-error';
 import { AdmissionQueue } from './admission-queue';
@@ -67,8 +68,7 @@ interface Lane {
   users: Map<string, number>;
   /** Some owner ran a task here (its warm pages may be here). */
   used: boolean;
-  /** When its last task ended (epoch ms), and the timer that closes its browser once idle. */
-  idleSince: number;
+  /** Closes its browser once idle (reset whenever its last task ends). */
   idleTimer?: NodeJS.Timeout;
 }
 
@@ -93,8 +93,8 @@ export class BrowserPool {
   private readonly admission: AdmissionQueue;
   private readonly instances = new Set<Instance>();
   private readonly lanes: Lane[];
-  /** The lane each owner used last (bounded: the oldest entries go). */
-  private readonly lastLane = new Map<string, number>();
+  /** The lane each owner used last (the least recently used owners go). */
+  private readonly lastLane = new LRUCache<string, number>({ max: LAST_LANES });
   private generation = 0;
   private closed = false;
   private readonly counts = { renders: 0, failures: 0, timeouts: 0, crashes: 0, launches: 0 };
@@ -105,7 +105,7 @@ export class BrowserPool {
     this.crashing = new CrashMemory(options.crashMemory ?? 10_000);
     this.admission = new AdmissionQueue({ concurrency: options.concurrency, queueLimit: options.queueLimit, waitMs: options.timeoutMs });
     const lanes = Math.max(1, Math.min(options.browsers ?? 1, options.concurrency));
-    this.lanes = Array.from({ length: lanes }, () => ({ users: new Map<string, number>(), used: false, idleSince: 0 }));
+    this.lanes = Array.from({ length: lanes }, () => ({ users: new Map<string, number>(), used: false }));
   }
 
   /** Browsers running now (tests, metrics). */
@@ -201,9 +201,7 @@ export class BrowserPool {
     const lane = this.lanes[i];
     lane.used = true;
     lane.users.set(owner, (lane.users.get(owner) ?? 0) + 1);
-    this.lastLane.delete(owner);
     this.lastLane.set(owner, i);
-    if (this.lastLane.size > LAST_LANES) this.lastLane.delete(this.lastLane.keys().next().value!);
     return lane;
   }
 
@@ -212,16 +210,14 @@ export class BrowserPool {
     if (n > 0) lane.users.set(owner, n);
     else lane.users.delete(owner);
     if (lane.users.size > 0 || this.lanes.length === 1) return;
-    lane.idleSince = Date.now();
     clearTimeout(lane.idleTimer);
-    const idleMs = this.options.browserIdleMs ?? 5 * 60_000;
-    lane.idleTimer = setTimeout(() => this.closeIfIdle(lane, idleMs), idleMs).unref();
+    lane.idleTimer = setTimeout(() => this.closeIfIdle(lane), this.options.browserIdleMs ?? 5 * 60_000).unref();
   }
 
   /** Closes an idle lane's browser, unless it is the only one running (a render then needs no launch). */
-  private closeIfIdle(lane: Lane, idleMs: number): void {
+  private closeIfIdle(lane: Lane): void {
     const cur = lane.current;
-    if (!cur || lane.users.size > 0 || Date.now() - lane.idleSince < idleMs) return;
+    if (!cur || lane.users.size > 0) return;
     if (!this.lanes.some((l) => l !== lane && l.current?.browser.isConnected())) return;
     this.retire(cur);
   }

@@ -63,21 +63,32 @@ export const textChange = (ts: number, id = 10) => ({
   timestamp: ts,
   data: { source: 0, texts: [{ id, value: 'changed' }], attributes: [], removes: [], adds: [] },
 });
-/** A mutation adding a link (id 20) with a text node (21) under the body. */
-export const addLink = (ts: number, text = 'Help') => ({
+/** A mutation adding an element under the body with one text node in it (after `removes`). */
+const addElement = (
+  ts: number,
+  element: { id: number; tagName: string; attributes: Record<string, string> },
+  text: { id: number; textContent: string },
+  removes: { parentId: number; id: number }[] = [],
+) => ({
   type: 3,
   timestamp: ts,
   data: {
     source: 0,
     texts: [],
     attributes: [],
-    removes: [],
+    removes,
     adds: [
-      { parentId: 6, nextId: null, node: { type: 2, id: 20, tagName: 'a', attributes: { href: '/help', class: 'nav' }, childNodes: [] } },
-      { parentId: 20, nextId: null, node: { type: 3, id: 21, textContent: text } },
+      { parentId: 6, nextId: null, node: { type: 2, ...element, childNodes: [] } },
+      { parentId: element.id, nextId: null, node: { type: 3, ...text } },
     ],
   },
 });
+/** A mutation adding a link (id 20) with a text node (21) under the body. */
+export const addLink = (ts: number, text = 'Help') =>
+  addElement(ts, { id: 20, tagName: 'a', attributes: { href: '/help', class: 'nav' } }, { id: 21, textContent: text });
+/** A mutation serialising the snapshot's button (id 7) again, reading `text` (text node 30). */
+export const relabelButton = (ts: number, text: string) =>
+  addElement(ts, { id: 7, tagName: 'button', attributes: {} }, { id: 30, textContent: text }, [{ parentId: 6, id: 7 }]);
 export const consoleLog = (ts: number, level: string, ...args: unknown[]) => ({
   type: 6,
   timestamp: ts,
