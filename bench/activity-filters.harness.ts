@@ -9,7 +9,7 @@
 // of this or another checkout, time the same data (a dir seeded before a migration gets what it adds
 // from the migration's backfill, e.g. 009's recording_activity_timeline; HARNESS_SEED=1 seeds again
 // on top). HARNESS_CASES=a,b picks cases; HARNESS_TRACE=1
-// prints each query of a case's last request with its time; HARNESS_ENGINE=chdb runs on chDB.
+// prints each query of a case's last request with its time (HARNESS_TRACE_SQL=1: its whole SQL); HARNESS_ENGINE=chdb runs on chDB.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -93,7 +93,7 @@ async function main() {
         (ch as unknown as Record<string, unknown>)[m] = async (q: { text: string }) => {
           const t = performance.now();
           const r = await orig(q);
-          trace.push(`    ${Math.round(performance.now() - t)} ms ${q.text.length} chars: ${q.text.slice(0, 160).replace(/\s+/g, ' ')}`);
+          trace.push(`    ${Math.round(performance.now() - t)} ms ${q.text.length} chars: ${q.text.slice(0, process.env.HARNESS_TRACE_SQL ? undefined : 160).replace(/\s+/g, ' ')}`);
           return r;
         };
       }

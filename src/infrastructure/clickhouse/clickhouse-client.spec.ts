@@ -43,30 +43,29 @@ describe('ClickHouse client logging', () => {
     consoleError.mockRestore();
     const ours = lines.filter((l) => l.context === 'clickhouse-client');
     expect(ours).toHaveLength(1);
-    expect(ours[0]).toMatchObject({
-      level: 'warn',
-      message: { msg: 'Query: HTTP request error.', operation: 'Query', err: expect.stringMatching(/ECONNREFUSED/) },
-    });
+    expect(ours[0]).toMatchObject({ level: 'warn', message: { msg: 'ClickHouse request failed', err: expect.stringMatching(/ECONNREFUSED/) } });
     expect(JSON.stringify(ours)).not.toContain('not-logged');
   });
 });
 
-describe('ClickHouse reach (readiness)', () => {
-  let answer: ((res: ServerResponse) => void) | undefined;
-  const queries: string[] = [];
+/** A small HTTP server answering as ClickHouse does (`answer`; none: the request hangs, as on a frozen server), and our client of it. */
+function fakeClickHouse() {
+  const fake = {
+    answer: undefined as ((res: ServerResponse) => void) | undefined,
+    requests: [] as { url: string; authorization?: string; body: string }[],
+    ch: undefined as unknown as ClickHouse,
+  };
   const server = createHttpServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      queries.push(`${req.url} ${body}`);
-      answer?.(res); // none: the request hangs, as on a frozen server
+      fake.requests.push({ url: req.url!, authorization: req.headers.authorization, body });
+      fake.answer?.(res);
     });
   });
-  let ch: ClickHouse;
-
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    ch = new ClickHouse({
+    fake.ch = new ClickHouse({
       CLICKHOUSE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
       CLICKHOUSE_USER: 'u',
       CLICKHOUSE_PASSWORD: 'p',
@@ -74,37 +73,121 @@ describe('ClickHouse reach (readiness)', () => {
     });
   });
   afterAll(async () => {
-    await ch.close();
+    await fake.ch.close();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
-  beforeEach(() => (queries.length = 0));
+  beforeEach(() => (fake.requests.length = 0));
+  return fake;
+}
 
-  const refuse = (text: string) => (res: ServerResponse) => res.writeHead(500, { 'content-type': 'text/plain' }).end(text);
+const text = (status: number, body: string) => (res: ServerResponse) => res.writeHead(status, { 'content-type': 'text/plain' }).end(body);
+
+describe('ClickHouse reads and inserts (http-transport.ts)', () => {
+  const fake = fakeClickHouse();
+  const { requests } = fake;
+
+  it('posts the query with its format, the database, the read settings and the credentials; parses every row', async () => {
+    fake.answer = text(200, '{"n":"1","s":"a\\nb"}\n{"n":"2","s":""}\n');
+    expect(await fake.ch.rows(sql`SELECT n, s FROM t;`)).toEqual([
+      { n: '1', s: 'a\nb' },
+      { n: '2', s: '' },
+    ]);
+    const { url, authorization, body } = requests[0];
+    expect(body).toBe('SELECT n, s FROM t\nFORMAT JSONEachRow');
+    expect(Object.fromEntries(new URL(url, 'http://x').searchParams)).toEqual({
+      database: 'd',
+      use_uncompressed_cache: '1',
+      output_format_json_quote_64bit_integers: '1',
+    });
+    expect(authorization).toBe('Basic ' + Buffer.from('u:p').toString('base64'));
+    fake.answer = text(200, '');
+    expect(await fake.ch.rows(sql`SELECT 1 WHERE 0`)).toEqual([]);
+  });
+
+  it('reads format JSON whole, with the rows before LIMIT', async () => {
+    fake.answer = text(200, JSON.stringify({ data: [{ a: 1 }], rows_before_limit_at_least: 7 }));
+    expect(await fake.ch.rowsBeforeLimit(sql`SELECT a FROM t LIMIT 1`)).toEqual({ rows: [{ a: 1 }], beforeLimit: 7 });
+    expect(requests[0].body).toBe('SELECT a FROM t LIMIT 1\nFORMAT JSON');
+  });
+
+  it("throws the server's error: parsed on current servers, 18.16's text as it is; nothing logged, the caller reports it", async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    fake.answer = text(500, 'Code: 60. DB::Exception: Table d.t does not exist. (UNKNOWN_TABLE) (version 26.3.1.1)\n');
+    await expect(fake.ch.rows(sql`SELECT 1 FROM t`)).rejects.toMatchObject({ code: '60', type: 'UNKNOWN_TABLE' });
+    fake.answer = text(500, "Code: 60, e.displayText() = DB::Exception: Table d.t doesn't exist., e.what() = DB::Exception\n");
+    await expect(fake.ch.rows(sql`SELECT 1 FROM t`)).rejects.toThrow(/^Code: 60, e.displayText\(\) = DB::Exception: Table d.t doesn't exist/);
+    expect(warn).not.toHaveBeenCalled();
+    warn.mockRestore();
+  });
+
+  it('throws an error the server wrote after some rows (its 200 already sent), in either format', async () => {
+    fake.answer = text(200, '{"n":"1"}\nCode: 241, e.displayText() = DB::Exception: Memory limit (for query) exceeded\n');
+    await expect(fake.ch.rows(sql`SELECT n FROM t`)).rejects.toThrow(/^Code: 241, .*Memory limit/);
+    fake.answer = text(200, '{"meta": [], "data": [{"n": 1},\nCode: 241. DB::Exception: Memory limit (for query) exceeded. (MEMORY_LIMIT_EXCEEDED)\n');
+    await expect(fake.ch.json(sql`SELECT n FROM t`)).rejects.toMatchObject({ code: '241' });
+  });
+
+  it('inserts rows as JSONEachRow under a quoted table name', async () => {
+    fake.answer = text(200, '');
+    await fake.ch.insert('recording_batches', [
+      { a: 'x\ny', b: 1 },
+      { a: '', b: 2 },
+    ]);
+    await fake.ch.insert('recording_batches', []);
+    expect(requests).toHaveLength(1);
+    expect(requests[0].body).toBe('INSERT INTO `recording_batches` FORMAT JSONEachRow\n{"a":"x\\ny","b":1}\n{"a":"","b":2}\n');
+    expect(new URL(requests[0].url, 'http://x').searchParams.get('database')).toBe('d');
+  });
+
+  it('gives up when asked to (a frozen server never answers), and keeps serving on a fresh socket after', async () => {
+    fake.answer = () => undefined;
+    const started = Date.now();
+    await expect(fake.ch.rows(sql`SELECT 1`, AbortSignal.timeout(200))).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(2000);
+    fake.answer = text(200, '{"x":1}\n');
+    expect(await fake.ch.rows(sql`SELECT 1`)).toEqual([{ x: 1 }]);
+  });
+
+  it('fails a read whose connection closes mid-answer', async () => {
+    fake.answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+      res.write('{"x":1}\n');
+      setTimeout(() => res.destroy(), 20);
+    };
+    await expect(fake.ch.rows(sql`SELECT 1`)).rejects.toThrow();
+  });
+});
+
+describe('ClickHouse reach (readiness)', () => {
+  const fake = fakeClickHouse();
+  const queries = fake.requests;
+
+  const refuse = (body: string) => text(500, body);
 
   it('asks a query, which checks the credentials (/ping does not)', async () => {
-    answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"1":1}\n');
-    expect(await ch.reach()).toEqual({ ok: true });
+    fake.answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"1":1}\n');
+    expect(await fake.ch.reach()).toEqual({ ok: true });
     expect(queries).toHaveLength(1);
-    expect(queries[0]).not.toMatch(/^\/ping/);
-    expect(queries[0]).toMatch(/[?&]query=SELECT/);
+    expect(queries[0].url).not.toMatch(/^\/ping/);
+    expect(queries[0].url).toMatch(/[?&]query=SELECT/);
   });
 
   it('names refused credentials, from the error text of 18.16 and of current servers', async () => {
-    answer = refuse('Code: 193, e.displayText() = DB::Exception: Wrong password for user default, e.what() = DB::Exception\n');
-    expect(await ch.reach()).toEqual({ ok: false, reason: 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' });
-    answer = refuse(
+    fake.answer = refuse('Code: 193, e.displayText() = DB::Exception: Wrong password for user default, e.what() = DB::Exception\n');
+    expect(await fake.ch.reach()).toEqual({ ok: false, reason: 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' });
+    fake.answer = refuse(
       'Code: 516. DB::Exception: u: Authentication failed: password is incorrect, or there is no user with such name. (AUTHENTICATION_FAILED) (version 26.3.1.1)\n',
     );
-    expect(await ch.reach()).toEqual({ ok: false, reason: 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' });
+    expect(await fake.ch.reach()).toEqual({ ok: false, reason: 'credentials refused (CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)' });
   });
 
   it('gives other server errors by code only, and a silent server in bounded time', async () => {
-    answer = refuse('Code: 241. DB::Exception: Memory limit (total) exceeded at 10.0.3.7. (MEMORY_LIMIT_EXCEEDED)\n');
-    expect(await ch.reach()).toEqual({ ok: false, reason: 'query failed (ClickHouse error 241)' });
-    answer = undefined;
+    fake.answer = refuse('Code: 241. DB::Exception: Memory limit (total) exceeded at 10.0.3.7. (MEMORY_LIMIT_EXCEEDED)\n');
+    expect(await fake.ch.reach()).toEqual({ ok: false, reason: 'query failed (ClickHouse error 241)' });
+    fake.answer = undefined;
     const started = Date.now();
-    expect(await ch.reach(300)).toEqual({ ok: false, reason: 'unreachable, or no answer within 300 ms' });
+    expect(await fake.ch.reach(300)).toEqual({ ok: false, reason: 'unreachable, or no answer within 300 ms' });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 });

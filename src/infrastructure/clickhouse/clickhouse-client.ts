@@ -3,6 +3,7 @@
 import { Logger } from '@nestjs/common';
 import { ClickHouseLogLevel, createClient, ClickHouseClient, type ErrorLogParams, type Logger as ClientLogger, type WarnLogParams } from '@clickhouse/client';
 import type { AppConfig } from '../../config/config';
+import { eachRow, HttpTransport, wholeJson } from './http-transport';
 import { ident, Sql, sql } from './sql';
 
 // Reads ask for the server's cache of uncompressed blocks: listing and detail reads are short and hit
@@ -50,8 +51,16 @@ const CLIENT_DEFAULTS = {
 /** ClickHouse's format JSON: the rows, WITH TOTALS' row, and the row count before LIMIT. */
 type JsonBody<T> = { data: T[]; totals?: T; rows_before_limit_at_least?: number | string };
 
+/** A query's text without trailing semicolons, for a FORMAT clause after it. */
+const statement = (q: Sql) => q.text.trimEnd().replace(/;+$/, '');
+
+/** Gives up on a request with no answer for this long. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 export class ClickHouse {
   readonly client: ClickHouseClient;
+  /** Reads and inserts (http-transport.ts): the client's per-request cost, measured, is the reason. */
+  private readonly http: HttpTransport;
 
   constructor(readonly cfg: Pick<AppConfig, 'CLICKHOUSE_URL' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_DATABASE'>) {
     this.client = createClient({
@@ -59,10 +68,17 @@ export class ClickHouse {
       username: cfg.CLICKHOUSE_USER,
       password: cfg.CLICKHOUSE_PASSWORD,
       database: cfg.CLICKHOUSE_DATABASE,
-      request_timeout: 30_000,
+      request_timeout: REQUEST_TIMEOUT_MS,
       // 18.16 rejects settings it does not know; send none by default.
       clickhouse_settings: {},
       ...CLIENT_DEFAULTS,
+    });
+    this.http = new HttpTransport({
+      url: cfg.CLICKHOUSE_URL,
+      username: cfg.CLICKHOUSE_USER,
+      password: cfg.CLICKHOUSE_PASSWORD,
+      database: cfg.CLICKHOUSE_DATABASE,
+      timeoutMs: REQUEST_TIMEOUT_MS,
     });
   }
 
@@ -72,14 +88,12 @@ export class ClickHouse {
 
   /** `signal`: gives up on the query (a frozen server never answers) before the client's own 30 s timeout. */
   async rows<T>(q: Sql, signal?: AbortSignal): Promise<T[]> {
-    const rs = await this.client.query({ query: q.text, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS, abort_signal: signal });
-    return rs.json<T>();
+    return eachRow<T>(await this.http.post(`${statement(q)}\nFORMAT JSONEachRow`, READ_SETTINGS, signal));
   }
 
   /** A read in format JSON: the rows with what JSONEachRow leaves out (WITH TOTALS' row, rows before LIMIT). */
   async json<T>(q: Sql): Promise<JsonBody<T>> {
-    const rs = await this.client.query({ query: q.text, format: 'JSON', clickhouse_settings: READ_SETTINGS });
-    return (await rs.json()) as unknown as JsonBody<T>;
+    return wholeJson<JsonBody<T>>(await this.http.post(`${statement(q)}\nFORMAT JSON`, READ_SETTINGS));
   }
 
   /** Rows of a query with LIMIT, and how many rows it had before the LIMIT (`rows_before_limit_at_least`). */
@@ -94,7 +108,9 @@ export class ClickHouse {
 
   async insert(table: string, values: Record<string, unknown>[]): Promise<void> {
     if (values.length === 0) return;
-    await this.client.insert({ table: ident(table).text, values, format: 'JSONEachRow' });
+    let body = `INSERT INTO ${ident(table).text} FORMAT JSONEachRow\n`;
+    for (const v of values) body += JSON.stringify(v) + '\n';
+    await this.http.post(body, {});
   }
 
   /** False unless ClickHouse answers a query with our credentials within `timeoutMs` (see `reach`). */
@@ -145,6 +161,7 @@ export class ClickHouse {
   }
 
   async close(): Promise<void> {
+    this.http.close();
     await this.client.close();
   }
 }
