@@ -93,7 +93,9 @@ async function main() {
         (ch as unknown as Record<string, unknown>)[m] = async (q: { text: string }) => {
           const t = performance.now();
           const r = await orig(q);
-          trace.push(`    ${Math.round(performance.now() - t)} ms ${q.text.length} chars: ${q.text.slice(0, process.env.HARNESS_TRACE_SQL ? undefined : 160).replace(/\s+/g, ' ')}`);
+          trace.push(
+            `    ${Math.round(performance.now() - t)} ms ${q.text.length} chars: ${q.text.slice(0, process.env.HARNESS_TRACE_SQL ? undefined : 160).replace(/\s+/g, ' ')}`,
+          );
           return r;
         };
       }
