@@ -149,6 +149,22 @@ describe('ClickHouse reads and inserts (http-transport.ts)', () => {
     expect(await fake.ch.rows(sql`SELECT 1`)).toEqual([{ x: 1 }]);
   });
 
+  it('sends a request again on a fresh socket when the kept-alive one was closed by the server, once', async () => {
+    fake.answer = text(200, '{"x":1}\n');
+    expect(await fake.ch.rows(sql`SELECT 1`)).toEqual([{ x: 1 }]);
+    // The server drops the next request's (reused) socket unanswered, then answers on a new one.
+    let dropped = 0;
+    fake.answer = (res) => {
+      if (dropped++ === 0) return res.socket!.destroy();
+      text(200, '{"x":2}\n')(res);
+    };
+    expect(await fake.ch.rows(sql`SELECT 2`)).toEqual([{ x: 2 }]);
+    expect(dropped).toBe(2);
+    // Dropped twice (the retry too): the error reaches the caller.
+    fake.answer = (res) => res.socket!.destroy();
+    await expect(fake.ch.rows(sql`SELECT 3`)).rejects.toThrow(/socket hang up/);
+  });
+
   it('fails a read whose connection closes mid-answer', async () => {
     fake.answer = (res) => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });

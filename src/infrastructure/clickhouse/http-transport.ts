@@ -22,6 +22,9 @@ export interface TransportOptions {
 
 export type Settings = Readonly<Record<string, string | number>>;
 
+/** What a kept-alive socket the server closed meanwhile answers a new request with. */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+
 export class HttpTransport {
   private readonly logger = new Logger('clickhouse-client');
   private readonly https: boolean;
@@ -61,7 +64,21 @@ export class HttpTransport {
     this.agent.destroy();
   }
 
-  private send(url: URL, body: string, signal?: AbortSignal): Promise<IncomingMessage> {
+  /**
+   * One request; sent once more on a fresh socket when a kept-alive one turns out closed before any
+   * answer (the server closed it as we reused it: Node's `reusedSocket` pattern). Nothing was answered,
+   * so nothing was done twice that matters: reads are reads, and projected rows are versioned.
+   */
+  private async send(url: URL, body: string, signal?: AbortSignal): Promise<IncomingMessage> {
+    try {
+      return await this.sendOnce(url, body, signal);
+    } catch (e) {
+      if (!(e as { reused?: boolean }).reused || signal?.aborted || !STALE_SOCKET.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+      return this.sendOnce(url, body, signal);
+    }
+  }
+
+  private sendOnce(url: URL, body: string, signal?: AbortSignal): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const req = (this.https ? httpsRequest : httpRequest)(url, {
         method: 'POST',
@@ -71,7 +88,7 @@ export class HttpTransport {
         timeout: this.o.timeoutMs,
       });
       req.once('response', resolve);
-      req.once('error', reject);
+      req.once('error', (e) => reject(Object.assign(e, { reused: req.reusedSocket })));
       req.once('timeout', () => req.destroy(new Error(`ClickHouse did not answer within ${this.o.timeoutMs} ms`)));
       req.end(body);
     });
