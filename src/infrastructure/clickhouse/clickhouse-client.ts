@@ -86,7 +86,7 @@ export class ClickHouse {
     return this.cfg.CLICKHOUSE_DATABASE;
   }
 
-  /** `signal`: gives up on the query (a frozen server never answers) before the client's own 30 s timeout. */
+  /** `signal`: gives up on the query (a frozen server never answers) before the transport's own 30 s without an answer. */
   async rows<T>(q: Sql, signal?: AbortSignal): Promise<T[]> {
     return eachRow<T>(await this.http.post(`${statement(q)}\nFORMAT JSONEachRow`, READ_SETTINGS, signal));
   }

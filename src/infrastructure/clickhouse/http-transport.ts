@@ -2,7 +2,7 @@
 // keep-alive agent of node:http(s). @clickhouse/client waits a timer tick before every request (a
 // setTimeout(0), clickhouse-js PR #296) and pipes body and response through stream pipelines: on this
 // project's 2-core machine ~2.4 ms and ~1.2 ms of CPU per query, against ~0.6 ms and ~0.3 ms for the
-// same POST here (bench/README.md, "The ClickHouse transport"). The client stays for what is rare
+// same POST here (bench/README.md, Listing: "the ClickHouse transport"). The client stays for what is rare
 // (commands, migrations, the readiness probe). What the protocol needs is small: the query (and an
 // insert's rows) as the body, settings and database as URL parameters, Basic auth, and an error as a
 // non-200 status with the server's text, or, once the rows have started, as that text after them.
