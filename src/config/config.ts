@@ -226,6 +226,8 @@ export const configSchema = z.object({
   PROJECTOR_FETCH_EXPIRES_MS: int(1000, 60000).default(1000),
   /** After a batch's first message, how long a partial batch may fill before it is written. */
   PROJECTOR_LINGER_MS: int(0, 5000).default(100),
+  /** A projector writes a partial batch no sooner than this long after its previous write began (ClickHouse pays per insert). */
+  PROJECTOR_WRITE_INTERVAL_MS: int(0, 10000).default(500),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

@@ -7,7 +7,7 @@ import type { Consumer, ConsumerInfo, JsMsg } from 'nats';
 import type { AppConfig } from '../config/config';
 import type { NatsClient } from '../infrastructure/nats/nats-connection';
 import { provisionStreams } from '../infrastructure/nats/stream-provisioner';
-import { EVENTS_STREAM } from '../infrastructure/nats/subjects';
+import { EVENTS_STREAM, parseSubject } from '../infrastructure/nats/subjects';
 import { loadBodies } from './body-loader';
 import { directGet } from '../infrastructure/nats/direct-get';
 import { consumerName, projectorConsumerConfig } from './consumer-config';
@@ -75,7 +75,9 @@ export class JetStreamProjectionSource implements ProjectionSource {
    * Latency at low rates, batches at high rates. A pull of `max` messages would wait for `max`
    * messages or its expiry (at 100 messages/s that is always the expiry, so every message waited up
    * to `expiresMs`); instead a pull of one message long-polls for the first, then, unless the
-   * consumer already has a full batch pending, `lingerMs` pass and one pull takes what has arrived:
+   * consumer already has a full batch pending, `lingerMs` pass (or time until `notBefore`, the
+   * runner's spacing of writes, when that is longer, unless the first is a deletion marker) and one
+   * pull takes what has arrived:
    * exactly as many messages as the consumer counts pending then (up to `max - 1`), so it ends as
    * soon as they are delivered (its expiry, REST_EXPIRES_MS, is reached only when fewer were
    * deliverable). nats.js refuses `fetch` expiries under 1000 ms, which is why the linger is not an
@@ -95,7 +97,11 @@ export class JetStreamProjectionSource implements ProjectionSource {
       throw e;
     }
     if (first.length === 0 || max === 1) return first.map(delivery);
-    if (first[0].info.pending < max - 1 && wait.lingerMs > 0) await sleep(wait.lingerMs);
+    // A deletion marker first waits only the linger: DELETE answers once the projections applied it,
+    // and a console deleting recordings one after another would wait the write interval for each.
+    const spaced = parseSubject(first[0].subject)?.kind !== 'del';
+    const fill = Math.max(wait.lingerMs, spaced ? (wait.notBefore ?? 0) - Date.now() : 0);
+    if (first[0].info.pending < max - 1 && fill > 0) await sleep(fill);
     let rest: JsMsg[] = [];
     try {
       // As many as the consumer has pending now (at most max - 1): a pull of what is there ends when

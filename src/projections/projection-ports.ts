@@ -32,6 +32,11 @@ export interface FetchWait {
   expiresMs: number;
   /** After the first message, how long to let a partial batch fill (0: take only what is there). */
   lingerMs: number;
+  /**
+   * Epoch ms before which a partial batch is not returned (the linger is extended to it): spaces a
+   * projection's writes at a steady low rate. A full batch pending is returned at once whatever this says.
+   */
+  notBefore?: number;
 }
 
 /** The durable consumer of one projection (JetStream in production). */
@@ -40,7 +45,8 @@ export interface ProjectionSource {
   ensure(): Promise<void>;
   /**
    * Up to `max` messages: waits up to `wait.expiresMs` for the first one, then, unless a full batch
-   * is already pending, up to `wait.lingerMs` more for others to arrive, and returns what it has.
+   * is already pending, `wait.lingerMs` more (or until `wait.notBefore`, if later) for others to
+   * arrive, and returns what it has.
    * An empty array means nothing arrived within `expiresMs`.
    */
   fetch(max: number, wait: FetchWait): Promise<Delivery[]>;

@@ -2,7 +2,7 @@ import { retryDelayMs } from './backoff';
 import type { Projection, ProjectionMessage, ProjectionOutput } from './projection';
 import type { ProjectionStats } from './projection-metrics';
 import type { DeletedRecording, Delivery, FetchWait, ProjectionLag, ProjectionSink, ProjectionSource } from './projection-ports';
-import { ProjectorRunner } from './projector-runner';
+import { ProjectorRunner, RunnerOptions } from './projector-runner';
 
 type Log = string[];
 
@@ -104,7 +104,7 @@ const projection: Projection = {
 const newStats = (): ProjectionStats => ({ batches: 0, messages: 0, rows: 0, skipped: 0, failures: 0, consecutiveFailures: 0, exhausted: 0 });
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-function setup() {
+function setup(options: Partial<RunnerOptions> = {}) {
   const log: Log = [];
   const abort = new AbortController();
   const sink = new FakeSink(log);
@@ -113,7 +113,7 @@ function setup() {
   const sleeps: number[] = [];
   const runner = new ProjectorRunner(
     { projection, source, sink, stats, logger: quiet, sleep: async (ms) => void sleeps.push(ms) },
-    { batch: 100, expiresMs: 1000, lingerMs: 100, maxDeliver: 20 },
+    { batch: 100, expiresMs: 1000, lingerMs: 100, maxDeliver: 20, ...options },
   );
   const deliveries = (seqs: number[], count = 1) => seqs.map((s) => new FakeDelivery(msg(s), log, count));
   return { log, abort, sink, source, stats, sleeps, runner, deliveries };
@@ -271,6 +271,42 @@ describe('ProjectorRunner', () => {
     expect(source.ensures).toBe(1);
     expect(log).toContain('ack 7');
     expect(log.indexOf('ensure')).toBeLessThan(log.indexOf('ack 7'));
+  });
+
+  it('asks the source to hold a partial batch until the write interval after the previous write began', async () => {
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(10_000);
+    try {
+      const { runner, source, abort, deliveries } = setup({ writeIntervalMs: 500 });
+      source.script.push(
+        () => deliveries([1]),
+        () => {
+          clock.mockReturnValue(10_700);
+          return [];
+        },
+        () => deliveries([2]),
+      );
+      await runner.run(abort.signal, true);
+      // Nothing written yet: only the linger. Then 500 ms after the write of 1 began, an empty pull
+      // (nothing written) moving nothing, and 500 ms after the write of 2.
+      expect(source.waits.map((w) => w.notBefore)).toEqual([undefined, 10_500, 10_500, 11_200]);
+      expect(source.waits.every((w) => w.lingerMs === 100 && w.expiresMs === 1000)).toBe(true);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('without a write interval, asks for the linger alone', async () => {
+    const { runner, source, abort, deliveries } = setup({ writeIntervalMs: 0 });
+    source.script.push(
+      () => deliveries([1]),
+      () => deliveries([2]),
+    );
+    await runner.run(abort.signal, true);
+    expect(source.waits).toEqual([
+      { expiresMs: 1000, lingerMs: 100 },
+      { expiresMs: 1000, lingerMs: 100 },
+      { expiresMs: 1000, lingerMs: 100 },
+    ]);
   });
 
   it('ensures the consumer first when started without it', async () => {

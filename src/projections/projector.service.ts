@@ -37,7 +37,13 @@ export class ProjectorService implements OnApplicationBootstrap, BeforeApplicati
       this.metrics.watchLag(projection.name, () => source.lag());
       const runner = new ProjectorRunner(
         { projection, source, sink, stats: this.metrics.of(projection.name), logger: this.logger },
-        { batch: this.cfg.PROJECTOR_BATCH, expiresMs: this.cfg.PROJECTOR_FETCH_EXPIRES_MS, lingerMs: this.cfg.PROJECTOR_LINGER_MS, maxDeliver: MAX_DELIVER },
+        {
+          batch: this.cfg.PROJECTOR_BATCH,
+          expiresMs: this.cfg.PROJECTOR_FETCH_EXPIRES_MS,
+          lingerMs: this.cfg.PROJECTOR_LINGER_MS,
+          writeIntervalMs: this.cfg.PROJECTOR_WRITE_INTERVAL_MS,
+          maxDeliver: MAX_DELIVER,
+        },
       );
       this.running.push(
         this.boot

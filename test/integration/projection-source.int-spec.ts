@@ -91,6 +91,31 @@ describe('JetStreamProjectionSource.fetch', () => {
     ackAll(all);
   });
 
+  it('holds a partial batch until notBefore when that is later than the linger, and a full one not at all', async () => {
+    await publish(3);
+    const [held, heldMs] = await timed(() => source.fetch(10, { expiresMs: 20_000, lingerMs: 50, notBefore: Date.now() + 700 }));
+    expect(held).toHaveLength(3);
+    expect(heldMs).toBeGreaterThanOrEqual(650);
+    ackAll(held);
+    await publish(12);
+    const [full, fullMs] = await timed(() => source.fetch(10, { expiresMs: 20_000, lingerMs: 50, notBefore: Date.now() + 10_000 }));
+    expect(full).toHaveLength(10);
+    expect(fullMs).toBeLessThan(5_000);
+    const rest = await source.fetch(10, { expiresMs: 20_000, lingerMs: 0, notBefore: Date.now() - 1000 });
+    expect(rest).toHaveLength(2);
+    ackAll([...full, ...rest]);
+  });
+
+  it('hands over a deletion marker after the linger alone, whatever notBefore says (DELETE waits for it)', async () => {
+    await nats.js.publish(recordingSubject(tenantId, randomUUID(), 'del'), new Uint8Array(0));
+    published++;
+    await publish(1);
+    const [ds, ms] = await timed(() => source.fetch(10, { expiresMs: 20_000, lingerMs: 50, notBefore: Date.now() + 10_000 }));
+    expect(ds.map((d) => d.message.subject.split('.')[4])).toEqual(['del', 'ev']);
+    expect(ms).toBeLessThan(2_000);
+    ackAll(ds);
+  });
+
   it('with a batch of one, never lingers', async () => {
     await publish(3);
     const [ds, ms] = await timed(() => source.fetch(1, { expiresMs: 20_000, lingerMs: 10_000 }));
