@@ -380,6 +380,30 @@ describe('browser recorder across tabs and page lifecycles', () => {
     expect(Math.max(...steps)).toBeLessThanOrEqual(2);
   });
 
+  it('keeps the mouse moves rrweb hands over after stop(): the last positions before it are stored', async () => {
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    await p.goto(`${pages.url}/manual`);
+    await recorder(p).flush();
+    // Moves within rrweb's 500 ms mousemove callback window, then stop() at once: rrweb emits the last
+    // positions after its stop, from its throttle's timer.
+    for (let i = 0; i < 5; i++) {
+      await p.mouse.move(40 + i * 30, 60 + i * 10);
+      await p.waitForTimeout(60); // rrweb keeps one position per 50 ms
+    }
+    await p.evaluate(() => (window as any).Tapedeck.stop());
+    await p.waitForTimeout(700); // whatever rrweb still emits has reached the page's own emit
+    const recorded: { type: number; data: { source?: number; positions?: { x: number }[] } }[] = await p.evaluate(() => (window as any).__recorded);
+    const id = await recorder(p).id();
+    await ctx.close();
+
+    const moves = (events: typeof recorded) => events.filter((e) => e.type === 3 && e.data.source === 1).flatMap((e) => e.data.positions!.map((pos) => pos.x));
+    // The page's own emit saw the last position; so does the service.
+    expect(moves(recorded)).toContain(160);
+    const stored = (await storedEvents(id)) as unknown as typeof recorded;
+    expect(moves(stored)).toEqual(moves(recorded));
+  });
+
   it("stops with a console warning when the page's Content-Security-Policy blocks the service", async () => {
     const ctx = await browser.newContext();
     const p = await ctx.newPage();

@@ -52,6 +52,16 @@ const BATCH_MAX_EVENTS = 200;
 const BATCH_MAX_BYTES = 512 * 1024;
 const MAX_UNACKED_BYTES = 50 * 1024 * 1024;
 const STOP_DRAIN_MS = 5000;
+/**
+ * rrweb hands over what its throttles still hold after its stop (the last mouse positions wait up to
+ * `sampling.mousemoveCallback`, 500 ms by default; scrolls up to `sampling.scroll`): moments from
+ * before stop(), so stop() takes them for this long (and a little more) before its last batch.
+ */
+function trailingMs(o: RecordOptions): number {
+  const s = o.sampling ?? {};
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return Math.min(STOP_DRAIN_MS, Math.max(500, num(s.mousemoveCallback), num(s.scroll)) + 50);
+}
 
 export class RecorderSession {
   private id: string;
@@ -193,13 +203,19 @@ export class RecorderSession {
     } catch {
       // ignore
     }
-    // No id is handed out after this: a start() in this page continues from the exact next id.
+    // A start() in this page continues from the next id (one handed out while stopping leases a new block).
     this.seq.commit();
     this.cut();
     this.sender.pump();
-    let timer: Timer | undefined;
-    await Promise.race([this.queue.whenSettled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_DRAIN_MS)))]);
-    clearTimeout(timer);
+    const timers: Timer[] = [];
+    const after = (ms: number) => new Promise<void>((resolve) => timers.push(setTimeout(resolve, ms)));
+    const trailing = after(trailingMs(this.config.recordOptions)).then(() => {
+      this.cut();
+      this.sender.pump();
+      return this.queue.whenSettled();
+    });
+    await Promise.race([trailing, after(STOP_DRAIN_MS)]);
+    timers.forEach(clearTimeout);
     this.teardown();
   }
 
@@ -224,7 +240,8 @@ export class RecorderSession {
   // ---- events and batches ----
 
   private push(event: Record<string, unknown>): void {
-    if (this.state !== 'running') return;
+    // While stopping: what rrweb's throttles hand over late (see trailingMs).
+    if (this.state === 'stopped') return;
     if (this.held) {
       this.held.push(event);
       return;
