@@ -102,8 +102,7 @@ export class RecorderSession {
         this.watched = Math.max(this.watched, until);
         // What waits for the one-second cut goes now.
         if (!was && this.cutTimer !== null) {
-          this.cut();
-          this.sender.pump();
+          this.send();
         }
       },
     };
@@ -187,8 +186,7 @@ export class RecorderSession {
   /** Resolves when everything recorded so far is acknowledged (or dropped/lost, see stats()). */
   flush(): Promise<void> {
     return this.begun.then(() => {
-      this.cut();
-      this.sender.pump();
+      this.send();
       return this.queue.whenSettled();
     });
   }
@@ -205,13 +203,11 @@ export class RecorderSession {
     }
     // A start() in this page continues from the next id (one handed out while stopping leases a new block).
     this.seq.commit();
-    this.cut();
-    this.sender.pump();
+    this.send();
     const timers: Timer[] = [];
     const after = (ms: number) => new Promise<void>((resolve) => timers.push(setTimeout(resolve, ms)));
     const trailing = after(trailingMs(this.config.recordOptions)).then(() => {
-      this.cut();
-      this.sender.pump();
+      this.send();
       return this.queue.whenSettled();
     });
     await Promise.race([trailing, after(STOP_DRAIN_MS)]);
@@ -257,18 +253,22 @@ export class RecorderSession {
     if (this.page.leaving) {
       this.page.recordedWhileLeaving();
     } else if (full) {
-      this.cut();
-      this.sender.pump();
+      this.send();
     } else if (this.cutTimer === null) {
       this.cutTimer = setTimeout(
         () => {
           this.cutTimer = null;
-          this.cut();
-          this.sender.pump();
+          this.send();
         },
         this.watched > Date.now() ? WATCHED_BATCH_INTERVAL_MS : BATCH_INTERVAL_MS,
       );
     }
+  }
+
+  /** Cuts the buffer into a batch and lets the sender go on. */
+  private send(): void {
+    this.cut();
+    this.sender.pump();
   }
 
   private cut(): void {
