@@ -8,7 +8,8 @@
 // Seeds only when HARNESS_DIR holds no data yet (about 3 minutes for 100 000 recordings): later runs,
 // of this or another checkout, time the same data (a dir seeded before a migration gets what it adds
 // from the migration's backfill, e.g. 009's recording_activity_timeline; HARNESS_SEED=1 seeds again
-// on top). HARNESS_CASES=a,b picks cases; HARNESS_TRACE=1
+// on top). HARNESS_AB=guess alternates requests with a planner that reads no checks beside its window,
+// HARNESS_MEMORY=1 keeps one listing service (its summary memory) per planner. HARNESS_CASES=a,b picks cases; HARNESS_TRACE=1
 // prints each query of a case's last request with its time (HARNESS_TRACE_SQL=1: its whole SQL); HARNESS_ENGINE=chdb runs on chDB.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -105,7 +106,17 @@ async function main() {
     // HARNESS_AB=1: every other request with a planner that does not tell the likely page, so the
     // activity summaries are read after the page (as before they were read beside its checks).
     const late = { page: (t: string, q: ListingQuery) => planner.page(t, { ...q, onLikelyPage: undefined }) } as ListingPlanner;
-    const AB = process.env.HARNESS_AB === '1';
+    // HARNESS_AB=guess: every other request with a planner that reads the checks of the page's
+    // recordings after its window only (ListingPlanner.guessChecks off), each planner its own memory.
+    const AB = process.env.HARNESS_AB === '1' || process.env.HARNESS_AB === 'guess';
+    if (process.env.HARNESS_AB === 'guess') {
+      const unguessed = new ListingPlanner(ch);
+      unguessed.guessChecks = false;
+      late.page = (t: string, q: ListingQuery) => unguessed.page(t, q);
+    }
+    // HARNESS_MEMORY=1: one service per planner for all requests, its memory of finished recordings'
+    // summaries answering repeats (as the HTTP service's does).
+    const services = new Map<ListingPlanner, RecordingsQueryService>();
     const out: Record<string, unknown> = {};
     for (const [name, q] of Object.entries(CASES)) {
       if (ONLY && !ONLY.includes(name)) continue;
@@ -119,14 +130,11 @@ async function main() {
         const t = performance.now();
         // The service's own listing (the page, then the views with their activity summaries), a new
         // instance per request: its memory of finished recordings' summaries would answer repeats.
-        const service = new RecordingsQueryService(
-          after ? late : planner,
-          undefined as never,
-          undefined as never,
-          { base: 'http://bench' } as never,
-          { LIVE_IDLE_SECONDS: 60 },
-          activity,
-        );
+        const which = after ? late : planner;
+        const service =
+          (process.env.HARNESS_MEMORY === '1' ? services.get(which) : undefined) ??
+          new RecordingsQueryService(which, undefined as never, undefined as never, { base: 'http://bench' } as never, { LIVE_IDLE_SECONDS: 60 }, activity);
+        services.set(which, service);
         const list = await service.list(TENANT, { limit: 50, offset: 0, includeSignedUrls: false, filters: [...(q.filters ?? [])], activity: q.activity });
         const ms = performance.now() - t;
         returned = list.recordings.length;
@@ -140,7 +148,7 @@ async function main() {
       const ab = AB ? { late: { p50: Math.round(pct(latLate, 50)), p95: Math.round(pct(latLate, 95)) } } : {};
       out[name] = { returned, ids, p50: Math.round(pct(lat, 50)), p95: Math.round(pct(lat, 95)), ...ab };
       process.stdout.write(
-        `${name}: ${returned} (${ids}) p50 ${Math.round(pct(lat, 50))} ms p95 ${Math.round(pct(lat, 95))} ms${AB ? ` (summaries after the page: p50 ${ab.late?.p50} ms p95 ${ab.late?.p95} ms)` : ''} load ${loadavg()[0].toFixed(1)}\n`,
+        `${name}: ${returned} (${ids}) p50 ${Math.round(pct(lat, 50))} ms p95 ${Math.round(pct(lat, 95))} ms${AB ? ` (${process.env.HARNESS_AB === 'guess' ? 'checks after the window' : 'summaries after the page'}: p50 ${ab.late?.p50} ms p95 ${ab.late?.p95} ms)` : ''} load ${loadavg()[0].toFixed(1)}\n`,
       );
     }
     process.stdout.write(JSON.stringify(out) + '\n');

@@ -3,7 +3,7 @@
 import type { ClickHouse } from '../infrastructure/clickhouse/clickhouse-client';
 import type { Sql } from '../infrastructure/clickhouse/sql';
 import { ListingPlanner, VERIFY_MAX } from './listing.planner';
-import { fakeListing as fake, HOUR, id, NOW } from './testing/listing-model.fake';
+import { fakeListing as fake, HOUR, id, type Model, NOW } from './testing/listing-model.fake';
 
 describe('listing pages from recording_timeline', () => {
   it('widens the window until the page and one more are in it, ordered like the full listing', async () => {
@@ -99,6 +99,96 @@ describe('listing pages from recording_timeline', () => {
     const before = windows();
     expect((await planner.newestPage('small', 50, 0, NOW + 60_000)).rows).toEqual(expected([], 50, 0));
     expect(windows() - before).toBe(1);
+  });
+
+  describe("a listing read again: the last top's checks beside the window", () => {
+    const kind = (text: string) =>
+      text.includes('sum(event_count)') && text.includes('OFFSET')
+        ? 'window'
+        : text.startsWith('SELECT DISTINCT recording_id FROM (SELECT recording_id, seq FROM recordings')
+          ? 'edge'
+          : text.includes('argMax(value, seq) AS value')
+            ? 'metadata'
+            : 'other';
+    /** A planner over a model that can be swapped, answering each query a turn later, and what it was asked in order (`done window` when the window answered). */
+    const swappable = (model: Model) => {
+      let current = fake(model).ch;
+      const log: string[] = [];
+      const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+      const ch = {
+        rows: async (q: Sql) => (log.push(kind(q.text)), await turn(), current.rows(q)),
+        rowsBeforeLimit: async (q: Sql) => {
+          log.push(kind(q.text));
+          await turn();
+          const answer = await current.rowsBeforeLimit(q);
+          log.push(`done ${kind(q.text)}`);
+          return answer;
+        },
+      } as unknown as ClickHouse;
+      return { planner: new ListingPlanner(ch), log, swap: (next: Model) => (current = fake(next).ch), expected: (m: Model) => fake(m).expected };
+    };
+    const pro = [{ key: 'plan', value: 'pro' }];
+    const model = (n: number, extra: Partial<Model> = {}): Model => {
+      const batches: [string, number][] = [];
+      const metadata: [string, string, string, number][] = [];
+      for (let i = 0; i < n; i++) {
+        batches.push([id(i), NOW - i * 1000]);
+        metadata.push([id(i), 'plan', i % 2 ? 'pro' : 'free', 1]);
+      }
+      return { batches: [...batches, ...(extra.batches ?? [])], metadata: [...metadata, ...(extra.metadata ?? [])] };
+    };
+
+    it.each([
+      ['unfiltered', []],
+      ['filtered', pro],
+    ])('%s: the second read asks every check with its window, none after it', async (_what, filters) => {
+      const m = model(200);
+      const { planner, log, expected } = swappable(m);
+      // The window plans themselves (page() would take the narrow plan for so few recordings).
+      const read = () => (filters.length ? planner.filteredPage('again', filters, 10, 0, NOW) : planner.newestPage('again', 10, 0, NOW));
+      expect((await read()).rows).toEqual(expected(m)(filters, 10, 0));
+      log.length = 0;
+      const page = await read();
+      expect(page.rows).toEqual(expected(m)(filters, 10, 0));
+      expect(page.details.metadata.map((r) => r.recording_id).sort()).toEqual(
+        page.rows
+          .slice(0, 10)
+          .map((r) => r.recording_id)
+          .sort(),
+      );
+      const answered = log.indexOf('done window');
+      expect(log.slice(0, answered).sort()).toEqual(['edge', 'metadata', 'window']);
+      expect(log.slice(answered + 1)).toEqual([]);
+    });
+
+    it('a guess that missed costs reads, never a wrong page: new recordings, one now older than the window, a changed value', async () => {
+      const first = model(200);
+      const { planner, log, swap, expected } = swappable(first);
+      const read = () => planner.filteredPage('missed', pro, 10, 0, NOW);
+      expect((await read()).rows).toEqual(expected(first)(pro, 10, 0));
+      // Two new pro recordings on top; r0001 (pro, on the last page) got a batch from long ago; r0003 is free now.
+      const next = model(200, {
+        batches: [
+          ['n1', NOW + 1000],
+          ['n2', NOW + 2000],
+          [id(1), NOW - 900 * HOUR],
+        ],
+        metadata: [
+          ['n1', 'plan', 'pro', 1],
+          ['n2', 'plan', 'pro', 1],
+          [id(3), 'plan', 'free', 2],
+        ],
+      });
+      swap(next);
+      log.length = 0;
+      const page = await read();
+      expect(page.rows).toEqual(expected(next)(pro, 10, 0));
+      expect(page.rows.map((r) => r.recording_id)).toEqual(expect.arrayContaining(['n1', 'n2']));
+      expect(page.rows.map((r) => r.recording_id)).not.toContain(id(3));
+      expect(page.details.metadata.filter((r) => r.key === 'plan').every((r) => r.value === 'pro')).toBe(true);
+      // The new ones are checked after the window, beside what the guess already asked.
+      expect(log.slice(log.indexOf('done window') + 1)).toEqual(expect.arrayContaining(['edge', 'metadata']));
+    });
   });
 
   it('ignores deleted recordings', async () => {

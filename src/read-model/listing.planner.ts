@@ -65,10 +65,24 @@ const PLAN_TTL_MS = 30_000;
 const memoryKey = (tenantId: string, filters: readonly MetadataFilter[], live?: LiveScope, activity?: ActivityFilters) =>
   `${tenantId}\u0000${JSON.stringify(filters)}${live ? `\u0000${live.live}` : ''}${hasActivityFilters(activity) ? `\u0000${JSON.stringify(activity)}` : ''}`;
 
+/** How many listings' last tops the planner keeps (each up to a few hundred ids). */
+const TOP_KEYS = 1_000;
+
 /** Sets `key`, dropping the oldest entry when the map is full. */
-function remembered<V>(memory: Map<string, V>, key: string, value: V): void {
-  if (memory.size >= MEMORY_KEYS && !memory.has(key)) memory.delete(memory.keys().next().value as string);
+function remembered<V>(memory: Map<string, V>, key: string, value: V, max = MEMORY_KEYS): void {
+  if (memory.size >= max && !memory.has(key)) memory.delete(memory.keys().next().value as string);
   memory.set(key, value);
+}
+
+/**
+ * The checks of a listing's last top read beside the next window instead of after it: its edge check
+ * (against the new window's start) and metadata, of recordings the new window will likely return.
+ */
+interface Guess {
+  ids: ReadonlySet<string>;
+  started: Promise<{ recording_id: string }[]>;
+  metadataIds: ReadonlySet<string>;
+  metadata: Promise<MetadataRow[]>;
 }
 
 @Injectable()
@@ -79,6 +93,13 @@ export class ListingPlanner {
   private readonly density = new Map<string, Density>();
   // filterCounts when something can match. "Nothing matches" is never remembered (a write may make it match).
   private readonly counts = new Map<string, { counts: FilterCounts; at: number }>();
+  // The last page's top (the recordings its window returned) and page, per tenant and filter set: a
+  // listing read again (a console refreshing it, a poll) mostly returns them again, so their checks
+  // go beside its window read (Guess). A hint: a check is used only for a recording the new window
+  // returns, and it is read when the window is, as fresh as a check read after it.
+  private readonly lastTop = new Map<string, { top: string[]; page: string[] }>();
+  /** Off: the checks are read after the window only (for measurements, bench/activity-filters.harness.ts). */
+  guessChecks = true;
 
   constructor(private readonly ch: ClickHouse) {}
 
@@ -222,6 +243,23 @@ export class ListingPlanner {
     throw new Error('unreachable');
   }
 
+  /**
+   * The checks of the listing's last top against a window from `since`, started now (Guess): every
+   * recording's edge check, and the metadata of all of them (filtered: each is verified) or of the last
+   * page (unfiltered: only the page's is shown).
+   */
+  private guess(tenantId: string, key: string, since: number, filtered: boolean): Guess | undefined {
+    const last = this.guessChecks ? this.lastTop.get(key) : undefined;
+    if (!last || last.top.length === 0) return undefined;
+    const metadataIds = filtered ? last.top : last.page;
+    return {
+      ids: new Set(last.top),
+      started: later(this.ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, last.top))),
+      metadataIds: new Set(metadataIds),
+      metadata: later(metadataIds.length ? this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, metadataIds)) : Promise.resolve([])),
+    };
+  }
+
   /** A filtered page (offset + limit + 1 <= VERIFY_MAX, filters most selective first) from widening windows. */
   async filteredPage(tenantId: string, filters: readonly MetadataFilter[], limit: number, offset: number, now = Date.now()): Promise<ListingPage> {
     if (filters.length === 0 || offset + limit + 1 > VERIFY_MAX) throw new TypeError('filteredPage verifies 1 to VERIFY_MAX recordings of a filtered listing');
@@ -262,6 +300,8 @@ export class ListingPlanner {
       const since: number = w.since;
       const exclude: string[] = [];
       const checked = new Set<string>();
+      // The first window's checks of the last top, read beside it (a ranged page's top is not remembered).
+      const guess = round === 1 && !range ? this.guess(tenantId, key, since, filters.length > 0) : undefined;
       for (;;) {
         const { rows: top, beforeLimit } = await this.ch.rowsBeforeLimit<SummaryRow>(
           RecordingsSql.windowSummaries(tenantId, since, cap, 0, exclude, candidates, before, activity),
@@ -269,13 +309,20 @@ export class ListingPlanner {
         onLikelyPage?.(top.slice(offset, offset + limit));
         const unchecked = top.map((r) => r.recording_id).filter((id) => !checked.has(id));
         const needMetadata = (filters.length ? unchecked : top.slice(offset, offset + limit).map((r) => r.recording_id)).filter((id) => !withMetadata.has(id));
-        const [started, meta] = await Promise.all([
-          unchecked.length ? this.ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, unchecked)) : Promise.resolve([]),
-          needMetadata.length ? this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, needMetadata)) : Promise.resolve([]),
+        const toCheck = guess ? unchecked.filter((id) => !guess.ids.has(id)) : unchecked;
+        const toRead = guess ? needMetadata.filter((id) => !guess.metadataIds.has(id)) : needMetadata;
+        const [startedNow, metaNow, startedGuessed, metaGuessed] = await Promise.all([
+          toCheck.length ? this.ch.rows<{ recording_id: string }>(TimelineSql.spanningOf(tenantId, since, toCheck)) : Promise.resolve([]),
+          toRead.length ? this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, toRead)) : Promise.resolve([]),
+          guess?.started ?? [],
+          guess?.metadata ?? [],
         ]);
+        const uncheckedSet = new Set(unchecked);
+        const neededSet = new Set(needMetadata);
+        const started = [...startedNow, ...startedGuessed.filter((r) => uncheckedSet.has(r.recording_id))];
         for (const id of unchecked) checked.add(id);
         for (const id of needMetadata) withMetadata.add(id);
-        metadata.push(...meta);
+        metadata.push(...metaNow, ...metaGuessed.filter((m) => neededSet.has(m.recording_id)));
         const latest = filters.length ? metadataById(metadata) : undefined;
         // Liveness from the summary: whole for a recording that started in the window (the others fail the edge check).
         const otherLiveness = live ? top.filter((r) => isLive(Number(r.last_activity_at) || null, live.since) !== live.live).map((r) => r.recording_id) : [];
@@ -297,6 +344,7 @@ export class ListingPlanner {
           if (kept.length >= want && !range) this.remember(key, beforeLimit - failed.size, since, Number(kept[0].started_at));
           else if (kept.length && !range) this.remember(key, kept.length, Number(kept[kept.length - 1].started_at), Number(kept[0].started_at));
           const page = kept.slice(offset, offset + limit);
+          if (!range) remembered(this.lastTop, key, { top: top.map((r) => r.recording_id), page: page.map((r) => r.recording_id) }, TOP_KEYS);
           const missing = page.map((r) => r.recording_id).filter((id) => !withMetadata.has(id));
           if (missing.length) metadata.push(...(await this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, missing))));
           const onPage = new Set(page.map((r) => r.recording_id));
