@@ -161,6 +161,30 @@ describe('listing pages from recording_timeline', () => {
       expect(log.slice(answered + 1)).toEqual([]);
     });
 
+    it('stops guessing while the top changes from one read to the next, and starts again once it stays', async () => {
+      const base = model(100);
+      const { planner, log, swap, expected } = swappable(base);
+      const read = () => planner.newestPage('churn', 10, 0, NOW);
+      const guessed = async (m: Model) => {
+        swap(m);
+        log.length = 0;
+        expect((await read()).rows).toEqual(expected(m)([], 10, 0));
+        return log.slice(0, log.indexOf('done window')).includes('edge');
+      };
+      // Each model puts a dozen new recordings above everything before it.
+      const newer = (k: number): Model => {
+        const batches: [string, number][] = [...base.batches];
+        for (let j = 1; j <= k; j++) for (let i = 0; i < 12; i++) batches.push([`n${j}-${String(i).padStart(2, '0')}`, NOW + j * HOUR + i * 1000]);
+        return { batches };
+      };
+      expect(await guessed(base)).toBe(false); // nothing remembered yet
+      expect(await guessed(base)).toBe(true);
+      expect(await guessed(newer(1))).toBe(true); // guessed, and missed entirely
+      expect(await guessed(newer(2))).toBe(false);
+      expect(await guessed(newer(2))).toBe(false); // this read finds the top unchanged...
+      expect(await guessed(newer(2))).toBe(true); // ...so the next one guesses again
+    });
+
     it('a guess that missed costs reads, never a wrong page: new recordings, one now older than the window, a changed value', async () => {
       const first = model(200);
       const { planner, log, swap, expected } = swappable(first);

@@ -67,6 +67,8 @@ const memoryKey = (tenantId: string, filters: readonly MetadataFilter[], live?: 
 
 /** How many listings' last tops the planner keeps (each up to a few hundred ids). */
 const TOP_KEYS = 1_000;
+/** A listing's checks are guessed while at least this share of its top stays from one read to the next. */
+const MIN_OVERLAP = 0.5;
 
 /** Sets `key`, dropping the oldest entry when the map is full. */
 function remembered<V>(memory: Map<string, V>, key: string, value: V, max = MEMORY_KEYS): void {
@@ -97,7 +99,9 @@ export class ListingPlanner {
   // listing read again (a console refreshing it, a poll) mostly returns them again, so their checks
   // go beside its window read (Guess). A hint: a check is used only for a recording the new window
   // returns, and it is read when the window is, as fresh as a check read after it.
-  private readonly lastTop = new Map<string, { top: string[]; page: string[] }>();
+  // `overlap`: the share of that top the previous one held; a listing whose top changes between
+  // reads (a busy tenant's newest, polled) gets no guess, whose reads would mostly be wasted.
+  private readonly lastTop = new Map<string, { top: string[]; page: string[]; overlap?: number }>();
   /** Off: the checks are read after the window only (for measurements, bench/activity-filters.harness.ts). */
   guessChecks = true;
 
@@ -243,6 +247,14 @@ export class ListingPlanner {
     throw new Error('unreachable');
   }
 
+  /** The top a window page was read from and the page, with how much of it the previous top held. */
+  private rememberTop(key: string, top: readonly SummaryRow[], page: readonly SummaryRow[]) {
+    const ids = top.map((r) => r.recording_id);
+    const before = new Set(this.lastTop.get(key)?.top);
+    const overlap = before.size && ids.length ? ids.filter((id) => before.has(id)).length / ids.length : undefined;
+    remembered(this.lastTop, key, { top: ids, page: page.map((r) => r.recording_id), overlap }, TOP_KEYS);
+  }
+
   /**
    * The checks of the listing's last top against a window from `since`, started now (Guess): every
    * recording's edge check, and the metadata of all of them (filtered: each is verified) or of the last
@@ -250,7 +262,7 @@ export class ListingPlanner {
    */
   private guess(tenantId: string, key: string, since: number, filtered: boolean): Guess | undefined {
     const last = this.guessChecks ? this.lastTop.get(key) : undefined;
-    if (!last || last.top.length === 0) return undefined;
+    if (!last || last.top.length === 0 || (last.overlap ?? 1) < MIN_OVERLAP) return undefined;
     const metadataIds = filtered ? last.top : last.page;
     return {
       ids: new Set(last.top),
@@ -344,7 +356,7 @@ export class ListingPlanner {
           if (kept.length >= want && !range) this.remember(key, beforeLimit - failed.size, since, Number(kept[0].started_at));
           else if (kept.length && !range) this.remember(key, kept.length, Number(kept[kept.length - 1].started_at), Number(kept[0].started_at));
           const page = kept.slice(offset, offset + limit);
-          if (!range) remembered(this.lastTop, key, { top: top.map((r) => r.recording_id), page: page.map((r) => r.recording_id) }, TOP_KEYS);
+          if (!range) this.rememberTop(key, top, page);
           const missing = page.map((r) => r.recording_id).filter((id) => !withMetadata.has(id));
           if (missing.length) metadata.push(...(await this.ch.rows<MetadataRow>(RecordingsSql.metadata(tenantId, missing))));
           const onPage = new Set(page.map((r) => r.recording_id));
