@@ -1,6 +1,7 @@
 // Recordings for the console's end-to-end spec and benchmark: two page views of a small styled
 // document (title, heading, coloured panel), mouse moves every `stepMs` in between, so the player,
-// the thumbnails and the activity timeline all have something to show.
+// the thumbnails and the activity timeline all have something to show. `trouble` adds, a second into the
+// second page, three quick clicks on its button (a rage click; dead, as nothing changes) and a console error.
 let ids = 100;
 
 function el(tagName: string, attributes: Record<string, string>, childNodes: unknown[]) {
@@ -36,6 +37,17 @@ export interface ConsoleRecordingOptions {
   width?: number;
   height?: number;
   stepMs?: number;
+  trouble?: boolean;
+}
+
+/** The id of the node with this `id` attribute in a serialised tree. */
+function nodeById(node: { id: number; attributes?: Record<string, string>; childNodes?: unknown[] }, id: string): number | undefined {
+  if (node.attributes?.id === id) return node.id;
+  for (const c of node.childNodes ?? []) {
+    const found = nodeById(c as typeof node, id);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 export function consoleRecording(o: ConsoleRecordingOptions) {
@@ -61,5 +73,13 @@ export function consoleRecording(o: ConsoleRecordingOptions) {
     });
   }
   events.push({ type: 3, timestamp: o.start + o.durationMs, data: { source: 2, type: 2, id: 1, x: 60, y: 150 } });
+  if (o.trouble) {
+    const checkout = events.filter((e) => e.type === 2).pop()!;
+    const buy = nodeById((checkout.data as { node: Parameters<typeof nodeById>[0] }).node, 'buy')!;
+    const at = half + 1000;
+    for (let i = 0; i < 3; i++) events.push({ type: 3, timestamp: at + i * 150, data: { source: 2, type: 2, id: buy, x: 90, y: 120 } });
+    events.push({ type: 6, timestamp: at + 500, data: { plugin: 'rrweb/console@1', payload: { level: 'error', payload: ['"card declined"'], trace: [] } } });
+    events.sort((a, b) => a.timestamp - b.timestamp);
+  }
   return events;
 }

@@ -31,9 +31,9 @@ const base = () => testEnv().baseUrl;
 /** The statistics window: from yesterday (a short window, hourly buckets). */
 const SINCE = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 
-async function ingest(t: TenantCreds, metadata: Record<string, string>, color: string, title: string, ago: number): Promise<string> {
+async function ingest(t: TenantCreds, metadata: Record<string, string>, color: string, title: string, ago: number, trouble = false): Promise<string> {
   const id = randomUUID();
-  const events = consoleRecording({ start: Date.now() - ago, durationMs: 8000, color, title });
+  const events = consoleRecording({ start: Date.now() - ago, durationMs: 8000, color, title, trouble });
   expect((await postEvents(id, events, t.publicKey)).status).toBe(200);
   const meta = await api(`/recordings/${id}/metadata`, {
     method: 'POST',
@@ -50,7 +50,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   [t1, t2] = await Promise.all([createTenant('con1'), createTenant('con2')]);
   rec1.push(await ingest(t1, { plan: 'pro', user: 'ada' }, '#2456c7', 'Alpha shop', 300_000));
-  rec1.push(await ingest(t1, { plan: 'free', user: 'bob' }, '#1b8a5a', 'Beta shop', 200_000));
+  rec1.push(await ingest(t1, { plan: 'free', user: 'bob' }, '#1b8a5a', 'Beta shop', 200_000, true));
   rec1.push(await ingest(t1, { plan: 'pro', user: 'cy' }, '#b3261e', 'Gamma shop', 100_000));
   rec2 = await ingest(t2, { plan: 'pro', user: 'zed' }, '#6b3fa0', 'Other tenant', 100_000);
   await pollUntil(
@@ -338,6 +338,76 @@ describe('console', () => {
     expect(await viewports.first().textContent()).toMatch(/^\d+ × \d+\d+$/);
     await axe(page, 'statistics');
     await shoot(page, 'statistics');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('finds recordings by what happened in them, and counts it in the statistics', async () => {
+    const [alpha, beta] = rec1;
+    // The activity projection has the troubled recording (Beta: an error, a rage click on "Buy now").
+    await pollUntil(
+      () => api('/recordings?hasErrors=true&hasRageClicks=true', { key: t1.secretKey }),
+      (r) => r.status === 200 && r.json().recordings.length === 1,
+      30_000,
+      200,
+    );
+    const { context, page, problems } = await open();
+    await signIn(page, t1.secretKey);
+    await cards(page).first().waitFor();
+    const listed = async () => (await page.locator('ul.cards a.title').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href))).join(' ');
+
+    // The card says what happened: Beta's clicks (the three on its button, the last one every recording has) and its error.
+    const betaCard = cards(page).filter({ has: page.locator(`a.title[href$="${beta}"]`) });
+    expect(await betaCard.locator('.facts').innerText()).toMatch(/4 clicks[\s\S]*1 error\b/);
+
+    await page.getByLabel('Errors', { exact: true }).selectOption('true');
+    await page.getByLabel('Rage clicks').selectOption('true');
+    await page.getByLabel('Clicked text contains').fill('buy NOW');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(
+      (u) => u.searchParams.get('hasErrors') === 'true' && u.searchParams.get('hasRageClicks') === 'true' && u.searchParams.get('clickedText') === 'buy NOW',
+    );
+    await pollUntil(listed, (ids) => ids.includes(beta) && !ids.includes(alpha));
+    expect(await cards(page).count()).toBe(1);
+    await axe(page, 'recordings, activity filters');
+    await shoot(page, 'recordings-activity');
+
+    // The other way round, with an error text and a visited page: kept on reload.
+    await page.getByLabel('Errors', { exact: true }).selectOption('false');
+    await page.getByLabel('Rage clicks').selectOption('');
+    await page.getByLabel('Clicked text contains').fill('');
+    await page.getByLabel('Error message contains').fill('declined');
+    await page.getByLabel('Visited page match').selectOption('visitedPath');
+    await page.getByLabel('Visited page', { exact: true }).fill('/checkout');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(
+      (u) => u.searchParams.get('hasErrors') === 'false' && u.searchParams.get('visitedPath') === '/checkout' && !u.searchParams.has('hasRageClicks'),
+    );
+    await pollUntil(listed, (ids) => ids.includes(alpha) && !ids.includes(beta));
+    await page.reload();
+    await cards(page).first().waitFor();
+    expect(await listed()).not.toContain(beta);
+    expect(await page.getByLabel('Visited page', { exact: true }).inputValue()).toBe('/checkout');
+    expect(await page.getByLabel('Error message contains').inputValue()).toBe('declined');
+
+    // The statistics with the same filters: one recording, its error and rage click, over time.
+    await page.goto(`${base()}/console/statistics?from=${SINCE}&hasRageClicks=true`);
+    await page.locator('.chart canvas').first().waitFor();
+    const total = async (name: string) =>
+      page
+        .locator('.totals div', { has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) })
+        .locator('dd')
+        .innerText();
+    expect([await total('Recordings'), await total('Errors'), await total('Rage clicks')]).toEqual(['1', '1', '1']);
+    expect(await page.locator('figure.chart figcaption').allInnerTexts()).toEqual([
+      'Recordings over time (1 in all)',
+      'Events over time (' + (await total('Events')) + ' in all)',
+      'Errors over time (1 in all)',
+      'Rage clicks over time (1 in all)',
+    ]);
+    expect(await page.getByLabel('Rage clicks', { exact: true }).inputValue()).toBe('true');
+    await axe(page, 'statistics, activity filters');
+    await shoot(page, 'statistics-activity');
     expect(problems).toEqual([]);
     await context.close();
   });

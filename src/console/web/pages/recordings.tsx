@@ -1,6 +1,8 @@
 // The recordings list: newest first, filters and page kept in the URL (the API's own parameter names,
 // so a bookmarked view is also the API query), thumbnails that appear when rendered.
 import { useEffect, useState } from 'preact/hooks';
+import { ActivityFields, SecondsInput } from '../activity-fields';
+import { ACTIVITY_PARAMS, activityForm, setActivityParams } from '../activity-filters';
 import { callPrefetched, explain } from '../api';
 import { isoToLocal, localToIso } from '../datetime-local';
 import { duration, when } from '../format';
@@ -28,7 +30,7 @@ const EAGER_THUMBNAILS = 8;
 /** Filters start open on a wide window, folded on a phone (the list first). */
 const WIDE = window.matchMedia('(min-width: 761px)').matches;
 /** Listing parameters the console keeps in its URL and passes on as they are. */
-const PASSED = /^(metadata\[.+\]|minDuration|maxDuration|startedAfter|startedBefore|live|visitedUrlContains|hasErrors|offset)$/;
+const PASSED = new RegExp(`^(metadata\\[.+\\]|minDuration|maxDuration|startedAfter|startedBefore|live|${ACTIVITY_PARAMS.join('|')}|offset)$`);
 
 export function listQuery(q: URLSearchParams): string {
   const out = new URLSearchParams();
@@ -147,7 +149,15 @@ function RecordingCard({ r, eager }: { r: Recording; eager: boolean }) {
               {r.viewport.width}×{r.viewport.height}
             </span>
           )}
-          {r.activity.errors > 0 && <span class="warn">{r.activity.errors} errors</span>}
+          <span>
+            {r.activity.clicks} click{r.activity.clicks === 1 ? '' : 's'}
+          </span>
+          <span>active {duration(r.activity.activeTime)}</span>
+          {r.activity.errors > 0 && (
+            <span class="warn">
+              {r.activity.errors} error{r.activity.errors === 1 ? '' : 's'}
+            </span>
+          )}
         </p>
         <ul class="chips" aria-label="Metadata">
           {Object.entries(r.metadata).map(([k, v]) => (
@@ -178,8 +188,8 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
       max: sec('maxDuration'),
       after: isoToLocal(props.query.get('startedAfter')),
       before: isoToLocal(props.query.get('startedBefore')),
-      url: props.query.get('visitedUrlContains') ?? '',
       live: props.query.get('live') === 'true',
+      activity: activityForm(props.query),
     };
   };
   const [f, setF] = useState(initial);
@@ -194,7 +204,7 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
     // datetime-local is the viewer's local time: sent as ISO 8601 with its zone (UTC).
     if (localToIso(f.after)) q.set('startedAfter', localToIso(f.after));
     if (localToIso(f.before)) q.set('startedBefore', localToIso(f.before));
-    if (f.url.trim()) q.set('visitedUrlContains', f.url.trim());
+    setActivityParams(q, f.activity);
     if (f.live) q.set('live', 'true');
     props.onApply(q.toString());
   };
@@ -246,11 +256,9 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
           </label>
         </div>
       </fieldset>
+      <ActivityFields value={f.activity} onChange={(activity) => setF({ ...f, activity })} />
       <fieldset>
-        <legend>Pages and state</legend>
-        <label>
-          Visited URL contains <input value={f.url} onInput={(e) => setF({ ...f, url: (e.target as HTMLInputElement).value })} />
-        </label>
+        <legend>State</legend>
         <label class="check">
           <input type="checkbox" checked={f.live} onChange={(e) => setF({ ...f, live: (e.target as HTMLInputElement).checked })} /> Live only
         </label>
@@ -262,15 +270,5 @@ function Filters(props: { query: URLSearchParams; onApply: (q: string) => void }
         </button>
       </div>
     </form>
-  );
-}
-
-/** A duration bound of the filters, in seconds (decimals allowed, never negative). */
-function SecondsInput(props: { label: string; value: string; onInput: (value: string) => void }) {
-  return (
-    <label>
-      {props.label}{' '}
-      <input type="number" min="0" step="any" inputMode="decimal" value={props.value} onInput={(e) => props.onInput((e.target as HTMLInputElement).value)} />
-    </label>
   );
 }

@@ -1,8 +1,10 @@
-// Statistics (GET /statistics): recordings and events over time (uPlot), totals, top pages, viewports, errors;
-// window and metadata filters kept in the URL with the API's parameter names.
+// Statistics (GET /statistics): recordings, events, errors and rage clicks over time (uPlot), totals,
+// top pages, viewports; window, metadata and activity filters kept in the URL with the API's parameter names.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { ActivityFields } from '../activity-fields';
+import { ACTIVITY_PARAMS, activityForm, setActivityParams } from '../activity-filters';
 import { call, explain } from '../api';
 import { bytes, duration } from '../format';
 import { navigate, useLocation } from '../router';
@@ -13,11 +15,22 @@ interface Stats {
   interval: string;
   totals: { recordings: number; events: number; bytes: number; pageViews: number; duration: { avg: number; p50: number; p90: number } };
   series: { t: number; recordings: number; events: number }[];
-  activity: { totals: { errors: number; recordingsWithErrors: number; rageClicks: number }; topPages: { path: string; recordings: number }[] };
+  activity: {
+    totals: ActivityCounts;
+    series: ({ t: number } & ActivityCounts)[];
+    topPages: { path: string; recordings: number }[];
+  };
   viewports: { width: number; height: number; recordings: number }[];
 }
 
-const PASSED = /^(metadata\[.+\]|from|to|interval)$/;
+interface ActivityCounts {
+  errors: number;
+  recordingsWithErrors: number;
+  rageClicks: number;
+  recordingsWithRageClicks: number;
+}
+
+const PASSED = new RegExp(`^(metadata\\[.+\\]|from|to|interval|${ACTIVITY_PARAMS.join('|')})$`);
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function StatisticsPage() {
@@ -27,7 +40,7 @@ export function StatisticsPage() {
   const qs = q.toString();
   const [stats, setStats] = useState<Stats | null>(null);
   const [error, setError] = useState('');
-  const [form, setForm] = useState({ from: loc.query.get('from') ?? '', to: loc.query.get('to') ?? '', meta: '' });
+  const [form, setForm] = useState({ from: loc.query.get('from') ?? '', to: loc.query.get('to') ?? '', meta: '', activity: activityForm(loc.query) });
   useEffect(() => {
     setError('');
     call<Stats>(`/statistics${qs ? `?${qs}` : ''}`).then(setStats, (e) => setError(explain(e)));
@@ -38,7 +51,7 @@ export function StatisticsPage() {
       const m = /^metadata\[(.+)\]$/.exec(k);
       if (m) meta.push(`${m[1]}=${v}`);
     });
-    setForm({ from: loc.query.get('from') ?? '', to: loc.query.get('to') ?? '', meta: meta.join(', ') });
+    setForm({ from: loc.query.get('from') ?? '', to: loc.query.get('to') ?? '', meta: meta.join(', '), activity: activityForm(loc.query) });
   }, [qs]);
 
   const apply = (e: Event) => {
@@ -50,6 +63,7 @@ export function StatisticsPage() {
       const i = pair.indexOf('=');
       if (i > 0) n.append(`metadata[${pair.slice(0, i).trim()}]`, pair.slice(i + 1).trim());
     }
+    setActivityParams(n, form.activity);
     navigate(`/console/statistics${n.toString() ? `?${n}` : ''}`);
   };
 
@@ -68,6 +82,14 @@ export function StatisticsPage() {
             Metadata (key=value, comma-separated){' '}
             <input value={form.meta} placeholder="plan=pro" onInput={(e) => setForm({ ...form, meta: (e.target as HTMLInputElement).value })} />
           </label>
+        </div>
+        <details class="more" open={ACTIVITY_PARAMS.some((p) => loc.query.has(p))}>
+          <summary>Activity filters</summary>
+          <div class="filters-more">
+            <ActivityFields value={form.activity} onChange={(activity) => setForm({ ...form, activity })} />
+          </div>
+        </details>
+        <div class="actions">
           <button type="submit">Apply</button>
         </div>
       </form>
@@ -107,9 +129,19 @@ export function StatisticsPage() {
               <dt>Errors</dt>
               <dd>{stats.activity.totals.errors}</dd>
             </div>
+            <div>
+              <dt>Recordings with errors</dt>
+              <dd>{stats.activity.totals.recordingsWithErrors}</dd>
+            </div>
+            <div>
+              <dt>Rage clicks</dt>
+              <dd>{stats.activity.totals.rageClicks}</dd>
+            </div>
           </dl>
-          <Chart title="Recordings over time" series={stats.series} field="recordings" color="#2f6fde" />
-          <Chart title="Events over time" series={stats.series} field="events" color="#1b8a5a" />
+          <Chart title="Recordings over time" label="recordings" points={stats.series.map((s) => [s.t, s.recordings])} color="#2f6fde" />
+          <Chart title="Events over time" label="events" points={stats.series.map((s) => [s.t, s.events])} color="#1b8a5a" />
+          <Chart title="Errors over time" label="errors" points={stats.activity.series.map((s) => [s.t, s.errors])} color="#b3261e" />
+          <Chart title="Rage clicks over time" label="rage clicks" points={stats.activity.series.map((s) => [s.t, s.rageClicks])} color="#b06000" />
           <h2>Top pages</h2>
           {stats.activity.topPages.length === 0 ? (
             <p class="muted">No page views in this window.</p>
@@ -126,7 +158,9 @@ export function StatisticsPage() {
                 {stats.activity.topPages.map((p) => (
                   <tr>
                     <td>
-                      <a href={`/console/recordings?visitedUrlContains=${encodeURIComponent(p.path)}`}>{p.path}</a>
+                      <a href={`/console/recordings?${new URLSearchParams({ visitedPath: p.path })}`} title={`Recordings that visited ${p.path}`}>
+                        {p.path}
+                      </a>
                     </td>
                     <td>
                       <span class="bar" style={{ width: `${(100 * p.recordings) / stats.activity.topPages[0].recordings}%` }} />
@@ -170,17 +204,18 @@ export function StatisticsPage() {
   );
 }
 
-function Chart(props: { title: string; series: Stats['series']; field: 'recordings' | 'events'; color: string }) {
+/** A time series as a uPlot line: `points` are [bucket start (ms), value]. */
+function Chart(props: { title: string; label: string; points: [number, number][]; color: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const data: uPlot.AlignedData = [props.series.map((s) => s.t / 1000), props.series.map((s) => s[props.field])];
+    const data: uPlot.AlignedData = [props.points.map((p) => p[0] / 1000), props.points.map((p) => p[1])];
     const plot = new uPlot(
       {
         width: Math.max(280, el.clientWidth),
         height: 220,
-        series: [{}, { label: props.field, stroke: props.color, fill: `${props.color}22`, width: 2 }],
+        series: [{}, { label: props.label, stroke: props.color, fill: `${props.color}22`, width: 2 }],
         axes: [{}, { size: 60 }],
         legend: { show: false },
       },
@@ -193,14 +228,14 @@ function Chart(props: { title: string; series: Stats['series']; field: 'recordin
       window.removeEventListener('resize', resize);
       plot.destroy();
     };
-  }, [props.series, props.field]);
-  const total = props.series.reduce((n, s) => n + s[props.field], 0);
+  }, [props.points.map((p) => p.join(':')).join(','), props.label]);
+  const total = props.points.reduce((n, p) => n + p[1], 0);
   return (
     <figure class="chart">
       <figcaption>
         {props.title} <span class="muted">({total} in all)</span>
       </figcaption>
-      <div ref={box} role="img" aria-label={`${props.title}: ${total} in ${props.series.length} buckets`} />
+      <div ref={box} role="img" aria-label={`${props.title}: ${total} in ${props.points.length} buckets`} />
     </figure>
   );
 }
