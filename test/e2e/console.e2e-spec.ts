@@ -408,6 +408,16 @@ describe('console', () => {
     expect(await page.getByLabel('Rage clicks', { exact: true }).inputValue()).toBe('true');
     await axe(page, 'statistics, activity filters');
     await shoot(page, 'statistics-activity');
+
+    // Its timeline names what the filters found: the rage click on "Buy now", dead, and the error.
+    await page.goto(`${base()}/console/recordings/${beta}`);
+    await playerFrame(page);
+    await page.locator('ol.timeline li.tl-rageClick').waitFor({ timeout: 20_000 });
+    const timeline = await page.locator('ol.timeline').innerText();
+    expect(timeline).toMatch(/Rage click[\s\S]*Buy now/);
+    expect(timeline).toMatch(/Buy now \(nothing happened\)/);
+    expect(timeline).toContain('card declined');
+    await shoot(page, 'recording-activity');
     expect(problems).toEqual([]);
     await context.close();
   });
