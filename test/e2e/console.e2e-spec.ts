@@ -413,6 +413,7 @@ describe('console', () => {
     await page.goto(`${base()}/console/recordings/${beta}`);
     await playerFrame(page);
     await page.locator('ol.timeline li.tl-rageClick').waitFor({ timeout: 20_000 });
+    expect(await page.getByLabel('Activity').innerText()).toMatch(/active \d+ s\s+4 clicks\s+1 rage click\s+3 dead clicks\s+1 error$/);
     const timeline = await page.locator('ol.timeline').innerText();
     expect(timeline).toMatch(/Rage click[\s\S]*Buy now/);
     expect(timeline).toMatch(/Buy now \(nothing happened\)/);

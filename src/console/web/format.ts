@@ -24,3 +24,6 @@ export function bytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
+
+/** "1 click", "3 clicks". */
+export const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;

@@ -2,7 +2,7 @@
 // its facts and metadata, the activity timeline (each item seeks the player), Share and Delete.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, call, enc, explain } from '../api';
-import { bytes, clock, duration, when } from '../format';
+import { bytes, clock, duration, plural, when } from '../format';
 import { navigate } from '../router';
 import type { Recording } from './recordings';
 
@@ -24,6 +24,16 @@ interface ActivityItem {
   status?: number;
 }
 
+/** The activity summary of GET /recordings/{id}/activity (docs/activity.md). */
+interface ActivitySummary {
+  clicks: number;
+  rageClicks: number;
+  deadClicks: number;
+  errors: number;
+  networkFailures: number;
+  activeTime: number;
+}
+
 interface PlayerWindow extends Window {
   __tapedeck?: { ready: boolean; error?: string; player?: { goto(offset: number, play?: boolean): void } };
 }
@@ -38,12 +48,13 @@ export function RecordingPage({ id }: { id: string }) {
   const [rec, setRec] = useState<Recording | null>(null);
   const [error, setError] = useState<{ status: number; text: string } | null>(null);
   const [items, setItems] = useState<ActivityItem[] | null>(null);
+  const [summary, setSummary] = useState<ActivitySummary | null>(null);
   const frame = useRef<HTMLIFrameElement>(null);
 
   useEffect(() => {
     call<Recording>(`/recordings/${enc(id)}`).then(setRec, (e) => setError({ status: e instanceof ApiError ? e.status : 0, text: explain(e) }));
-    call<{ items: ActivityItem[] }>(`/recordings/${enc(id)}/activity`).then(
-      (a) => setItems(a.items),
+    call<{ items: ActivityItem[]; summary: ActivitySummary }>(`/recordings/${enc(id)}/activity`).then(
+      (a) => (setItems(a.items), setSummary(a.summary)),
       () => setItems([]),
     );
   }, [id]);
@@ -79,7 +90,7 @@ export function RecordingPage({ id }: { id: string }) {
         <p class="facts">
           <span>{when(rec.startedAt)}</span>
           <span>{duration(rec.duration)}</span>
-          <span>{rec.pageViews} pages</span>
+          <span>{plural(rec.pageViews, 'page')}</span>
           {rec.viewport && (
             <span>
               {rec.viewport.width}×{rec.viewport.height}
@@ -88,6 +99,16 @@ export function RecordingPage({ id }: { id: string }) {
           <span>{rec.eventCount} events</span>
           <span>{bytes(rec.bytes)}</span>
           {rec.live && <span class="badge live">LIVE</span>}
+        </p>
+      )}
+      {summary && (
+        <p class="facts" aria-label="Activity">
+          <span>active {duration(summary.activeTime)}</span>
+          <span>{plural(summary.clicks, 'click')}</span>
+          {summary.rageClicks > 0 && <span class="warn">{plural(summary.rageClicks, 'rage click')}</span>}
+          {summary.deadClicks > 0 && <span class="warn">{plural(summary.deadClicks, 'dead click')}</span>}
+          {summary.errors > 0 && <span class="warn">{plural(summary.errors, 'error')}</span>}
+          {summary.networkFailures > 0 && <span class="warn">{plural(summary.networkFailures, 'failed request')}</span>}
         </p>
       )}
       <div class="layout">
@@ -121,7 +142,9 @@ export function RecordingPage({ id }: { id: string }) {
                   <button class="tl" onClick={() => seek(it.offset)}>
                     <span class="at">{clock(it.offset)}</span>
                     <span class="kind">{kindName(it.kind)}</span>
-                    <span class="what">{label(it)}</span>
+                    <span class="what" title={label(it)}>
+                      {label(it)}
+                    </span>
                     <span class="sr-only">: play from here</span>
                   </button>
                 </li>

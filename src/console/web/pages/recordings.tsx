@@ -5,7 +5,7 @@ import { ActivityFields, SecondsInput } from '../activity-fields';
 import { ACTIVITY_PARAMS, activityForm, setActivityParams } from '../activity-filters';
 import { callPrefetched, explain } from '../api';
 import { isoToLocal, localToIso } from '../datetime-local';
-import { duration, when } from '../format';
+import { duration, plural, when } from '../format';
 import { navigate, useLocation } from '../router';
 import { Thumbnail } from '../thumbnail';
 
@@ -141,23 +141,15 @@ function RecordingCard({ r, eager }: { r: Recording; eager: boolean }) {
         <p class="facts">
           <span>{when(r.startedAt)}</span>
           <span>{duration(r.duration)}</span>
-          <span>
-            {r.pageViews} page{r.pageViews === 1 ? '' : 's'}
-          </span>
+          <span>{plural(r.pageViews, 'page')}</span>
           {r.viewport && (
             <span>
               {r.viewport.width}×{r.viewport.height}
             </span>
           )}
-          <span>
-            {r.activity.clicks} click{r.activity.clicks === 1 ? '' : 's'}
-          </span>
+          <span>{plural(r.activity.clicks, 'click')}</span>
           <span>active {duration(r.activity.activeTime)}</span>
-          {r.activity.errors > 0 && (
-            <span class="warn">
-              {r.activity.errors} error{r.activity.errors === 1 ? '' : 's'}
-            </span>
-          )}
+          {r.activity.errors > 0 && <span class="warn">{plural(r.activity.errors, 'error')}</span>}
         </p>
         <ul class="chips" aria-label="Metadata">
           {Object.entries(r.metadata).map(([k, v]) => (
