@@ -459,8 +459,17 @@ describe('console', () => {
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.goto(`${base()}/console/recordings/${rec1[0]}`);
-    await playerFrame(page);
+    const frame = await playerFrame(page);
     await page.locator('ol.timeline li').first().waitFor({ timeout: 20_000 });
+    // The recording was ingested moments ago, so it opens live: the live bar's controls wrap inside the narrow frame.
+    const liveControls = await frame.evaluate(() =>
+      document.getElementById('live-bar')?.hidden === false
+        ? [...document.querySelectorAll('#live-bar button, #live-position')].every(
+            (e) => e.getBoundingClientRect().right <= document.documentElement.clientWidth,
+          )
+        : 'not live',
+    );
+    expect(liveControls).toBe(true);
     await shoot(page, 'recording');
     expect(await overflow()).toBeLessThanOrEqual(0);
     await axe(page, 'recording (phone)');

@@ -132,7 +132,7 @@ body.mode-capture .rr-player{box-shadow:none;border-radius:0}
 body.mode-capture .replayer-mouse,body.mode-capture .replayer-mouse-tail{display:none!important}
 body.live main{display:flex;flex-direction:column;gap:8px}
 body.live #player{flex:1;min-height:0;height:auto}
-#live-bar{flex:none;display:flex;align-items:center;gap:8px;min-height:40px;padding:4px 8px;box-sizing:border-box;background:#fff;border:1px solid #e5e7eb;border-radius:6px;font-size:14px}
+#live-bar{flex:none;display:flex;flex-wrap:wrap;align-items:center;gap:8px;min-height:40px;padding:4px 8px;box-sizing:border-box;background:#fff;border:1px solid #e5e7eb;border-radius:6px;font-size:14px}
 #live-bar[hidden]{display:none}
 #live-bar .badge{flex:none;padding:2px 8px;border-radius:4px;font-weight:700;font-size:12px;letter-spacing:.05em;background:#6b7280;color:#fff}
 #live-bar.following .badge{background:#dc2626}
