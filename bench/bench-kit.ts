@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import type { AppConfig } from '../src/config/config';
 import { summarizeBatch } from '../src/domain/batch-summary';
+import { activityHeader } from '../src/domain/activity/activity-header';
 import type { RrwebEvent } from '../src/domain/rrweb-event';
 import { ClickHouse } from '../src/infrastructure/clickhouse/clickhouse-client';
 import { JetStreamEventStore } from '../src/infrastructure/nats/event-store';
@@ -226,10 +227,11 @@ export async function benchEventStore(env: TestEnv): Promise<{ store: JetStreamE
 }
 
 /** Appends one batch of events the way IngestionService does (content-derived batch id). */
+/** Stores a batch as ingestion does: its summary and its activity (Td-Activity) as headers. */
 export function appendEvents(store: JetStreamEventStore, tenantId: string, recordingId: string, events: RrwebEvent[]) {
   const payload = Buffer.from(JSON.stringify(events), 'utf8');
   const batchId = createHash('sha256').update(`${tenantId}\n${recordingId}\n`).update(payload).digest('hex').slice(0, 40);
-  return store.appendBatch(tenantId, recordingId, batchId, payload, summarizeBatch(events, payload.length));
+  return store.appendBatch(tenantId, recordingId, batchId, payload, summarizeBatch(events, payload.length), activityHeader(events));
 }
 
 /** The bench's own ClickHouse client on the service's database (read-only use). */
