@@ -408,6 +408,14 @@ describe('console', () => {
     expect(await page.getByLabel('Rage clicks', { exact: true }).inputValue()).toBe('true');
     await axe(page, 'statistics, activity filters');
     await shoot(page, 'statistics-activity');
+    // The count opens the recordings it counted: the same window (as a start range) and filters.
+    await page
+      .locator('.totals div', { has: page.locator('dt', { hasText: /^Recordings$/ }) })
+      .getByRole('link')
+      .click();
+    await page.waitForURL((u) => u.pathname === '/console/recordings' && u.searchParams.get('hasRageClicks') === 'true' && u.searchParams.has('startedAfter'));
+    await pollUntil(listed, (ids) => ids.includes(beta) && !ids.includes(alpha));
+    expect(await cards(page).count()).toBe(1);
 
     // Its timeline names what the filters found: the rage click on "Buy now", dead, and the error.
     await page.goto(`${base()}/console/recordings/${beta}`);

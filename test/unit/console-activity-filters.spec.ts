@@ -1,6 +1,7 @@
 // The console's activity filters: the API's own parameter names, and a console URL's filters read
 // into the form and written back unchanged (seconds in the form, milliseconds in the URL).
 import { ACTIVITY_PARAMS, activityForm, setActivityParams } from '../../src/console/web/activity-filters';
+import { recordingsOf } from '../../src/console/web/statistics-links';
 import { activityFilterQuery } from '../../src/read-model/activity-filter.dto';
 
 const roundTrip = (query: string) => {
@@ -35,5 +36,27 @@ describe('console activity filters', () => {
     const q = new URLSearchParams();
     setActivityParams(q, { ...activityForm(new URLSearchParams()), visitedHow: 'visitedPath', visited: '  /cart ', clickedText: '   ', errorText: ' x ' });
     expect(q.toString()).toBe('visitedPath=%2Fcart&errorText=x');
+  });
+});
+
+describe('statistics to recordings links', () => {
+  const stats = { from: Date.UTC(2026, 10, 28), to: Date.UTC(2026, 10, 29, 12) };
+  const query = (href: string | undefined) => [...new URLSearchParams(href!.split('?')[1]).entries()];
+
+  it('carry the window as the start range and the metadata and activity filters, not the bucket size', () => {
+    const q = new URLSearchParams('from=2026-11-28&interval=hour&metadata%5Bplan%5D=pro&hasRageClicks=true&visitedPathPrefix=%2Fshop');
+    expect(query(recordingsOf(stats, q))).toEqual([
+      ['metadata[plan]', 'pro'],
+      ['hasRageClicks', 'true'],
+      ['visitedPathPrefix', '/shop'],
+      ['startedAfter', '2026-11-28T00:00:00.000Z'],
+      ['startedBefore', '2026-11-29T12:00:00.000Z'],
+    ]);
+  });
+
+  it('add a filter, unless the view already has that parameter (the API refuses it twice)', () => {
+    expect(query(recordingsOf(stats, new URLSearchParams('hasRageClicks=true'), { visitedPath: '/cart' }))).toContainEqual(['visitedPath', '/cart']);
+    expect(recordingsOf(stats, new URLSearchParams('hasErrors=false'), { hasErrors: 'true' })).toBeUndefined();
+    expect(recordingsOf(stats, new URLSearchParams('visitedPath=%2Fa'), { visitedPath: '/b' })).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { ActivityFields } from '../activity-fields';
 import { ACTIVITY_PARAMS, activityForm, setActivityParams } from '../activity-filters';
+import { recordingsOf } from '../statistics-links';
 import { call, explain } from '../api';
 import { bytes, duration } from '../format';
 import { navigate, useLocation } from '../router';
@@ -32,6 +33,17 @@ interface ActivityCounts {
 
 const PASSED = new RegExp(`^(metadata\\[.+\\]|from|to|interval|${ACTIVITY_PARAMS.join('|')})$`);
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** A count that lists its recordings when there are any (and the link can be made). */
+function Counted(props: { n: number; href: string | undefined; title: string }) {
+  return props.n > 0 && props.href ? (
+    <a href={props.href} title={props.title}>
+      {props.n}
+    </a>
+  ) : (
+    <>{props.n}</>
+  );
+}
 
 export function StatisticsPage() {
   const loc = useLocation();
@@ -107,7 +119,9 @@ export function StatisticsPage() {
           <dl class="totals">
             <div>
               <dt>Recordings</dt>
-              <dd>{stats.totals.recordings}</dd>
+              <dd>
+                <Counted n={stats.totals.recordings} href={recordingsOf(stats, q)} title="List these recordings" />
+              </dd>
             </div>
             <div>
               <dt>Events</dt>
@@ -131,11 +145,23 @@ export function StatisticsPage() {
             </div>
             <div>
               <dt>Recordings with errors</dt>
-              <dd>{stats.activity.totals.recordingsWithErrors}</dd>
+              <dd>
+                <Counted
+                  n={stats.activity.totals.recordingsWithErrors}
+                  href={recordingsOf(stats, q, { hasErrors: 'true' })}
+                  title="List the recordings with errors"
+                />
+              </dd>
             </div>
             <div>
               <dt>Rage clicks</dt>
-              <dd>{stats.activity.totals.rageClicks}</dd>
+              <dd>
+                <Counted
+                  n={stats.activity.totals.rageClicks}
+                  href={recordingsOf(stats, q, { hasRageClicks: 'true' })}
+                  title="List the recordings with rage clicks"
+                />
+              </dd>
             </div>
           </dl>
           <Chart title="Recordings over time" label="recordings" points={stats.series.map((s) => [s.t, s.recordings])} color="#2f6fde" />
@@ -158,9 +184,13 @@ export function StatisticsPage() {
                 {stats.activity.topPages.map((p) => (
                   <tr>
                     <td>
-                      <a href={`/console/recordings?${new URLSearchParams({ visitedPath: p.path })}`} title={`Recordings that visited ${p.path}`}>
-                        {p.path}
-                      </a>
+                      {recordingsOf(stats, q, { visitedPath: p.path }) ? (
+                        <a href={recordingsOf(stats, q, { visitedPath: p.path })} title={`Recordings that visited ${p.path}`}>
+                          {p.path}
+                        </a>
+                      ) : (
+                        p.path
+                      )}
                     </td>
                     <td>
                       <span class="bar" style={{ width: `${(100 * p.recordings) / stats.activity.topPages[0].recordings}%` }} />
