@@ -34,15 +34,20 @@ interface ActivityCounts {
 const PASSED = new RegExp(`^(metadata\\[.+\\]|from|to|interval|${ACTIVITY_PARAMS.join('|')})$`);
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** A count that lists its recordings when there are any (and the link can be made). */
-function Counted(props: { n: number; href: string | undefined; title: string }) {
-  return props.n > 0 && props.href ? (
-    <a href={props.href} title={props.title}>
-      {props.n}
-    </a>
-  ) : (
-    <>{props.n}</>
-  );
+/** The totals: name, value, and for a count of recordings, the link that lists them (and its title). */
+function totals(stats: Stats, q: URLSearchParams): [string, string | number, [string | undefined, string]?][] {
+  const t = stats.totals;
+  const a = stats.activity.totals;
+  return [
+    ['Recordings', t.recordings, [recordingsOf(stats, q), 'List these recordings']],
+    ['Events', t.events],
+    ['Page views', t.pageViews],
+    ['Stored', bytes(t.bytes)],
+    ['Median duration', duration(t.duration.p50)],
+    ['Errors', a.errors],
+    ['Recordings with errors', a.recordingsWithErrors, [recordingsOf(stats, q, { hasErrors: 'true' }), 'List the recordings with errors']],
+    ['Rage clicks', a.rageClicks, [recordingsOf(stats, q, { hasRageClicks: 'true' }), 'List the recordings with rage clicks']],
+  ];
 }
 
 export function StatisticsPage() {
@@ -117,52 +122,20 @@ export function StatisticsPage() {
             {day(stats.from)} to {day(stats.to)}, by {stats.interval}
           </p>
           <dl class="totals">
-            <div>
-              <dt>Recordings</dt>
-              <dd>
-                <Counted n={stats.totals.recordings} href={recordingsOf(stats, q)} title="List these recordings" />
-              </dd>
-            </div>
-            <div>
-              <dt>Events</dt>
-              <dd>{stats.totals.events}</dd>
-            </div>
-            <div>
-              <dt>Page views</dt>
-              <dd>{stats.totals.pageViews}</dd>
-            </div>
-            <div>
-              <dt>Stored</dt>
-              <dd>{bytes(stats.totals.bytes)}</dd>
-            </div>
-            <div>
-              <dt>Median duration</dt>
-              <dd>{duration(stats.totals.duration.p50)}</dd>
-            </div>
-            <div>
-              <dt>Errors</dt>
-              <dd>{stats.activity.totals.errors}</dd>
-            </div>
-            <div>
-              <dt>Recordings with errors</dt>
-              <dd>
-                <Counted
-                  n={stats.activity.totals.recordingsWithErrors}
-                  href={recordingsOf(stats, q, { hasErrors: 'true' })}
-                  title="List the recordings with errors"
-                />
-              </dd>
-            </div>
-            <div>
-              <dt>Rage clicks</dt>
-              <dd>
-                <Counted
-                  n={stats.activity.totals.rageClicks}
-                  href={recordingsOf(stats, q, { hasRageClicks: 'true' })}
-                  title="List the recordings with rage clicks"
-                />
-              </dd>
-            </div>
+            {totals(stats, q).map(([name, value, link]) => (
+              <div>
+                <dt>{name}</dt>
+                <dd>
+                  {typeof value === 'number' && value > 0 && link?.[0] ? (
+                    <a href={link[0]} title={link[1]}>
+                      {value}
+                    </a>
+                  ) : (
+                    value
+                  )}
+                </dd>
+              </div>
+            ))}
           </dl>
           <Chart title="Recordings over time" label="recordings" points={stats.series.map((s) => [s.t, s.recordings])} color="#2f6fde" />
           <Chart title="Events over time" label="events" points={stats.series.map((s) => [s.t, s.events])} color="#1b8a5a" />
