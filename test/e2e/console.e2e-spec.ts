@@ -472,7 +472,7 @@ describe('console', () => {
     // The recording was ingested moments ago, so it opens live: the live bar's controls wrap inside the narrow frame.
     const liveControls = await frame.evaluate(() =>
       document.getElementById('live-bar')?.hidden === false
-        ? [...document.querySelectorAll('#live-bar button, #live-position')].every(
+        ? Array.from(document.querySelectorAll('#live-bar button, #live-position')).every(
             (e) => e.getBoundingClientRect().right <= document.documentElement.clientWidth,
           )
         : 'not live',
