@@ -137,10 +137,10 @@ export function StatisticsPage() {
               </div>
             ))}
           </dl>
-          <Chart title="Recordings over time" label="recordings" points={stats.series.map((s) => [s.t, s.recordings])} color="#2f6fde" />
-          <Chart title="Events over time" label="events" points={stats.series.map((s) => [s.t, s.events])} color="#1b8a5a" />
-          <Chart title="Errors over time" label="errors" points={stats.activity.series.map((s) => [s.t, s.errors])} color="#b3261e" />
-          <Chart title="Rage clicks over time" label="rage clicks" points={stats.activity.series.map((s) => [s.t, s.rageClicks])} color="#b06000" />
+          <Chart title="Recordings over time" series={stats.series} field="recordings" label="recordings" color="#2f6fde" />
+          <Chart title="Events over time" series={stats.series} field="events" label="events" color="#1b8a5a" />
+          <Chart title="Errors over time" series={stats.activity.series} field="errors" label="errors" color="#b3261e" />
+          <Chart title="Rage clicks over time" series={stats.activity.series} field="rageClicks" label="rage clicks" color="#b06000" />
           <h2>Top pages</h2>
           {stats.activity.topPages.length === 0 ? (
             <p class="muted">No page views in this window.</p>
@@ -154,23 +154,26 @@ export function StatisticsPage() {
                 </tr>
               </thead>
               <tbody>
-                {stats.activity.topPages.map((p) => (
-                  <tr>
-                    <td>
-                      {recordingsOf(stats, q, { visitedPath: p.path }) ? (
-                        <a href={recordingsOf(stats, q, { visitedPath: p.path })} title={`Recordings that visited ${p.path}`}>
-                          {p.path}
-                        </a>
-                      ) : (
-                        p.path
-                      )}
-                    </td>
-                    <td>
-                      <span class="bar" style={{ width: `${(100 * p.recordings) / stats.activity.topPages[0].recordings}%` }} />
-                      {p.recordings}
-                    </td>
-                  </tr>
-                ))}
+                {stats.activity.topPages.map((p) => {
+                  const visited = recordingsOf(stats, q, { visitedPath: p.path });
+                  return (
+                    <tr>
+                      <td>
+                        {visited ? (
+                          <a href={visited} title={`Recordings that visited ${p.path}`}>
+                            {p.path}
+                          </a>
+                        ) : (
+                          p.path
+                        )}
+                      </td>
+                      <td>
+                        <span class="bar" style={{ width: `${(100 * p.recordings) / stats.activity.topPages[0].recordings}%` }} />
+                        {p.recordings}
+                      </td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           )}
@@ -207,13 +210,13 @@ export function StatisticsPage() {
   );
 }
 
-/** A time series as a uPlot line: `points` are [bucket start (ms), value]. */
-function Chart(props: { title: string; label: string; points: [number, number][]; color: string }) {
+/** One field of a series of buckets (`t`: bucket start, ms) as a uPlot line. */
+function Chart<K extends string>(props: { title: string; series: ({ t: number } & Record<K, number>)[]; field: K; label: string; color: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const data: uPlot.AlignedData = [props.points.map((p) => p[0] / 1000), props.points.map((p) => p[1])];
+    const data: uPlot.AlignedData = [props.series.map((s) => s.t / 1000), props.series.map((s) => s[props.field])];
     const plot = new uPlot(
       {
         width: Math.max(280, el.clientWidth),
@@ -231,14 +234,14 @@ function Chart(props: { title: string; label: string; points: [number, number][]
       window.removeEventListener('resize', resize);
       plot.destroy();
     };
-  }, [props.points.map((p) => p.join(':')).join(','), props.label]);
-  const total = props.points.reduce((n, p) => n + p[1], 0);
+  }, [props.series, props.field]);
+  const total = props.series.reduce((n, s) => n + s[props.field], 0);
   return (
     <figure class="chart">
       <figcaption>
         {props.title} <span class="muted">({total} in all)</span>
       </figcaption>
-      <div ref={box} role="img" aria-label={`${props.title}: ${total} in ${props.points.length} buckets`} />
+      <div ref={box} role="img" aria-label={`${props.title}: ${total} in ${props.series.length} buckets`} />
     </figure>
   );
 }
