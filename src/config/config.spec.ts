@@ -38,6 +38,12 @@ describe('loadConfig', () => {
     }
   });
 
+  it('drives Chromium from a thread of its own unless told the service thread, and refuses other places', () => {
+    expect(loadConfig({}).RENDER_THREAD).toBe('worker');
+    expect(loadConfig({ RENDER_THREAD: 'service' }).RENDER_THREAD).toBe('service');
+    expect(refusal({ RENDER_THREAD: 'main' })).toMatch(/^Invalid configuration:\n {2}RENDER_THREAD: /);
+  });
+
   it('needs http(s) URLs for ClickHouse and the public base URL', () => {
     expect(refusal({ CLICKHOUSE_URL: 'localhost:8123' })).toMatch(/CLICKHOUSE_URL: must be an http:\/\/ or https:\/\/ URL/);
     expect(refusal({ PUBLIC_BASE_URL: 'rec.example.com' })).toMatch(/PUBLIC_BASE_URL: /);

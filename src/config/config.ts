@@ -63,6 +63,11 @@ export const configSchema = z.object({
    * ingestion and reads (docs/limits.md, Rendering).
    */
   RENDER_NICE: int(0, 19).default(5),
+  /**
+   * Where Chromium is driven from: `worker`, a thread of its own in the process (Playwright's work and
+   * garbage then never delay a request), or `service`, the service's own thread (docs/limits.md, Rendering).
+   */
+  RENDER_THREAD: z.enum(['worker', 'service']).default('worker'),
   RENDER_CONCURRENCY: int(1, 64).default(2),
   /** Chromium browsers the renderer may run, so that tenants rendering at once do not share one (at most RENDER_CONCURRENCY). */
   RENDER_BROWSERS: int(1, 64).default(2),

@@ -20,6 +20,7 @@ const KEYFRAME_BROWSERS = Symbol('KEYFRAME_BROWSERS');
         new BrowserPool({
           chromiumPath: cfg.CHROMIUM_PATH,
           nice: cfg.RENDER_NICE,
+          renderThread: cfg.RENDER_THREAD === 'worker',
           concurrency: Math.max(1, cfg.KEYFRAME_CONCURRENCY),
           queueLimit: 0,
           timeoutMs: cfg.KEYFRAME_TIMEOUT_MS,

@@ -35,6 +35,7 @@ import { RecordingRenderSource } from './shared/recording-render-source';
         new BrowserPool({
           chromiumPath: cfg.CHROMIUM_PATH,
           nice: cfg.RENDER_NICE,
+          renderThread: cfg.RENDER_THREAD === 'worker',
           concurrency: cfg.RENDER_CONCURRENCY,
           browsers: cfg.RENDER_BROWSERS,
           queueLimit: cfg.RENDER_QUEUE,
@@ -108,6 +109,7 @@ export class RenderingModule implements OnModuleInit, OnApplicationShutdown {
       name: 'renderer',
       details: async () => ({
         chromium: this.cfg.CHROMIUM_PATH,
+        thread: pool.thread,
         concurrency: this.cfg.RENDER_CONCURRENCY,
         browsers: pool.browsers,
         queueLimit: this.cfg.RENDER_QUEUE,

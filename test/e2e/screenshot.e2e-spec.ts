@@ -453,7 +453,13 @@ describe('screenshot', () => {
       }
       const ready = await api('/readyz');
       expect(ready.status).toBe(200);
-      expect(ready.json().details.renderer).toMatchObject({ concurrency: expect.any(Number), renders: expect.any(Number), inFlight: expect.any(Number) });
+      // Chromium is driven from the render thread (RENDER_THREAD=worker, the default), not the service's.
+      expect(ready.json().details.renderer).toMatchObject({
+        thread: 'worker',
+        concurrency: expect.any(Number),
+        renders: expect.any(Number),
+        inFlight: expect.any(Number),
+      });
     });
 
     it('reports the render time as a histogram, counting a new render once and a cached one not at all', async () => {

@@ -9,6 +9,7 @@ import { AddressInfo, createServer, Server } from 'node:net';
 import { Browser, chromium } from 'playwright-core';
 import { BrowserPool } from '../../src/rendering/browser-pool/browser-pool';
 import { CHROMIUM_ARGS } from '../../src/rendering/browser-pool/chromium-launch';
+import { LocalBrowser } from '../../src/rendering/screenshot/replay-page';
 import { ScreenshotRenderer, ScreenshotRequest } from '../../src/rendering/screenshot/screenshot-renderer';
 import { snapshotData } from '../e2e/rendering-e2e-fixtures';
 
@@ -103,7 +104,13 @@ describe('contained rendering', () => {
       renderer.render({ tenantId, contentKey, events: events as ScreenshotRequest['events'], time: { kind: 'percent', value: 100 }, format: 'png' });
 
     beforeAll(() => {
-      pool = new BrowserPool({ chromiumPath: CHROMIUM, concurrency: 2, queueLimit: 8, timeoutMs: 15_000, launch: crashingChromium });
+      pool = new BrowserPool({
+        chromiumPath: CHROMIUM,
+        concurrency: 2,
+        queueLimit: 8,
+        timeoutMs: 15_000,
+        launch: async () => new LocalBrowser(await crashingChromium()),
+      });
       renderer = new ScreenshotRenderer(pool, { timeoutMs: 15_000 });
     });
 

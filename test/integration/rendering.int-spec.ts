@@ -8,6 +8,8 @@ import { Browser, chromium, ConsoleMessage, Page } from 'playwright-core';
 import type { RrwebEvent } from '../../src/domain/rrweb-event';
 import type { AppError } from '../../src/common/app-error';
 import { BrowserPool } from '../../src/rendering/browser-pool/browser-pool';
+import type { RenderBrowser } from '../../src/rendering/browser-pool/render-browser';
+import { LocalBrowser } from '../../src/rendering/screenshot/replay-page';
 import { CHROMIUM_ARGS as NETWORKED_ARGS } from '../harness/browser';
 import { PlayerAssets } from '../../src/rendering/player/player-assets';
 import { buildPlayerPage } from '../../src/rendering/player/player-page';
@@ -28,6 +30,9 @@ import {
   startRecording,
   startServer,
 } from './rendering-fixtures';
+
+/** Pools built in these specs drive Chromium from this thread (no compiled render worker under ts-jest). */
+const playwright = (b: RenderBrowser): Browser => (b as LocalBrowser).browser;
 
 const CHROMIUM = '/usr/bin/chromium';
 const VIEWPORT = { width: 800, height: 600 };
@@ -360,7 +365,7 @@ describe('rendering with Chromium', () => {
           10_000,
           20,
         );
-        expect(await tight.run(async (l) => l.browser.contexts().length)).toBe(0);
+        expect(await tight.run(async (l) => playwright(l.browser).contexts().length)).toBe(0);
         expect(tight.timeouts).toBe(1);
         expect(tight.launches).toBe(1); // the task let go when aborted: no browser restart
       } finally {
@@ -375,13 +380,13 @@ describe('rendering with Chromium', () => {
       const result = await pool.run(async (lease) => {
         if (first) {
           first = false;
-          const cdp = await lease.browser.newBrowserCDPSession();
+          const cdp = await playwright(lease.browser).newBrowserCDPSession();
           await cdp.send('Browser.crash').catch(() => undefined);
-          const ctx = await lease.browser.newContext(); // fails: the browser is gone
+          const ctx = await playwright(lease.browser).newContext(); // fails: the browser is gone
           await ctx.close();
           return 'unreachable';
         }
-        const ctx = await lease.browser.newContext();
+        const ctx = await playwright(lease.browser).newContext();
         try {
           const page = await ctx.newPage();
           return await page.evaluate(() => 'rendered after restart');

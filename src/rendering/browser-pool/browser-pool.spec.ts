@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { Browser } from 'playwright-core';
 import { AppError } from '../../common/app-error';
 import { BrowserLease, BrowserPool } from './browser-pool';
+import type { RenderBrowser } from './render-browser';
 
 class FakeBrowser extends EventEmitter {
   connected = true;
@@ -35,7 +35,7 @@ function setup(
     launch: async () => {
       const b = new FakeBrowser();
       browsers.push(b);
-      return b as unknown as Browser;
+      return b as unknown as RenderBrowser;
     },
   });
   return { pool, browsers };

@@ -13,13 +13,17 @@
 // (closed after it), without its caller seeing the crash. A task that crashes that browser too is
 // the cause: answered 422, and its `key` (the recording's content) is remembered (CrashMemory) and
 // refused at once from then on, without a browser. Tasks queued meanwhile get the relaunched browser.
+// The browsers are driven from the render thread (render-thread.ts, RENDER_THREAD); the pool and its
+// bookkeeping stay in the service's thread.
 import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { Browser } from 'playwright-core';
 import { AppError, StoreUnavailable } from '../../common/app-error';
+import { LocalBrowser } from '../screenshot/replay-page';
 import { AdmissionQueue } from './admission-queue';
-import { launchBrowser, withTimeout } from './chromium-launch';
+import { launchBrowser, launchedWithin, withTimeout } from './chromium-launch';
 import { CrashMemory } from './crash-memory';
+import type { RenderBrowser } from './render-browser';
+import { RenderThread } from './render-thread';
 
 export interface BrowserPoolOptions {
   chromiumPath: string;
@@ -40,8 +44,13 @@ export interface BrowserPoolOptions {
   recycleAfter?: number;
   /** How many crashing recordings are remembered (for an hour each). Default 10 000. */
   crashMemory?: number;
+  /**
+   * RENDER_THREAD: Chromium driven from a thread of its own (render-thread.ts), where the compiled
+   * worker is there (not under ts-jest), else from this thread. Default true.
+   */
+  renderThread?: boolean;
   /** Replaces the Chromium launch (tests). */
-  launch?: () => Promise<Browser>;
+  launch?: () => Promise<RenderBrowser>;
 }
 
 export interface RunOptions {
@@ -52,7 +61,7 @@ export interface RunOptions {
 }
 
 export interface BrowserLease {
-  readonly browser: Browser;
+  readonly browser: RenderBrowser;
   /** Changes on every launch: pages from another generation belong to a browser that is gone. */
   readonly generation: number;
   /** Aborted when the attempt runs out of time: close whatever the task opened. */
@@ -73,7 +82,7 @@ interface Lane {
 }
 
 interface Instance {
-  browser: Browser;
+  browser: RenderBrowser;
   generation: number;
   renders: number;
   active: number;
@@ -99,13 +108,20 @@ export class BrowserPool {
   private closed = false;
   private readonly counts = { renders: 0, failures: 0, timeouts: 0, crashes: 0, launches: 0 };
   private readonly crashing: CrashMemory;
+  private readonly renderThread?: RenderThread;
 
   constructor(private readonly options: BrowserPoolOptions) {
+    if (!options.launch && (options.renderThread ?? true) && RenderThread.available()) this.renderThread = new RenderThread(options.nice ?? 0);
     this.recycleAfter = options.recycleAfter ?? 500;
     this.crashing = new CrashMemory(options.crashMemory ?? 10_000);
     this.admission = new AdmissionQueue({ concurrency: options.concurrency, queueLimit: options.queueLimit, waitMs: options.timeoutMs });
     const lanes = Math.max(1, Math.min(options.browsers ?? 1, options.concurrency));
     this.lanes = Array.from({ length: lanes }, () => ({ users: new Map<string, number>(), used: false }));
+  }
+
+  /** Where Chromium is driven from (RENDER_THREAD): its own thread, or the service's. */
+  get thread(): 'worker' | 'service' {
+    return this.renderThread ? 'worker' : 'service';
   }
 
   /** Browsers running now (tests, metrics). */
@@ -228,6 +244,7 @@ export class BrowserPool {
     for (const lane of this.lanes) clearTimeout(lane.idleTimer);
     await Promise.all(this.lanes.map((l) => l.launching?.catch(() => undefined) ?? Promise.resolve()));
     await Promise.all([...this.instances].map((i) => this.shutdown(i)));
+    await this.renderThread?.close();
   }
 
   private async attempt<T>(task: (lease: BrowserLease) => Promise<T>, instance: () => Promise<Instance>, orphaned: (p: Promise<unknown>) => void): Promise<T> {
@@ -302,10 +319,13 @@ export class BrowserPool {
   /** A browser for `lane`; without one, isolated (a retry after a crash). */
   private async launch(lane?: Lane): Promise<Instance> {
     const isolated = !lane;
-    let browser: Browser;
+    let browser: RenderBrowser;
     const timeout = this.options.launchTimeoutMs ?? Math.max(this.options.timeoutMs, 30_000);
+    const { chromiumPath, nice, launch } = this.options;
     try {
-      browser = await launchBrowser(this.options.chromiumPath, timeout, this.options.launch, this.options.nice);
+      if (launch) browser = await launchedWithin(launch(), timeout);
+      else if (this.renderThread) browser = await this.renderThread.launch(chromiumPath, timeout);
+      else browser = new LocalBrowser(await launchBrowser(chromiumPath, timeout, nice));
     } catch (err) {
       this.logger.error(`could not launch Chromium at ${this.options.chromiumPath}: ${String((err as Error)?.message ?? err)}`);
       throw unavailable('Renderer is not available');

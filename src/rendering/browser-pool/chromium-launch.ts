@@ -59,22 +59,25 @@ export function chromiumExecutable(chromiumPath: string, nice = 0): string {
   return file;
 }
 
-/** Launches Chromium (or `launch`, in tests) within `timeoutMs`; a launch that finishes later is closed. */
-export async function launchBrowser(chromiumPath: string, timeoutMs: number, launch?: () => Promise<Browser>, nice = 0): Promise<Browser> {
+/** Launches Chromium within `timeoutMs`; a launch that finishes later is closed. */
+export function launchBrowser(chromiumPath: string, timeoutMs: number, nice = 0): Promise<Browser> {
   // Playwright's own signal handlers stay off: on SIGINT it closes the browsers and exits the process
   // with 130 at once, cutting the service's graceful stop short (npm start then left nats-server and
   // clickhouse-server running). The service closes the browsers in its shutdown (RenderingModule);
   // playwright still kills them if the process exits without that.
-  const launching =
-    launch?.() ??
-    chromium.launch({
-      executablePath: chromiumExecutable(chromiumPath, nice),
-      args: CHROMIUM_ARGS,
-      timeout: timeoutMs,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
+  const launching = chromium.launch({
+    executablePath: chromiumExecutable(chromiumPath, nice),
+    args: CHROMIUM_ARGS,
+    timeout: timeoutMs,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
+  return launchedWithin(launching, timeoutMs);
+}
+
+/** `launching` (a browser starting), or a timeout error after `timeoutMs`; a browser arriving later is closed. */
+export async function launchedWithin<B extends { close(): Promise<unknown> }>(launching: Promise<B>, timeoutMs: number): Promise<B> {
   try {
     return await withTimeout(launching, timeoutMs);
   } catch (err) {

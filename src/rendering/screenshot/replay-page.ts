@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { OpenPageOptions, RenderBrowser, ReplayPageHandle } from '../browser-pool/render-browser';
 import { untilAborted } from '../browser-pool/until-aborted';
 import { inPageScript } from '../shared/in-page-scripts';
 import type { PageRange } from './page-window';
@@ -38,16 +39,70 @@ html,body{margin:0;padding:0;background:#fff;overflow:hidden}
 // In the page: window.__tapedeckReplay.setup(json) loads the recording into rrweb's Replayer, and
 // seek(offset, settleMs) shows a moment of it (in-page/screenshot-page.ts, bundled into dist/in-page/).
 
+/**
+ * A replay page as a render uses it: the page (here or in the render thread) and what the render
+ * knows of it, kept in this thread.
+ */
 export class ReplayPage {
   /** Set while a render uses the page; a busy page is never shared. */
   busy = false;
   /** What the page can show, set by whoever opened it with its events (nothing until then). */
   range: PageRange = { firstTs: 0, from: Infinity, to: -Infinity };
+
+  private constructor(
+    readonly generation: number,
+    private readonly page: ReplayPageHandle,
+  ) {}
+
+  static async open(browser: RenderBrowser, generation: number, eventsJson: string, viewport: Viewport, options: OpenPageOptions): Promise<ReplayPage> {
+    return new ReplayPage(generation, await browser.openReplayPage(eventsJson, viewport, options));
+  }
+
+  get closed(): boolean {
+    return this.page.closed;
+  }
+
+  shoot(offsetMs: number, box?: Viewport): Promise<Buffer> {
+    return this.page.shoot(offsetMs, box);
+  }
+
+  keyframeAt(offsetMs: number, ts: number): Promise<string | null> {
+    return this.page.keyframeAt(offsetMs, ts);
+  }
+
+  close(): Promise<void> {
+    return this.page.close();
+  }
+}
+
+/** A Playwright browser of this thread as the pool uses it. */
+export class LocalBrowser implements RenderBrowser {
+  constructor(readonly browser: Browser) {}
+
+  isConnected(): boolean {
+    return this.browser.isConnected();
+  }
+
+  on(event: 'disconnected', listener: () => void): this {
+    this.browser.on(event, listener);
+    return this;
+  }
+
+  close(): Promise<void> {
+    return this.browser.close();
+  }
+
+  openReplayPage(eventsJson: string, viewport: Viewport, options: OpenPageOptions): Promise<LocalReplayPage> {
+    return LocalReplayPage.open(this.browser, eventsJson, viewport, options);
+  }
+}
+
+/** The page itself, in the thread that drives Chromium. */
+export class LocalReplayPage implements ReplayPageHandle {
   private viewport: Viewport;
   private keyframeScript = false;
 
   private constructor(
-    readonly generation: number,
     private readonly context: BrowserContext,
     private readonly page: Page,
     private readonly cdp: CDPSession,
@@ -57,13 +112,7 @@ export class ReplayPage {
     this.viewport = viewport;
   }
 
-  static async open(
-    browser: Browser,
-    generation: number,
-    eventsJson: string,
-    viewport: Viewport,
-    options: { timeoutMs: number; settleMs?: number; signal?: AbortSignal },
-  ): Promise<ReplayPage> {
+  static async open(browser: Browser, eventsJson: string, viewport: Viewport, options: OpenPageOptions): Promise<LocalReplayPage> {
     const size = { width: clampSize(viewport.width), height: clampSize(viewport.height) };
     const { signal } = options;
     const creating = browser.newContext({ viewport: size, deviceScaleFactor: 1, serviceWorkers: 'block', acceptDownloads: false });
@@ -92,7 +141,7 @@ export class ReplayPage {
       // One evaluation installs the in-page functions and loads the recording.
       await page.evaluate(`${inPageScript('screenshot-page')}\n;window.__tapedeckReplay.setup(${JSON.stringify(eventsJson)})`);
       const cdp = await context.newCDPSession(page);
-      return new ReplayPage(generation, context, page, cdp, size, options.settleMs ?? 1000);
+      return new LocalReplayPage(context, page, cdp, size, options.settleMs ?? 1000);
     };
     try {
       return await untilAborted(build(), signal);
@@ -104,6 +153,11 @@ export class ReplayPage {
 
   get closed(): boolean {
     return this.page.isClosed();
+  }
+
+  /** Told once when the page goes (closed, or its renderer crashed). */
+  onClose(listener: () => void): void {
+    this.page.once('close', listener);
   }
 
   /**
