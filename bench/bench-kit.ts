@@ -226,8 +226,7 @@ export async function benchEventStore(env: TestEnv): Promise<{ store: JetStreamE
   return { store: new JetStreamEventStore(client, 10_000), close: () => client.close() };
 }
 
-/** Appends one batch of events the way IngestionService does (content-derived batch id). */
-/** Stores a batch as ingestion does: its summary and its activity (Td-Activity) as headers. */
+/** Stores a batch as ingestion does: a content-derived batch id, its summary and its activity (Td-Activity) as headers. */
 export function appendEvents(store: JetStreamEventStore, tenantId: string, recordingId: string, events: RrwebEvent[]) {
   const payload = Buffer.from(JSON.stringify(events), 'utf8');
   const batchId = createHash('sha256').update(`${tenantId}\n${recordingId}\n`).update(payload).digest('hex').slice(0, 40);
