@@ -155,7 +155,7 @@ export class LocalReplayPage implements ReplayPageHandle {
     return this.page.isClosed();
   }
 
-  /** Told once when the page goes (closed, or its renderer crashed). */
+  /** Told once when the page closes (by close(), or with its context or browser). */
   onClose(listener: () => void): void {
     this.page.once('close', listener);
   }
