@@ -46,7 +46,7 @@ export class RenderThread {
     const browser = new RemoteBrowser(this, ++this.ids);
     this.browsers.set(browser.id, browser);
     try {
-      await this.call({ op: 'launch', browser: browser.id, chromiumPath, timeoutMs, nice: this.nice }, true);
+      await this.call({ op: 'launch', browser: browser.id, chromiumPath, timeoutMs }, true);
     } catch (err) {
       this.browsers.delete(browser.id);
       throw err;
@@ -78,12 +78,11 @@ export class RenderThread {
     this.worker?.postMessage({ ...request, id: 0 });
   }
 
-  newPageId(): number {
-    return ++this.ids;
-  }
-
-  addPage(page: RemotePage): void {
+  /** A page of the thread, numbered and known to it before it is asked to open. */
+  newPage(): RemotePage {
+    const page = new RemotePage(this, ++this.ids);
     this.pages.set(page.id, page);
+    return page;
   }
 
   forgetPage(id: number): void {
@@ -159,8 +158,7 @@ class RemoteBrowser extends EventEmitter implements RenderBrowser {
   async openReplayPage(eventsJson: string, viewport: Viewport, options: OpenPageOptions): Promise<ReplayPageHandle> {
     if (!this.connected) throw new Error('Browser has been closed');
     const { signal } = options;
-    const page = new RemotePage(this.thread, this.thread.newPageId());
-    this.thread.addPage(page);
+    const page = this.thread.newPage();
     const open = this.thread.call({
       op: 'open',
       browser: this.id,

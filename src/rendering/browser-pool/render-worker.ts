@@ -15,12 +15,13 @@ const port = parentPort!;
 const browsers = new Map<number, LocalBrowser>();
 const pages = new Map<number, LocalReplayPage>();
 const opening = new Map<number, AbortController>();
+const nice = (workerData as { nice?: number } | undefined)?.nice ?? 0;
 
 /** This thread at RENDER_NICE, as Chromium is: renders take the CPU the service's thread leaves (Linux). */
-function lowerPriority(nice: number): void {
-  if (nice <= 0 || process.platform !== 'linux') return;
+function lowerPriority(value: number): void {
+  if (value <= 0 || process.platform !== 'linux') return;
   try {
-    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), nice);
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), value);
   } catch {
     // no /proc, or not allowed: the thread keeps the service's priority
   }
@@ -37,7 +38,7 @@ function need<T>(map: Map<number, T>, id: number, what: string): T {
 async function handle(m: ToRenderThread): Promise<{ value?: unknown; transfer?: ArrayBuffer[] }> {
   switch (m.op) {
     case 'launch': {
-      const browser: Browser = await launchBrowser(m.chromiumPath, m.timeoutMs, m.nice);
+      const browser: Browser = await launchBrowser(m.chromiumPath, m.timeoutMs, nice);
       const local = new LocalBrowser(browser);
       browsers.set(m.browser, local);
       browser.on('disconnected', () => {
@@ -89,7 +90,7 @@ async function handle(m: ToRenderThread): Promise<{ value?: unknown; transfer?: 
   }
 }
 
-lowerPriority((workerData as { nice?: number } | undefined)?.nice ?? 0);
+lowerPriority(nice);
 port.on('message', (m: ToRenderThread) => {
   handle(m).then(
     ({ value, transfer }) => m.id !== 0 && send({ id: m.id, ok: true, value }, transfer),
