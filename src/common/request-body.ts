@@ -3,16 +3,22 @@
 // strict UTF-8, and JSON parse errors reported with their position as 400s.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './app-error';
-import { contentCoding, decodeBounded } from './content-coding';
+import { ContentCoding, contentCoding, decodeBounded } from './content-coding';
 import { unsupportedTypeMessage } from './error.filter';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export function bodyBuffer(req: FastifyRequest, maxBytes: number): Buffer {
+/** The body as received, still in its content coding (named, or 415). */
+export function rawBody(req: FastifyRequest): { body: Buffer; coding: ContentCoding } {
   const raw = req.body;
   if (raw === undefined || raw === null) throw new AppError('bad_request', 'Request body is empty');
-  const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(typeof raw === 'string' ? raw : JSON.stringify(raw));
-  return decodeBounded(buf, contentCoding(req.headers['content-encoding'] as string | undefined, 'unsupported_media_type'), maxBytes);
+  const body = Buffer.isBuffer(raw) ? raw : Buffer.from(typeof raw === 'string' ? raw : JSON.stringify(raw));
+  return { body, coding: contentCoding(req.headers['content-encoding'] as string | undefined, 'unsupported_media_type') };
+}
+
+export function bodyBuffer(req: FastifyRequest, maxBytes: number): Buffer {
+  const { body, coding } = rawBody(req);
+  return decodeBounded(body, coding, maxBytes);
 }
 
 export function utf8(buf: Uint8Array): string {

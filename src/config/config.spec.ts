@@ -38,6 +38,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it('prepares batches of 64 KiB and more in one thread by default; none, or a count up to 16', () => {
+    expect(loadConfig({})).toMatchObject({ INGEST_THREADS: 1, INGEST_THREAD_MIN_BYTES: 65536 });
+    expect(loadConfig({ INGEST_THREADS: '0', INGEST_THREAD_MIN_BYTES: '0' })).toMatchObject({ INGEST_THREADS: 0, INGEST_THREAD_MIN_BYTES: 0 });
+    expect(refusal({ INGEST_THREADS: '17' })).toMatch(/^Invalid configuration:\n {2}INGEST_THREADS: /);
+    expect(refusal({ INGEST_THREADS: '-1' })).toMatch(/^Invalid configuration:\n {2}INGEST_THREADS: /);
+  });
+
   it('drives Chromium from a thread of its own unless told the service thread, and refuses other places', () => {
     expect(loadConfig({}).RENDER_THREAD).toBe('worker');
     expect(loadConfig({ RENDER_THREAD: 'service' }).RENDER_THREAD).toBe('service');

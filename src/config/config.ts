@@ -91,6 +91,10 @@ export const configSchema = z.object({
   INGEST_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   /** Largest single event, bytes. */
   INGEST_MAX_EVENT_BYTES: int(1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  /** Worker threads that decode, parse and validate large HTTP batches (0: all in the service's own thread). */
+  INGEST_THREADS: int(0, 16).default(1),
+  /** Batches of at least this many bytes (a compressed one counted 8 to 1) are prepared in those threads. */
+  INGEST_THREAD_MIN_BYTES: int(0, 1024 * 1024 * 1024).default(64 * 1024),
   /** How long an ingestion request waits for JetStream before answering 503. */
   INGEST_PUBLISH_TIMEOUT_MS: int(100, 120000).default(5000),
   /**

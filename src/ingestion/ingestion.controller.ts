@@ -5,9 +5,9 @@ import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { ApiBadRequest, ApiJsonBodyLimits, ApiTextError } from '../common/openapi/api-responses';
 import { ApiQueryParams, openApiSchema } from '../common/openapi/openapi-schema';
-import { bodyBuffer, jsonBody, utf8 } from '../common/request-body';
+import { jsonBody, rawBody } from '../common/request-body';
 import { RecordingIdParams } from '../domain/recording.dto';
-import { formatOf, parseEventBatch } from './event-batch.parser';
+import { formatOf } from './event-batch.parser';
 import { EventBatch, IdempotencyKeySchema, IngestionQuerySchema, IngestResult, MetadataBody, MetadataResult } from './ingestion.dto';
 import { IngestionService } from './ingestion.service';
 import { clientInfo, firstHeader } from './client-info';
@@ -66,10 +66,16 @@ const IngestEndpoint = (summary: string, more: string) =>
 
 function ingestBatch(ingestion: IngestionService, recordingId: string, req: FastifyRequest, auth: AuthContext): Promise<IngestResult> {
   ingestion.precheck(auth.tenantId);
-  const format = formatOf(header(req, 'content-type'));
-  const text = utf8(bodyBuffer(req, ingestion.maxBodyBytes));
-  const batch = parseEventBatch(text, format, ingestion.maxEventBytes);
-  return ingestion.ingest(auth.tenantId, recordingId, batch.events, batch.payload, clientInfo(req.headers, req.ip), header(req, 'idempotency-key'));
+  return ingestion.ingestBody({
+    tenantId: auth.tenantId,
+    recordingId,
+    format: formatOf(header(req, 'content-type')),
+    ...rawBody(req),
+    maxBodyBytes: ingestion.maxBodyBytes,
+    maxEventBytes: ingestion.maxEventBytes,
+    client: clientInfo(req.headers, req.ip),
+    idempotencyKey: header(req, 'idempotency-key'),
+  });
 }
 
 @ApiTags('ingestion')

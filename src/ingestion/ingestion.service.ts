@@ -1,30 +1,45 @@
 // The write side: validated events become one JetStream batch. Success is returned only after
 // JetStream stored the batch. The batch id (and so Nats-Msg-Id) comes from the client's
-// Idempotency-Key when given, else from the content, so blind retries are de-duplicated too.
-import { Inject, Injectable } from '@nestjs/common';
-import { createHash, randomUUID } from 'node:crypto';
+// Idempotency-Key when given, else from the content, so blind retries are de-duplicated too
+// (batch-preparation.ts). HTTP bodies are prepared in a batch thread (batch-threads.ts).
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../common/app-error';
+import { utf8 } from '../common/request-body';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { activityHeader } from '../domain/activity/activity-header';
-import { ClientInfo, MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue, summarizeBatch } from '../domain/batch-summary';
+import { MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue } from '../domain/batch-summary';
 import { EVENT_STORE, EventStore } from '../domain/event-store';
-import type { RrwebEvent } from '../domain/rrweb-event';
 import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { IngestMetrics } from './ingest-metrics';
 import type { IngestResult, MetadataResult } from './ingestion.dto';
+import { BatchBody, batchIdOf, EventsBatch, PreparedBatch, prepareEvents } from './batch-preparation';
+import { BatchThreads } from './batch-threads';
 
-export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
+export { IDEMPOTENCY_KEY } from './batch-preparation';
 
 @Injectable()
-export class IngestionService {
+export class IngestionService implements OnModuleDestroy {
+  private readonly threads: BatchThreads;
+
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     private readonly metrics: IngestMetrics,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     private readonly registry: TenantRegistry,
     private readonly limits: TenantLimiter,
-  ) {}
+  ) {
+    this.threads = new BatchThreads(cfg.INGEST_THREADS, cfg.INGEST_THREAD_MIN_BYTES);
+  }
+
+  async onModuleDestroy() {
+    await this.threads.close();
+  }
+
+  /** Where HTTP batches are prepared: 'worker' threads, or the 'service' thread. */
+  get preparedIn(): 'worker' | 'service' {
+    return this.threads.where;
+  }
 
   /** Refuses a batch before it is parsed when the tenant is known to be over a limit (429/507). */
   precheck(tenantId: string): void {
@@ -32,38 +47,33 @@ export class IngestionService {
   }
 
   batchId(tenantId: string, recordingId: string, idempotencyKey: string | undefined, payload: string): string {
-    const h = createHash('sha256').update(`${tenantId}\n${recordingId}\n`);
-    if (idempotencyKey !== undefined) {
-      if (!IDEMPOTENCY_KEY.test(idempotencyKey)) throw new AppError('bad_request', 'Idempotency-Key must be 1-128 characters of A-Z a-z 0-9 _ . : -');
-      h.update(`key\n${idempotencyKey}`);
-    } else {
-      h.update('content\n').update(payload);
-    }
-    return h.digest('hex').slice(0, 40);
+    return batchIdOf(tenantId, recordingId, idempotencyKey, payload);
   }
 
-  /** `client` becomes metadata only where the batch's recording-meta allows it (includePii). */
-  async ingest(
-    tenantId: string,
-    recordingId: string,
-    events: RrwebEvent[],
-    payload: string,
-    client: ClientInfo,
-    idempotencyKey?: string,
-  ): Promise<IngestResult> {
+  /** An HTTP body as received (decoded, parsed and validated in a batch thread), stored. */
+  async ingestBody(body: BatchBody): Promise<IngestResult> {
     const started = process.hrtime.bigint();
-    const batchId = this.batchId(tenantId, recordingId, idempotencyKey, payload);
-    const bytes = Buffer.from(payload, 'utf8');
-    const summary = summarizeBatch(events, bytes.length, client);
+    const batch = await this.threads.prepare(body);
+    return this.commit(body.tenantId, body.recordingId, batch, started, body.idempotencyKey);
+  }
+
+  /** Events already parsed and validated (WebSocket frames), stored. */
+  async ingest(batch: EventsBatch): Promise<IngestResult> {
+    const started = process.hrtime.bigint();
+    return this.commit(batch.tenantId, batch.recordingId, prepareEvents(batch), started, batch.idempotencyKey);
+  }
+
+  private async commit(tenantId: string, recordingId: string, batch: PreparedBatch, started: bigint, idempotencyKey?: string): Promise<IngestResult> {
+    const bytes = batch.payload.length;
     // Authorised before the tenant was suspended or set for deletion (a slow body, an open WebSocket): refused now.
     this.registry.assertServing(tenantId);
     // Before the write: a batch over a limit is refused whole, never stored unacknowledged.
-    await this.limits.admitIngest(tenantId, events.length, bytes.length);
-    const r = await this.store.appendBatch(tenantId, recordingId, batchId, bytes, summary, activityHeader(events));
-    if (!r.duplicate) this.limits.stored(tenantId, bytes.length);
-    if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'ev', r.seqs, events);
-    this.metrics.observe(events.length, bytes.length, Number(process.hrtime.bigint() - started) / 1e9, r.duplicate);
-    return { recordingId, batchId, events: events.length, duplicate: r.duplicate };
+    await this.limits.admitIngest(tenantId, batch.events, bytes);
+    const r = await this.eventStore.appendBatch(tenantId, recordingId, batch.batchId, batch.payload, batch.summary, batch.activity);
+    if (!r.duplicate) this.limits.stored(tenantId, bytes);
+    if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'ev', r.seqs, JSON.parse(utf8(batch.payload)));
+    this.metrics.observe(batch.events, bytes, Number(process.hrtime.bigint() - started) / 1e9, r.duplicate);
+    return { recordingId, batchId: batch.batchId, events: batch.events, duplicate: r.duplicate };
   }
 
   /**
@@ -74,7 +84,7 @@ export class IngestionService {
    * still the same. Costs a message get, only on this rare path.
    */
   private async assertSameAsStored(tenantId: string, recordingId: string, kind: 'ev' | 'meta', seqs: number[], sent: unknown): Promise<void> {
-    const stored = await this.store.storedPayload(tenantId, recordingId, kind, seqs);
+    const stored = await this.eventStore.storedPayload(tenantId, recordingId, kind, seqs);
     if (stored === undefined) return; // gone meanwhile (deleted, expired): nothing to compare with
     let same: boolean;
     try {
@@ -114,7 +124,7 @@ export class IngestionService {
     // Without a key every write is new: the same values written again later must win again.
     const writeId = 'm' + this.batchId(tenantId, recordingId, idempotencyKey ?? randomUUID(), '');
     this.registry.assertServing(tenantId);
-    const r = await this.store.appendMetadata(tenantId, recordingId, writeId, metadata);
+    const r = await this.eventStore.appendMetadata(tenantId, recordingId, writeId, metadata);
     if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'meta', r.seqs, metadata);
     return { recordingId, keys: Object.keys(metadata).length, duplicate: r.duplicate };
   }

@@ -194,7 +194,14 @@ export class IngestConnection {
     this.track(
       stored.length,
       async () => {
-        const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, stored, this.opts.client, batch);
+        const r = await this.ingestion.ingest({
+          tenantId: this.tenantId,
+          recordingId: this.recordingId,
+          events,
+          payload: stored,
+          client: this.opts.client,
+          idempotencyKey: batch,
+        });
         this.send({ type: 'ack', batch, events: r.events, duplicate: r.duplicate });
       },
       (e) => this.sendError(e, batch),
@@ -227,7 +234,7 @@ export class IngestConnection {
         const deadline = Date.now() + COMPAT_RETRY_MS;
         for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
           try {
-            const r = await this.ingestion.ingest(this.tenantId, this.recordingId, events, payload, this.opts.client);
+            const r = await this.ingestion.ingest({ tenantId: this.tenantId, recordingId: this.recordingId, events, payload, client: this.opts.client });
             if (this.opts.debug) this.sendText(events.map((e) => JSON.stringify(e)).join('\n'));
             this.send({ type: 'upstream-result', ok: true, status: 204, statusText: 'No Content', headers: {}, final: false, events: r.events });
             return;

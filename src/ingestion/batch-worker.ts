@@ -1,0 +1,26 @@
+// A batch thread (a worker of the service process, started by batch-threads.ts): it prepares HTTP
+// batches (batch-preparation.ts) on its own event loop and heap, and answers each by id, moving the
+// payload's bytes back. An AppError crosses as its code, message and retry hint; anything else as
+// a failure of the thread's own.
+import { parentPort } from 'node:worker_threads';
+import { AppError } from '../common/app-error';
+import { BatchBody, prepareBody } from './batch-preparation';
+import type { FromBatchThread, ToBatchThread } from './batch-threads';
+
+const port = parentPort!;
+
+port.on('message', (m: ToBatchThread) => {
+  let answer: FromBatchThread;
+  try {
+    const batch = prepareBody(m.batch as BatchBody);
+    answer = { id: m.id, batch };
+    port.postMessage(answer, [batch.payload.buffer as ArrayBuffer]);
+    return;
+  } catch (e) {
+    answer =
+      e instanceof AppError
+        ? { id: m.id, error: { code: e.code, message: e.message, retryAfterSeconds: e.retryAfterSeconds } }
+        : { id: m.id, error: { message: String((e as Error)?.message ?? e) } };
+  }
+  port.postMessage(answer);
+});
