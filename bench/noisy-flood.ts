@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { httpClient, makeBatch, now, sleep } from './bench-kit';
 
-export type FloodKind = 'ingest' | 'reads' | 'screenshots';
+export type FloodKind = 'ingest' | 'bulk' | 'reads' | 'screenshots';
 
 export interface FloodOrder {
   baseUrl: string;
@@ -24,12 +24,36 @@ export interface FloodOrder {
 export interface FloodResult {
   seconds: number;
   ingestedEvents: number;
+  ingestedBytes: number;
   readBytes: number;
   screenshots: number;
   refusals: Record<string, number>;
 }
 
 const REFUSED_PAUSE_MS = 50;
+/** A bulk batch: a page's FullSnapshot and its mutations, about one second of the default byte rate. */
+export const BULK_BATCH_BYTES = 2 * 1024 * 1024;
+
+/** A batch of about `bytes`: Meta, a FullSnapshot of a long list, and mutations of it (what a large page's first batch holds). */
+export function bulkBatch(seed: number, bytes = BULK_BATCH_BYTES): string {
+  const start = 1_700_000_000_000 + seed * 1000;
+  const row = (i: number) => ({
+    type: 2,
+    tagName: 'li',
+    id: 10 + 2 * i,
+    attributes: { class: `row row-${i}`, 'data-sku': `sku-${seed}-${i}` },
+    childNodes: [{ type: 3, id: 11 + 2 * i, textContent: `Row ${i}: a product name, a short description and a price of ${i % 97}.99` }],
+  });
+  const rows = Array.from({ length: Math.round(bytes / 218) }, (_, i) => row(i));
+  const body = { type: 2, tagName: 'body', id: 4, attributes: {}, childNodes: [{ type: 2, tagName: 'ul', id: 5, attributes: {}, childNodes: rows }] };
+  const html = { type: 2, tagName: 'html', id: 2, attributes: {}, childNodes: [{ type: 2, tagName: 'head', id: 3, attributes: {}, childNodes: [] }, body] };
+  const events: unknown[] = [
+    { type: 4, timestamp: start, data: { href: 'https://shop.example/catalogue', width: 1280, height: 720 } },
+    { type: 2, timestamp: start + 1, data: { node: { type: 0, id: 1, childNodes: [html] }, initialOffset: { top: 0, left: 0 } } },
+  ];
+  for (let i = 0; i < 48; i++) events.push({ type: 3, timestamp: start + 2 + i * 20, data: { source: 1, positions: [{ x: i, y: i, id: 5, timeOffset: 0 }] } });
+  return JSON.stringify(events);
+}
 
 /** Runs `task` back to back until `until`, pausing after a refusal. */
 async function flat(until: number, task: () => Promise<boolean>) {
@@ -37,11 +61,12 @@ async function flat(until: number, task: () => Promise<boolean>) {
 }
 
 let seed = 2_000_000;
+let bulkBody: string | undefined;
 let shot = 0;
 
 export async function flood(o: FloodOrder): Promise<FloodResult> {
   const http = httpClient(o.baseUrl, 64);
-  const r: FloodResult = { seconds: 0, ingestedEvents: 0, readBytes: 0, screenshots: 0, refusals: {} };
+  const r: FloodResult = { seconds: 0, ingestedEvents: 0, ingestedBytes: 0, readBytes: 0, screenshots: 0, refusals: {} };
   const refused = (what: string, status: number) => ((r.refusals[`${what} ${status}`] = (r.refusals[`${what} ${status}`] ?? 0) + 1), false);
   const clients = (kind: FloodKind) => Array.from({ length: o.kinds.includes(kind) ? o.clients[kind] : 0 });
   const started = now();
@@ -51,6 +76,14 @@ export async function flood(o: FloodOrder): Promise<FloodResult> {
       flat(until, async () => {
         const res = await http.call('POST', `/recordings/${randomUUID()}/events`, o.publicKey, JSON.stringify(makeBatch(seed++)));
         return res.status === 200 ? ((r.ingestedEvents += 50), true) : refused('ingest', res.status);
+      }),
+    ),
+    ...clients('bulk').map(() =>
+      flat(until, async () => {
+        // One body for all (built once, 60 ms of this process's CPU): each goes to a new recording, so none is a duplicate.
+        bulkBody ??= bulkBatch(seed++);
+        const res = await http.call('POST', `/recordings/${randomUUID()}/events`, o.publicKey, bulkBody);
+        return res.status === 200 ? ((r.ingestedEvents += 50), (r.ingestedBytes += BULK_BATCH_BYTES), true) : refused('bulk', res.status);
       }),
     ),
     ...clients('reads').map(() =>

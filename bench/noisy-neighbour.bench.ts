@@ -39,13 +39,14 @@ const B_BROWSERS = sized(20, 2);
 const B_READ_EVERY_MS = 150;
 const B_SHOT_EVERY_MS = 300;
 /** A's clients running flat out. */
-const A_CLIENTS: Record<FloodKind, number> = { ingest: sized(8, 2), reads: sized(4, 1), screenshots: sized(4, 1) };
+const A_CLIENTS: Record<FloodKind, number> = { ingest: sized(8, 2), bulk: sized(2, 1), reads: sized(4, 1), screenshots: sized(4, 1) };
 /** A's recording for reads: about 4 MB of events JSON. */
 const A_READ_BATCHES = sized(250, 10);
 const TARGET_RATIO = 1.5;
 const SHOT = 'width=1280&height=720';
 const FLOODS: [string, FloodKind[]][] = [
   ['ingestion', ['ingest']],
+  ['bulk ingestion', ['bulk']],
   ['event reads', ['reads']],
   ['screenshots', ['screenshots']],
   ['all', ['ingest', 'reads', 'screenshots']],
@@ -195,7 +196,7 @@ export const noisyNeighbourBench: BenchSection = {
       for (const [name, kinds] of RUN_FLOODS) {
         const [alone, flooded] = [samples(), samples()];
         const cpu = { alone: {} as Record<string, number>, underFlood: {} as Record<string, number> };
-        const got: FloodResult = { seconds: 0, ingestedEvents: 0, readBytes: 0, screenshots: 0, refusals: {} };
+        const got: FloodResult = { seconds: 0, ingestedEvents: 0, ingestedBytes: 0, readBytes: 0, screenshots: 0, refusals: {} };
         const add = (into: Record<string, number>, from: Record<string, number>) => Object.entries(from).forEach(([k, v]) => (into[k] = (into[k] ?? 0) + v));
         for (let turn = 0; turn < TURNS; turn++) {
           let meter = cpuMeter(pids);
@@ -212,6 +213,7 @@ export const noisyNeighbourBench: BenchSection = {
           add(cpu.underFlood, { ...meter.used(), flood: cpuMs(flooder.pid) - floodCpu });
           got.seconds += r.seconds;
           got.ingestedEvents += r.ingestedEvents;
+          got.ingestedBytes += r.ingestedBytes;
           got.readBytes += r.readBytes;
           got.screenshots += r.screenshots;
           add(got.refusals, r.refusals);
@@ -226,6 +228,7 @@ export const noisyNeighbourBench: BenchSection = {
         );
         const aGot = {
           eventsPerSecond: Math.round(got.ingestedEvents / got.seconds),
+          ingestedBytesPerSecond: Math.round(got.ingestedBytes / got.seconds),
           readBytesPerSecond: Math.round(got.readBytes / got.seconds),
           screenshotsPerSecond: Math.round((got.screenshots / got.seconds) * 10) / 10,
           refusals: got.refusals,
