@@ -5,7 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
-import { ErrorFilter } from './common/error.filter';
+import { describeError, ErrorFilter } from './common/error.filter';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
 import { ZodValidationPipe } from './common/zod-validation.pipe';
 import { BASE_SECURITY_HEADERS, clientErrorHandler, CORS_EXPOSED_HEADERS, framedErrorCsp, frameworkErrors } from './common/security-headers';
@@ -15,6 +15,7 @@ import { malformedQueryEncoding } from './common/query-encoding';
 import type { AppConfig } from './config/config';
 import { API_VERSION } from './version';
 import { MetricsService } from './metrics/metrics.service';
+import { INGEST_ROUTE, IngestionService } from './ingestion/ingestion.service';
 
 const RAW_BODY_TYPES = ['application/json', 'application/x-ndjson', 'application/ndjson', 'text/plain'];
 /** How long a connection answered before its body was read stays open to take the rest (common/lingering-close.ts). */
@@ -91,6 +92,17 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new ZodValidationPipe());
   const metrics = app.get(MetricsService);
+  // A tenant known to be over an ingestion limit is answered before its body is read: what it sends
+  // on is dropped as it arrives (Node reads and discards it), never buffered nor parsed.
+  const ingestion = app.get(IngestionService);
+  fastify.addHook('preParsing', (req, reply, payload, done) => {
+    const refusal = (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[INGEST_ROUTE]
+      ? ingestion.refusalBeforeBody(req.headers.authorization, req.query)
+      : undefined;
+    if (!refusal) return done(null, payload);
+    const d = describeError(refusal);
+    void reply.code(d.status).headers(d.headers).type(d.contentType).send(d.body);
+  });
   fastify.addHook('onResponse', async (req, reply) => {
     metrics.httpDuration.observe(
       { method: req.method, route: req.routeOptions?.url ?? 'unmatched', status: String(reply.statusCode) },

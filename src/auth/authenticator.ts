@@ -24,6 +24,9 @@ export interface Presented {
   origin?: string;
 }
 
+/** An Authorization header carrying a key. */
+export const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+
 /** `?token=` once: given twice, the key that answers would depend on which one a proxy or log reads. */
 const QueryToken = z.object({ token: z.string().optional() });
 
@@ -77,7 +80,7 @@ export class Authenticator {
 
   private bearer(header?: string): string | undefined {
     if (header === undefined) return undefined;
-    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    const m = BEARER.exec(header);
     if (!m) throw new AppError('unauthorized', 'Malformed Authorization header: expected "Bearer <key>"');
     return m[1];
   }

@@ -1,5 +1,6 @@
 import { applyDecorators, Controller, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { Auth, CurrentAuth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
@@ -9,7 +10,7 @@ import { jsonBody, rawBody } from '../common/request-body';
 import { RecordingIdParams } from '../domain/recording.dto';
 import { formatOf } from './event-batch.parser';
 import { EventBatch, IdempotencyKeySchema, IngestionQuerySchema, IngestResult, MetadataBody, MetadataResult } from './ingestion.dto';
-import { IngestionService } from './ingestion.service';
+import { INGEST_ROUTE, IngestionService } from './ingestion.service';
 import { clientInfo, firstHeader } from './client-info';
 import { recordingIdFrom } from './recording-id';
 
@@ -24,6 +25,8 @@ const header = (req: FastifyRequest, name: string) => firstHeader(req.headers[na
 const IngestEndpoint = (summary: string, more: string) =>
   applyDecorators(
     HttpCode(200),
+    // Refused before the body is read when the tenant is known to be over a limit (app.factory.ts).
+    RouteConfig({ [INGEST_ROUTE]: true }),
     Auth({ keys: ['public', 'secret'], queryToken: true }),
     ApiOperation({
       summary,

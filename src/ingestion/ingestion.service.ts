@@ -6,6 +6,7 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../common/app-error';
 import { utf8 } from '../common/request-body';
+import { BEARER } from '../auth/authenticator';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue } from '../domain/batch-summary';
@@ -17,6 +18,9 @@ import { BatchBody, batchIdOf, EventsBatch, PreparedBatch, prepareEvents } from 
 import { BatchThreads } from './batch-threads';
 
 export { IDEMPOTENCY_KEY } from './batch-preparation';
+
+/** The Fastify route config flag of the ingestion endpoints (refusalBeforeBody applies to them). */
+export const INGEST_ROUTE = 'tapedeckIngest';
 
 @Injectable()
 export class IngestionService implements OnModuleDestroy {
@@ -48,6 +52,32 @@ export class IngestionService implements OnModuleDestroy {
 
   batchId(tenantId: string, recordingId: string, idempotencyKey: string | undefined, payload: string): string {
     return batchIdOf(tenantId, recordingId, idempotencyKey, payload);
+  }
+
+  /**
+   * The refusal of an ingestion request that names an API key of a tenant this instance already
+   * knows to be over an ingestion limit, or undefined (the request then goes its normal way: auth,
+   * parse, admission). Asked before the body is read (app.factory.ts), so that a tenant sending on
+   * while over its byte rate costs the service neither the buffering nor the pipeline of its
+   * bodies. Nothing is decided here that the normal way would not decide the same.
+   */
+  refusalBeforeBody(authorization: string | undefined, query: unknown): AppError | undefined {
+    const token = (query as { token?: unknown } | undefined)?.token;
+    const bearer = authorization === undefined ? token : BEARER.exec(authorization)?.[1];
+    if (typeof bearer !== 'string') return undefined;
+    const key = this.registry.authenticate(bearer);
+    if (!key) return undefined;
+    try {
+      this.registry.assertServing(key.tenantId);
+    } catch {
+      return undefined; // the guard answers its 403
+    }
+    try {
+      this.limits.precheckIngest(key.tenantId);
+    } catch (e) {
+      return e instanceof AppError ? e : undefined;
+    }
+    return undefined;
   }
 
   /** An HTTP body as received (decoded, parsed and validated in a batch thread), stored. */

@@ -2,6 +2,7 @@
 // ingestion events and bytes per second (HTTP 429 with Retry-After and a message naming the limit;
 // WebSocket error frames), concurrent WebSockets, read bandwidth, renders at once. Every acknowledged event reads back.
 import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:http';
 import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import type { PrivateStack } from '../harness/private-stack';
@@ -74,6 +75,59 @@ describe('per-tenant ingestion rates, across two instances', () => {
     expect(r.refusals.length).toBeGreaterThan(0);
     expectRefusal(r.refusals[0], 429, 'ingestBytesPerSecond');
     expect(await readCount(s1, t.secretKey, rec)).toBe(r.ackedEvents);
+  });
+
+  it('answers a tenant this instance knows to be over its rate before reading the body', async () => {
+    const t = await limitedTenant(stack, { ingestEventsPerSecond: 1 });
+    const rec = randomUUID();
+    expect((await post(s1, t.publicKey, rec, paddedEvents(5, 100))).status).toBe(200);
+    expectRefusal(await post(s1, t.publicKey, rec, paddedEvents(5, 100)), 429, 'ingestEventsPerSecond');
+    // Announces 4 MB, sends 1 KB and waits: the answer comes without the rest (read first, it never would).
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const url = new URL(s1);
+    const early = await new Promise<{ status: number; retryAfter?: string; text: string; bodyComplete: boolean }>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: `/recordings/${rec}/events`,
+          method: 'POST',
+          agent,
+          headers: { authorization: `Bearer ${t.publicKey}`, 'content-type': 'application/json', 'content-length': 4_000_000 },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => {
+            const sentAll = req.writableFinished;
+            // The rest of the body, so the connection can carry the next request.
+            req.end(Buffer.alloc(4_000_000 - 1024, 0x20));
+            resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, text, bodyComplete: sentAll });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.write('[' + ' '.repeat(1023));
+    });
+    expect(early).toMatchObject({ status: 429, bodyComplete: false });
+    expect(early.text).toMatch(/limit ingestEventsPerSecond/);
+    expect(Number(early.retryAfter)).toBeGreaterThan(0);
+    // The client finishes its upload (the service reads and drops it) and goes on: nothing was stored.
+    const next = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        { host: url.hostname, port: url.port, path: `/recordings/${rec}/events`, agent, headers: { authorization: `Bearer ${t.secretKey}` } },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(next.status).toBe(200);
+    expect(JSON.parse(next.text)).toHaveLength(5);
+    agent.destroy();
   });
 
   it("applies a change of the tenant's limits at once, without a restart", async () => {
