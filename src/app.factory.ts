@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { AppModule } from './app.module';
+import { AppModule, servesApi } from './app.module';
 import { describeError, ErrorFilter } from './common/error.filter';
 import { buildOpenApiDocument } from './common/openapi/openapi-document';
 import { ZodValidationPipe } from './common/zod-validation.pipe';
@@ -93,16 +93,19 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
   app.useGlobalPipes(new ZodValidationPipe());
   const metrics = app.get(MetricsService);
   // A tenant known to be over an ingestion limit is answered before its body is read: what it sends
-  // on is dropped as it arrives (Node reads and discards it), never buffered nor parsed.
-  const ingestion = app.get(IngestionService);
-  fastify.addHook('preParsing', (req, reply, payload, done) => {
-    const refusal = (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[INGEST_ROUTE]
-      ? ingestion.refusalBeforeBody(req.headers.authorization, req.query)
-      : undefined;
-    if (!refusal) return done(null, payload);
-    const d = describeError(refusal);
-    void reply.code(d.status).headers(d.headers).type(d.contentType).send(d.body);
-  });
+  // on is dropped as it arrives (Node reads and discards it), never buffered nor parsed. Roles
+  // without ingestion (projector, keyframe-maker) have no ingestion routes to guard.
+  if (servesApi(cfg)) {
+    const ingestion = app.get(IngestionService);
+    fastify.addHook('preParsing', (req, reply, payload, done) => {
+      const refusal = (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[INGEST_ROUTE]
+        ? ingestion.refusalBeforeBody(req.headers.authorization, req.query)
+        : undefined;
+      if (!refusal) return done(null, payload);
+      const d = describeError(refusal);
+      void reply.code(d.status).headers(d.headers).type(d.contentType).send(d.body);
+    });
+  }
   fastify.addHook('onResponse', async (req, reply) => {
     metrics.httpDuration.observe(
       { method: req.method, route: req.routeOptions?.url ?? 'unmatched', status: String(reply.statusCode) },

@@ -37,10 +37,13 @@ export const API_MODULES: Type[] = [
 ];
 export const PROJECTOR_MODULES: Type[] = [ProjectionsModule, RetentionModule, KeyframesModule, ArchivesModule];
 
+/** Whether a process of this role runs the API modules (and so ingestion). */
+export const servesApi = (cfg: Pick<AppConfig, 'TAPEDECK_ROLE'>): boolean => cfg.TAPEDECK_ROLE !== 'projector';
+
 @Module({})
 export class AppModule {
   static forRoot(cfg: AppConfig): DynamicModule {
-    const roleModules = [...(cfg.TAPEDECK_ROLE !== 'projector' ? API_MODULES : []), ...(cfg.TAPEDECK_ROLE !== 'api' ? PROJECTOR_MODULES : [])];
+    const roleModules = [...(servesApi(cfg) ? API_MODULES : []), ...(cfg.TAPEDECK_ROLE !== 'api' ? PROJECTOR_MODULES : [])];
     return {
       module: AppModule,
       imports: [InfrastructureModule.forRoot(cfg), HealthModule, MetricsModule, AuthModule, ...new Set(roleModules)],
