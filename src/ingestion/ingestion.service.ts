@@ -40,11 +40,6 @@ export class IngestionService implements OnModuleDestroy {
     await this.threads.close();
   }
 
-  /** Where HTTP batches are prepared: 'worker' threads, or the 'service' thread. */
-  get preparedIn(): 'worker' | 'service' {
-    return this.threads.where;
-  }
-
   /** Refuses a batch before it is parsed when the tenant is known to be over a limit (429/507). */
   precheck(tenantId: string): void {
     this.limits.precheckIngest(tenantId);
