@@ -45,10 +45,6 @@ export class IngestionService implements OnModuleDestroy {
     this.limits.precheckIngest(tenantId);
   }
 
-  batchId(tenantId: string, recordingId: string, idempotencyKey: string | undefined, payload: string): string {
-    return batchIdOf(tenantId, recordingId, idempotencyKey, payload);
-  }
-
   /**
    * The refusal of an ingestion request that names an API key of a tenant this instance already
    * knows to be over an ingestion limit, or undefined (the request then goes its normal way: auth,
@@ -147,7 +143,7 @@ export class IngestionService implements OnModuleDestroy {
 
   async attachMetadata(tenantId: string, recordingId: string, metadata: Record<string, string>, idempotencyKey?: string): Promise<MetadataResult> {
     // Without a key every write is new: the same values written again later must win again.
-    const writeId = 'm' + this.batchId(tenantId, recordingId, idempotencyKey ?? randomUUID(), '');
+    const writeId = 'm' + batchIdOf(tenantId, recordingId, idempotencyKey ?? randomUUID(), '');
     this.registry.assertServing(tenantId);
     const r = await this.eventStore.appendMetadata(tenantId, recordingId, writeId, metadata);
     if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'meta', r.seqs, metadata);
