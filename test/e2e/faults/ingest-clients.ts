@@ -27,12 +27,18 @@ export interface Ack {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** An HTTP request unanswered this long is abandoned (and counted as 'hung'); the service answers 503 well before. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 /** What a client saw: acknowledged batches with their markers, refusals by status. */
 export abstract class Ingester {
   readonly acked = new Map<string, Ack>();
   /** Markers of every event of every acknowledged batch. */
   readonly ackedMarkers: string[] = [];
-  /** Status (or 'network' / 'close') → how often a batch was refused or interrupted. */
+  /**
+   * Status (or 'network' / 'close', or 'hung': an HTTP request unanswered for REQUEST_TIMEOUT_MS) →
+   * how often a batch was refused or interrupted.
+   */
   readonly failures: Record<string, number> = {};
   protected stopping = false;
   protected next = 0;
@@ -116,19 +122,19 @@ export class HttpIngester extends Ingester {
     while (!this.stopping) {
       const { id, events } = this.newBatch();
       for (let attempt = 1; ; attempt++) {
-        let status: number | 'network';
+        let status: number | 'network' | 'hung';
         let body = '';
         try {
           const r = await fetch(`${this.baseUrl()}/recordings/${this.recordingId}/events`, {
             method: 'POST',
             headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/json', 'idempotency-key': id },
             body: JSON.stringify(events),
-            signal: AbortSignal.timeout(30_000),
+            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
           });
           status = r.status;
           body = await r.text();
-        } catch {
-          status = 'network';
+        } catch (e) {
+          status = (e as Error).name === 'TimeoutError' ? 'hung' : 'network';
         }
         if (status === 200) {
           const res = JSON.parse(body) as { events: number; duplicate: boolean };
@@ -138,7 +144,7 @@ export class HttpIngester extends Ingester {
         }
         this.fail(status);
         if (this.closed) return;
-        if (status !== 503 && status !== 'network') {
+        if (status !== 503 && status !== 'network' && status !== 'hung') {
           this.unexpected.push({ status, body: body.slice(0, 300) });
           return;
         }

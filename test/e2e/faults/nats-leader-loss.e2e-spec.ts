@@ -50,12 +50,12 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
     const ackedAtKill = clients.map((c) => c.acked.size);
     const killedAt = Date.now();
     await cluster.kill(leader);
-    const [newLeader, resumedAt] = await Promise.all([
-      cluster.streamLeader(EVENTS_STREAM, { not: leader }),
+    const [[newLeader, electedAt], resumedAt] = await Promise.all([
+      cluster.streamLeader(EVENTS_STREAM, { not: leader }).then((l) => [l, Date.now()] as const),
       pollUntil(
         async () => clients.map((c, i) => c.acked.size - ackedAtKill[i]),
         (n) => n.every((x) => x >= 5),
-        60_000,
+        90_000,
         50,
       ).then(() => Date.now()),
     ]);
@@ -65,11 +65,23 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
     const times = ackTimes.filter((t) => t >= killedAt - 2000 && t <= resumedAt).sort((a, b) => a - b);
     const pause = Math.max(...times.slice(1).map((t, i) => t - times[i]));
     const firstAfter = Math.min(...ackTimes.filter((t) => t > killedAt + 1000));
+    // When each client was first acknowledged after the kill (acks in its first second may be of
+    // publishes the old leader had stored), against when the test saw the new leader (late by up to
+    // one admin request's timeout: the clients can be back before it).
+    const firstPerClient = clients.map((c) => Math.min(...[...c.acked.values()].map((a) => a.at).filter((t) => t > killedAt + 1000)));
+    const backAfterElection = firstPerClient.map((t) => t - electedAt);
     console.log(
-      `stream leader ${leader} killed, ${newLeader} took over; longest gap between acks ${pause} ms; ` +
-        `first ack more than 1 s after the kill at +${firstAfter - killedAt} ms; every client 5 acks further at +${resumedAt - killedAt} ms`,
+      `stream leader ${leader} killed, ${newLeader} seen leading at +${electedAt - killedAt} ms; longest gap between acks ${pause} ms; ` +
+        `first ack more than 1 s after the kill at +${firstAfter - killedAt} ms; each client acknowledged again at ${backAfterElection.map((d) => (d >= 0 ? '+' : '') + d).join(' / ')} ms from then; ` +
+        `every client 5 acks further at +${resumedAt - killedAt} ms; refusals meanwhile ${clients.map((c) => `${c.prefix} ${JSON.stringify(c.failures)}`).join(', ')}`,
     );
-    expect(pause).toBeLessThan(30_000);
+    // What the service owns: no request hangs while the stream has no leader (each is refused with
+    // 503 at once or within the publish timeout), and every client is acknowledged again soon after
+    // a leader is elected. How long the election itself takes is nats-server's (4-9 s here, once 30 s
+    // on a loaded CI machine: docs/reliability.md); the bound on the whole pause only catches a stall.
+    for (const c of clients) expect(Object.keys(c.failures).filter((k) => !['503', 'close', 'network'].includes(k))).toEqual([]);
+    expect(Math.max(...backAfterElection)).toBeLessThan(10_000);
+    expect(pause).toBeLessThan(75_000);
 
     // The killed node rejoins with its data directory and catches up as a replica.
     await cluster.restart(leader);
@@ -113,8 +125,8 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
 
     for (const c of clients) {
       expect(c.unexpected).toEqual([]);
-      expect(Object.keys(c.failures).every((k) => ['503', 'close', 'network'].includes(k))).toBe(true);
+      expect(Object.keys(c.failures).filter((k) => !['503', 'close', 'network'].includes(k))).toEqual([]);
     }
     console.log(`leader loss: ${await expectAckedStoredOnce(stack.url, stack.keys.secretKey, clients)}`);
-  });
+  }, 240_000);
 });
