@@ -129,8 +129,21 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 async function playerFrame(page: Page): Promise<Frame> {
+  // A recording's page starts the player at once and points it at the live view when the detail,
+  // loaded beside it, says the recording is live: the frame wanted is the one at the iframe's
+  // address once the detail is there (an earlier one can be navigated away under the test).
+  const src = await pollUntil(
+    () =>
+      page.evaluate(() =>
+        document.querySelector('section.recording') && !document.querySelector('section.recording p.facts:not([aria-label])')
+          ? undefined
+          : document.querySelector<HTMLIFrameElement>('iframe[src*="/player.html"]')?.src,
+      ),
+    (u) => u !== undefined,
+    20_000,
+  );
   const frame = await pollUntil(
-    async () => page.frames().find((f) => /\/player\.html/.test(f.url())),
+    async () => page.frames().find((f) => f.url() === src),
     (f) => f !== undefined,
     20_000,
   );
