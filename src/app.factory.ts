@@ -21,6 +21,11 @@ const RAW_BODY_TYPES = ['application/json', 'application/x-ndjson', 'application
 /** How long a connection answered before its body was read stays open to take the rest (common/lingering-close.ts). */
 const LINGER_MS = 5000;
 
+/** Ingestion bodies refused before they were read are read and dropped up to this size whatever the tenant sent before. */
+const DRAINED_REFUSAL_BYTES = 64 * 1024;
+/** How long a connection whose refused body is left unread stays open: the client reads the answer meanwhile. */
+const UNREAD_LINGER_MS = 1000;
+
 /** `logger`: the process's one logger (main.ts makes it first, to log the start), else one for LOG_LEVEL. */
 export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean; logger?: Logger } = {}): Promise<NestFastifyApplication> {
   const logger = opts.logger ?? processLogger(cfg.LOG_LEVEL, cfg.LOG_FORMAT);
@@ -92,17 +97,29 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
   app.useGlobalFilters(new ErrorFilter());
   app.useGlobalPipes(new ZodValidationPipe());
   const metrics = app.get(MetricsService);
-  // A tenant known to be over an ingestion limit is answered before its body is read: what it sends
-  // on is dropped as it arrives (Node reads and discards it), never buffered nor parsed. Roles
-  // without ingestion (projector, keyframe-maker) have no ingestion routes to guard.
+  // A tenant known to be over an ingestion limit is answered before its body is read. The body is
+  // then read and dropped as it arrives (the connection lingers, common/lingering-close.ts, or
+  // carries the client's next request) when it is small or within the tenant's allowance of refused
+  // bytes; otherwise it is not read at all and the connection closes a second after the answer, so
+  // a client resending large bodies at once costs the service no more than their headers
+  // (limits/refused-bodies.ts). Roles without ingestion (projector, keyframe-maker) have no
+  // ingestion routes to guard.
   if (servesApi(cfg)) {
     const ingestion = app.get(IngestionService);
     fastify.addHook('preParsing', (req, reply, payload, done) => {
       const refusal = (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[INGEST_ROUTE]
-        ? ingestion.refusalBeforeBody(req.headers.authorization, req.query)
+        ? ingestion.refusalBeforeBody(req.headers.authorization, req.query, Number(req.headers['content-length'] ?? NaN), DRAINED_REFUSAL_BYTES)
         : undefined;
       if (!refusal) return done(null, payload);
-      const d = describeError(refusal);
+      const d = describeError(refusal.error);
+      if (!refusal.readBody) {
+        // Consumed as far as Node knows (so it does not drain it), and paused: the socket stops being
+        // read once its first chunk is buffered. The client reads the answer meanwhile.
+        req.raw.pause();
+        req.raw.read(0);
+        lingerAfterEarlyAnswer(req.raw, UNREAD_LINGER_MS);
+        reply.header('connection', 'close');
+      }
       void reply.code(d.status).headers(d.headers).type(d.contentType).send(d.body);
     });
   }

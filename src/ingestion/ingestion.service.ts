@@ -50,9 +50,17 @@ export class IngestionService implements OnModuleDestroy {
    * knows to be over an ingestion limit, or undefined (the request then goes its normal way: auth,
    * parse, admission). Asked before the body is read (app.factory.ts), so that a tenant sending on
    * while over its byte rate costs the service neither the buffering nor the pipeline of its
-   * bodies. Nothing is decided here that the normal way would not decide the same.
+   * bodies. Nothing is decided here that the normal way would not decide the same. `readBody`:
+   * whether the body announced (`bytes`; NaN: unknown) is still read and dropped, or left unread
+   * with the connection closed (bodies up to `drainedBytes` always; larger ones within the
+   * tenant's allowance, TenantLimiter.drainsRefusedBody).
    */
-  refusalBeforeBody(authorization: string | undefined, query: unknown): AppError | undefined {
+  refusalBeforeBody(
+    authorization: string | undefined,
+    query: unknown,
+    bytes: number,
+    drainedBytes: number,
+  ): { error: AppError; readBody: boolean } | undefined {
     const token = (query as { token?: unknown } | undefined)?.token;
     const bearer = authorization === undefined ? token : BEARER.exec(authorization)?.[1];
     if (typeof bearer !== 'string') return undefined;
@@ -66,7 +74,8 @@ export class IngestionService implements OnModuleDestroy {
     try {
       this.limits.precheckIngest(key.tenantId);
     } catch (e) {
-      return e instanceof AppError ? e : undefined;
+      if (!(e instanceof AppError)) return undefined;
+      return { error: e, readBody: bytes <= drainedBytes || (bytes >= 0 && this.limits.drainsRefusedBody(key.tenantId, bytes)) };
     }
     return undefined;
   }

@@ -14,6 +14,7 @@ import { StorageUsageRepository } from '../read-model/storage-usage.repository';
 import { LEASE_SECONDS } from './leased-bucket';
 import { LimitDocuments } from './limit-documents';
 import { ReadMeter } from './read-meter';
+import { RefusedBodies } from './refused-bodies';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, TenantRates } from './tenant-rates';
 import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
@@ -34,6 +35,7 @@ export class TenantLimiter implements OnModuleDestroy {
   private readonly viewers: ConcurrentSlots;
   private readonly quota: StorageQuota;
   private readonly reads = new ReadMeter();
+  private readonly refusedBodies: RefusedBodies;
   private readonly refused: (labels: { limit: LimitName }) => void;
   private readonly lastLogged = new Map<string, number>();
 
@@ -46,6 +48,7 @@ export class TenantLimiter implements OnModuleDestroy {
   ) {
     this.defaults = defaultLimits(cfg);
     this.burstSeconds = cfg.TENANT_BURST_SECONDS;
+    this.refusedBodies = new RefusedBodies(cfg.TENANT_BURST_SECONDS);
     this.rates = new TenantRates(docs, cfg.TENANT_BURST_SECONDS, (e) => this.storeFailed('the limits bucket', e));
     this.sockets = new ConcurrentSlots(WEBSOCKETS, docs, (e) => this.storeFailed('the limits bucket', e));
     this.renders = new ConcurrentSlots(RENDERS, docs, (e) => this.storeFailed('the limits bucket', e));
@@ -73,6 +76,15 @@ export class TenantLimiter implements OnModuleDestroy {
       this.rates.assertOpen(tenantId, 'ingestEventsPerSecond', l.ingestEventsPerSecond);
       this.rates.assertOpen(tenantId, 'ingestBytesPerSecond', l.ingestBytesPerSecond);
     });
+  }
+
+  /**
+   * Whether the body of an ingestion request refused before it was read (`bytes` announced) is read
+   * and dropped, or left unread with its connection closed: up to the tenant's byte rate in this
+   * process (refused-bodies.ts; a guard of this process's CPU, so not shared).
+   */
+  drainsRefusedBody(tenantId: string, bytes: number): boolean {
+    return this.refusedBodies.drains(tenantId, bytes, this.limitsOf(tenantId).ingestBytesPerSecond);
   }
 
   /** Admits a batch of `events` and `bytes` before it is stored, or throws (nothing taken then). */

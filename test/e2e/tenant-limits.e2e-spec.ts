@@ -2,7 +2,7 @@
 // ingestion events and bytes per second (HTTP 429 with Retry-After and a message naming the limit;
 // WebSocket error frames), concurrent WebSockets, read bandwidth, renders at once. Every acknowledged event reads back.
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent, IncomingMessage, request } from 'node:http';
 import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import type { PrivateStack } from '../harness/private-stack';
@@ -77,54 +77,93 @@ describe('per-tenant ingestion rates, across two instances', () => {
     expect(await readCount(s1, t.secretKey, rec)).toBe(r.ackedEvents);
   });
 
-  it('answers a tenant this instance knows to be over its rate before reading the body', async () => {
-    const t = await limitedTenant(stack, { ingestEventsPerSecond: 1 });
+  it('answers a tenant this instance knows to be over its rate before reading the body, and reads no more of its refused bodies than its byte rate', async () => {
+    const t = await limitedTenant(stack, { ingestEventsPerSecond: 1, ingestBytesPerSecond: 1_000_000 });
     const rec = randomUUID();
     expect((await post(s1, t.publicKey, rec, paddedEvents(5, 100))).status).toBe(200);
     expectRefusal(await post(s1, t.publicKey, rec, paddedEvents(5, 100)), 429, 'ingestEventsPerSecond');
-    // Announces 4 MB, sends 1 KB and waits: the answer comes without the rest (read first, it never would).
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const url = new URL(s1);
-    const early = await new Promise<{ status: number; retryAfter?: string; text: string; bodyComplete: boolean }>((resolve, reject) => {
-      const req = request(
+    const postEvents = (headers: Record<string, number>, onResponse: (res: IncomingMessage) => void) =>
+      request(
         {
           host: url.hostname,
           port: url.port,
           path: `/recordings/${rec}/events`,
           method: 'POST',
           agent,
-          headers: { authorization: `Bearer ${t.publicKey}`, 'content-type': 'application/json', 'content-length': 4_000_000 },
+          headers: { authorization: `Bearer ${t.publicKey}`, 'content-type': 'application/json', ...headers },
         },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => {
-            const sentAll = req.writableFinished;
-            // The rest of the body, so the connection can carry the next request.
-            req.end(Buffer.alloc(4_000_000 - 1024, 0x20));
-            resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, text, bodyComplete: sentAll });
+        onResponse,
+      );
+    /** Announces `announced` bytes, sends 1 KB and waits for the answer; then sends the rest unless the connection closes first. */
+    const upload = (announced: number) =>
+      new Promise<{ status: number; connection?: string; retryAfter?: string; text: string; answeredEarly: boolean; closedAfterMs?: number }>(
+        (resolve, reject) => {
+          const req = postEvents({ 'content-length': announced }, (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => {
+              const answered = {
+                status: res.statusCode!,
+                connection: res.headers.connection,
+                retryAfter: res.headers['retry-after'] as string | undefined,
+                text,
+              };
+              const answeredEarly = !req.writableFinished;
+              const answeredAt = Date.now();
+              if (res.headers.connection === 'close') {
+                const closed = () => resolve({ ...answered, answeredEarly, closedAfterMs: Date.now() - answeredAt });
+                return req.socket?.destroyed ? closed() : req.socket?.once('close', closed);
+              }
+              // The rest of the body, so the connection can carry the next request.
+              req.end(Buffer.alloc(announced - 1024, 0x20), () => resolve({ ...answered, answeredEarly }));
+            });
           });
+          req.on('error', () => undefined); // an upload cut short by the close
+          req.write('[' + ' '.repeat(1023), (e) => e && reject(e));
         },
       );
+    const get = () =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(
+          { host: url.hostname, port: url.port, path: `/recordings/${rec}/events`, agent, headers: { authorization: `Bearer ${t.secretKey}` } },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+
+    // 8 MB announced, the tenant's allowance of refused bytes full: the answer comes without the rest
+    // (read first, it never would); the service reads and drops the rest, and the connection carries
+    // the next request.
+    const drained = await upload(8_000_000);
+    expect(drained).toMatchObject({ status: 429, connection: 'keep-alive', answeredEarly: true });
+    expect(drained.text).toMatch(/limit ingestEventsPerSecond/);
+    expect(Number(drained.retryAfter)).toBeGreaterThan(0);
+    expect((await get()).status).toBe(200);
+    // At once again (the allowance, 1 MB/s, now 6 MB in debt): answered the same, the rest left unread,
+    // the connection closed a second later.
+    const cut = await upload(8_000_000);
+    expect(cut).toMatchObject({ status: 429, connection: 'close', answeredEarly: true });
+    expect(cut.text).toMatch(/limit ingestEventsPerSecond/);
+    expect(cut.closedAfterMs).toBeLessThan(5000);
+    // A small body is read and dropped whatever the allowance: its connection stays open.
+    const small = await new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+      const req = postEvents({}, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+      });
       req.on('error', reject);
-      req.write('[' + ' '.repeat(1023));
+      req.end(JSON.stringify(paddedEvents(5, 100)));
     });
-    expect(early).toMatchObject({ status: 429, bodyComplete: false });
-    expect(early.text).toMatch(/limit ingestEventsPerSecond/);
-    expect(Number(early.retryAfter)).toBeGreaterThan(0);
-    // The client finishes its upload (the service reads and drops it) and goes on: nothing was stored.
-    const next = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(
-        { host: url.hostname, port: url.port, path: `/recordings/${rec}/events`, agent, headers: { authorization: `Bearer ${t.secretKey}` } },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, text }));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
+    expect(small).toEqual({ status: 429, connection: 'keep-alive' });
+    // Nothing of the refused batches was stored.
+    const next = await get();
     expect(next.status).toBe(200);
     expect(JSON.parse(next.text)).toHaveLength(5);
     agent.destroy();
