@@ -30,4 +30,36 @@ describe('NodeLabeller', () => {
       { nodeId: 6, tag: 'a', text: 'Home', selector: 'a' },
     ]);
   });
+
+  it('keeps of a snapshot only what labels come from, and labels what mutations add under any of it', () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => el(100 + 2 * i, 'li', [text(101 + 2 * i, `Row ${i}`)]));
+    const labeller = new NodeLabeller();
+    const title = labeller.addSnapshot({
+      type: 0,
+      id: 1,
+      childNodes: [
+        el(2, 'html', [
+          el(3, 'head', [el(7, 'title', [text(8, 'Catalogue')])]),
+          el(4, 'body', [el(5, 'ul', rows), el(9, 'div', [el(10, 'span', [text(11, 'Pay')])], { role: 'button', id: 'pay' })]),
+        ]),
+      ],
+    });
+    expect(title).toBe('Catalogue');
+    // Only the title and the role=button div with what it holds are kept.
+    expect((labeller as unknown as { nodes: Map<number, unknown> }).nodes.size).toBe(5);
+    // A button added into a row (not kept), a text added into the clickable div.
+    labeller.addMutation([
+      { parentId: 100, node: el(20_000, 'button', [], { class: 'buy' }) },
+      { parentId: 20_000, node: text(20_001, 'Buy') },
+      { parentId: 10, node: text(20_002, ' now') },
+    ]);
+    expect(labeller.labels()).toEqual([
+      { nodeId: 9, tag: 'div', text: 'Pay now', selector: 'div#pay' },
+      { nodeId: 10, tag: 'div', text: 'Pay now', selector: 'div#pay' },
+      { nodeId: 11, tag: 'div', text: 'Pay now', selector: 'div#pay' },
+      { nodeId: 20_002, tag: 'div', text: 'Pay now', selector: 'div#pay' },
+      { nodeId: 20_000, tag: 'button', text: 'Buy', selector: 'button.buy' },
+      { nodeId: 20_001, tag: 'button', text: 'Buy', selector: 'button.buy' },
+    ]);
+  });
 });

@@ -53,18 +53,33 @@ export class NodeLabeller {
   private readonly nodes = new Map<number, MirrorNode>();
   private readonly order: number[] = [];
 
-  /** Adds a FullSnapshot's tree; returns the document title it holds ('' if none). */
+  /**
+   * Adds a FullSnapshot's tree; returns the document title it holds ('' if none). Only what a label
+   * can come from is kept: clickable elements with everything inside them, and the title. Another
+   * node would never be labelled, and a node later added under it is a root of its own here, labelled
+   * the same (walking a 76 000-node snapshot with nothing clickable kept every node, and its cost was
+   * most of a large batch's preparation).
+   */
   addSnapshot(root: unknown): string {
-    let title = '';
-    const walk = (raw: unknown, parentId: number | undefined, depth: number) => {
-      const n = this.add(raw, parentId);
-      if (!n || depth > 500) return;
-      const children = (raw as { childNodes?: unknown[] }).childNodes;
-      if (Array.isArray(children)) for (const c of children) walk(c, n.id, depth + 1);
-      if (n.tag === 'title' && !title) title = this.textOf(n);
+    let title: MirrorNode | undefined;
+    const walk = (raw: unknown, parentId: number | undefined, inside: boolean, depth: number) => {
+      if (!raw || typeof raw !== 'object') return;
+      const r = raw as { type?: unknown; tagName?: unknown; attributes?: unknown; childNodes?: unknown };
+      let keep = inside;
+      if (!keep && r.type === 2 && typeof r.tagName === 'string') {
+        const tag = r.tagName.toLowerCase();
+        keep =
+          (tag === 'title' && !title) ||
+          isClickable({ tag, attrs: r.attributes && typeof r.attributes === 'object' ? (r.attributes as Record<string, unknown>) : {} });
+      }
+      const n = keep ? this.add(raw, parentId) : undefined;
+      if ((keep && !n) || depth > 500) return;
+      if (n?.tag === 'title' && !title) title = n;
+      // Below a node not kept, a kept node is a root (its parent unknown here, whatever is added later).
+      if (Array.isArray(r.childNodes)) for (const c of r.childNodes) walk(c, n?.id, keep, depth + 1);
     };
-    walk(root, undefined, 0);
-    return clip(title, MAX_LABEL_TEXT);
+    walk(root, undefined, false, 0);
+    return title ? clip(this.textOf(title), MAX_LABEL_TEXT) : '';
   }
 
   /** Adds a mutation's `adds` (each node serialised without its children, which come as adds of their own). */
