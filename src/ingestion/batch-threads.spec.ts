@@ -50,6 +50,19 @@ describe('BatchThreads', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("moves a body that is its buffer's only content to the thread, and copies one in a shared buffer", async () => {
+    const t = threadsOf(1);
+    const own = Buffer.alloc(5000, 0x20);
+    own.write('["own"]');
+    const pooled = Buffer.from('["pooled"]');
+    const neighbour = Buffer.from('in the same pool');
+    expect(pooled.buffer).toBe(neighbour.buffer);
+    await Promise.all([t.prepare({ ...batch(''), body: own }), t.prepare({ ...batch(''), body: pooled })]);
+    expect(own.buffer.byteLength).toBe(0); // detached: moved, not copied
+    expect(pooled.toString()).toBe('["pooled"]');
+    expect(neighbour.toString()).toBe('in the same pool');
+  });
+
   it('prepares in the service thread with no threads, or when the compiled worker is missing', async () => {
     for (const t of [threadsOf(0), threadsOf(2, join(dir, 'missing.js'))]) {
       expect(t.where).toBe('service');

@@ -95,8 +95,11 @@ export class BatchThreads {
   async prepare(batch: BatchBody): Promise<PreparedBatch> {
     if (this.count === 0 || batch.body.length * (batch.coding === 'identity' ? 1 : COMPRESSION_GUESS) < this.minBytes) return prepareBody(batch);
     const thread = this.leastBusy();
-    // A copy of its own to move: the body may share a pooled buffer with other requests.
-    const body = new Uint8Array(batch.body);
+    // Moved, not copied, when the body is its buffer's only content (Fastify concatenates a body
+    // above 4 KiB into a buffer of its own): one copy of a large batch less on this thread. A body
+    // in a shared (pooled) buffer is copied first. The request's body is not read again.
+    const own = batch.body.byteOffset === 0 && batch.body.buffer.byteLength === batch.body.length;
+    const body = own ? batch.body : new Uint8Array(batch.body);
     const id = ++this.ids;
     return new Promise<PreparedBatch>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
