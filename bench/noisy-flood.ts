@@ -1,9 +1,10 @@
 // Tenant A's flood for the noisy-neighbour section, run as a child process so that A's clients do
 // not share an event loop (and so a timing) with tenant B's: each `flood` message runs the named
-// kinds of flood for `ms` and answers with what A got. A's clients ignore Retry-After but pause
-// after a refusal (an impatient client, not a request flood).
+// kinds of flood for `ms` and answers with what A got. A's clients either honour Retry-After (a
+// tenant using all its limits allow) or ignore it and pause 50 ms after a refusal (an impatient
+// client beyond its limits, not a request flood).
 import { randomUUID } from 'node:crypto';
-import { httpClient, makeBatch, now, sleep } from './bench-kit';
+import { CallResult, httpClient, makeBatch, now, sleep } from './bench-kit';
 
 export type FloodKind = 'ingest' | 'bulk' | 'reads' | 'screenshots';
 
@@ -19,6 +20,8 @@ export interface FloodOrder {
   kinds: FloodKind[];
   ms: number;
   clients: Record<FloodKind, number>;
+  /** Whether a refused client waits for Retry-After (at its limits) or 50 ms (beyond them). */
+  retryAfter: 'honoured' | 'ignored';
 }
 
 export interface FloodResult {
@@ -60,9 +63,9 @@ export function bulkBatch(seed: number, bytes = BULK_BATCH_BYTES): string {
   return JSON.stringify(events);
 }
 
-/** Runs `task` back to back until `until`, pausing after a refusal. */
-async function flat(until: number, task: () => Promise<boolean>) {
-  while (now() < until) if (!(await task())) await sleep(REFUSED_PAUSE_MS);
+/** Runs `task` back to back until `until`, pausing after a refusal for the ms it returns. */
+async function flat(until: number, task: () => Promise<true | number>) {
+  for (let r; now() < until;) if ((r = await task()) !== true) await sleep(Math.min(r, until - now()));
 }
 
 let seed = 2_000_000;
@@ -72,7 +75,11 @@ let shot = 0;
 export async function flood(o: FloodOrder): Promise<FloodResult> {
   const http = httpClient(o.baseUrl, 64);
   const r: FloodResult = { seconds: 0, ingestedEvents: 0, ingestedBytes: 0, readBytes: 0, screenshots: 0, refusals: {} };
-  const refused = (what: string, status: number) => ((r.refusals[`${what} ${status}`] = (r.refusals[`${what} ${status}`] ?? 0) + 1), false);
+  const refused = (what: string, res: CallResult) => {
+    r.refusals[`${what} ${res.status}`] = (r.refusals[`${what} ${res.status}`] ?? 0) + 1;
+    const retryAfter = Number(res.headers['retry-after']);
+    return o.retryAfter === 'honoured' && retryAfter > 0 ? retryAfter * 1000 : REFUSED_PAUSE_MS;
+  };
   const clients = (kind: FloodKind) => Array.from({ length: o.kinds.includes(kind) ? o.clients[kind] : 0 });
   const started = now();
   const until = started + o.ms;
@@ -80,7 +87,7 @@ export async function flood(o: FloodOrder): Promise<FloodResult> {
     ...clients('ingest').map(() =>
       flat(until, async () => {
         const res = await http.call('POST', `/recordings/${randomUUID()}/events`, o.publicKey, JSON.stringify(makeBatch(seed++)));
-        return res.status === 200 ? ((r.ingestedEvents += 50), true) : refused('ingest', res.status);
+        return res.status === 200 ? ((r.ingestedEvents += 50), true) : refused('ingest', res);
       }),
     ),
     ...clients('bulk').map(() =>
@@ -88,19 +95,19 @@ export async function flood(o: FloodOrder): Promise<FloodResult> {
         // One body for all (built once, 60 ms of this process's CPU): each goes to a new recording, so none is a duplicate.
         bulkBody ??= bulkBatch(seed++);
         const res = await http.call('POST', `/recordings/${randomUUID()}/events`, o.publicKey, bulkBody);
-        return res.status === 200 ? ((r.ingestedEvents += 50), (r.ingestedBytes += BULK_BATCH_BYTES), true) : refused('bulk', res.status);
+        return res.status === 200 ? ((r.ingestedEvents += 50), (r.ingestedBytes += BULK_BATCH_BYTES), true) : refused('bulk', res);
       }),
     ),
     ...clients('reads').map(() =>
       flat(until, async () => {
         const res = await http.call('GET', `/recordings/${o.readRecording}/events`, o.secretKey, undefined, false);
-        return res.status === 200 ? ((r.readBytes += res.bytes), true) : refused('read', res.status);
+        return res.status === 200 ? ((r.readBytes += res.bytes), true) : refused('read', res);
       }),
     ),
     ...clients('screenshots').map(() =>
       flat(until, async () => {
         const res = await http.call('GET', `/recordings/${o.shotRecording}/${o.shotPaths[shot++ % o.shotPaths.length]}`, o.secretKey);
-        return res.status === 200 ? (r.screenshots++, true) : refused('screenshot', res.status);
+        return res.status === 200 ? (r.screenshots++, true) : refused('screenshot', res);
       }),
     ),
   ]);

@@ -1,9 +1,10 @@
-// Noisy neighbour: tenant A floods ingestion, event reads and screenshots at and beyond its limits
-// (the service's default per-tenant limits, or TENANT_* variables given to the bench) while tenant B
-// works normally: browsers sending a batch a second, a viewer reading events, screenshots. For each
-// kind of flood, and all at once, B works alone and under the flood in turns (short phases, so the
-// machine's other load falls on both alike), in the same run; reported: B's latencies both ways and
-// the ratio of their p95 (target: at most 1.5). A's clients run in a child process (noisy-flood.ts).
+// Noisy neighbour: tenant A floods ingestion, event reads and screenshots at its limits (its clients
+// honour Retry-After: A uses all that the limits allow) and beyond them (they ignore it), with the
+// service's default per-tenant limits or TENANT_* variables given to the bench, while tenant B works
+// normally: browsers sending a batch a second, a viewer reading events, screenshots. For each kind of
+// flood, and all at once, B works alone and under the flood in turns (short phases, so the machine's
+// other load falls on both alike), in the same run; reported: B's latencies both ways and the ratio
+// of their p95 (target: at most 1.5). A's clients run in a child process (noisy-flood.ts).
 import { fork } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -51,6 +52,13 @@ const FLOODS: [string, FloodKind[]][] = [
   ['screenshots', ['screenshots']],
   ['all', ['ingest', 'reads', 'screenshots']],
 ];
+/** How A's clients take a refusal: at its limits (Retry-After honoured) and beyond them (ignored). */
+const A_MODES: [string, FloodOrder['retryAfter']][] = [
+  ['at its limits', 'honoured'],
+  ['beyond its limits', 'ignored'],
+];
+/** BENCH_NN_A=honoured (or ignored): only that way. */
+const RUN_MODES = A_MODES.filter(([, m]) => !process.env.BENCH_NN_A || process.env.BENCH_NN_A === m);
 /** BENCH_FLOODS=ingestion,screenshots: only these kinds of flood (all by default). */
 const ONLY = process.env.BENCH_FLOODS?.split(',').map((s) => s.trim());
 const RUN_FLOODS = ONLY ? FLOODS.filter(([name]) => ONLY.includes(name)) : FLOODS;
@@ -186,59 +194,61 @@ export const noisyNeighbourBench: BenchSection = {
     const samples = (): Samples => ({ ingest: [], reads: [], screenshots: [], errors: {} });
 
     const flooder = floodProcess();
-    const results: Record<string, unknown> = {};
+    const results: Record<string, Record<string, unknown>> = {};
     const meets: Record<string, boolean> = {};
     try {
       ctx.log(
-        `noisy-neighbour: A floods at its limits ${JSON.stringify(limits)}; per kind ${TURNS} turns of ${PHASE_MS / 1000} s alone, ${PHASE_MS / 1000} s flooded`,
+        `noisy-neighbour: limits of each tenant ${JSON.stringify(limits)}; per kind ${TURNS} turns of ${PHASE_MS / 1000} s alone, ${PHASE_MS / 1000} s flooded`,
       );
       await bWorks(WARMUP_MS, samples());
-      for (const [name, kinds] of RUN_FLOODS) {
-        const [alone, flooded] = [samples(), samples()];
-        const cpu = { alone: {} as Record<string, number>, underFlood: {} as Record<string, number> };
-        const got: FloodResult = { seconds: 0, ingestedEvents: 0, ingestedBytes: 0, readBytes: 0, screenshots: 0, refusals: {} };
-        const add = (into: Record<string, number>, from: Record<string, number>) => Object.entries(from).forEach(([k, v]) => (into[k] = (into[k] ?? 0) + v));
-        for (let turn = 0; turn < TURNS; turn++) {
-          let meter = cpuMeter(pids);
-          await bWorks(PHASE_MS, alone);
-          add(cpu.alone, meter.used());
-          meter = cpuMeter(pids);
-          const floodCpu = cpuMs(flooder.pid);
-          const order: FloodOrder = { baseUrl, ...a, readRecording, shotRecording, shotPaths: aShots, kinds, ms: PHASE_MS, clients: A_CLIENTS };
-          const start = process.hrtime.bigint();
-          const [r] = await Promise.all([flooder.run(order), bWorks(PHASE_MS, flooded)]);
-          // BENCH_NN_MARKS=file: each flood phase's start and end on the monotonic clock (µs), to cut a service CPU profile by phase.
-          if (process.env.BENCH_NN_MARKS) appendFileSync(process.env.BENCH_NN_MARKS, `${name} ${start / 1000n} ${process.hrtime.bigint() / 1000n}\n`);
-          // A's load generator shares the machine's cores with everything measured: its CPU is reported too.
-          add(cpu.underFlood, { ...meter.used(), flood: cpuMs(flooder.pid) - floodCpu });
-          got.seconds += r.seconds;
-          got.ingestedEvents += r.ingestedEvents;
-          got.ingestedBytes += r.ingestedBytes;
-          got.readBytes += r.readBytes;
-          got.screenshots += r.screenshots;
-          add(got.refusals, r.refusals);
+      for (const [mode, retryAfter] of RUN_MODES)
+        for (const [name, kinds] of RUN_FLOODS) {
+          const [alone, flooded] = [samples(), samples()];
+          const cpu = { alone: {} as Record<string, number>, underFlood: {} as Record<string, number> };
+          const got: FloodResult = { seconds: 0, ingestedEvents: 0, ingestedBytes: 0, readBytes: 0, screenshots: 0, refusals: {} };
+          const add = (into: Record<string, number>, from: Record<string, number>) => Object.entries(from).forEach(([k, v]) => (into[k] = (into[k] ?? 0) + v));
+          for (let turn = 0; turn < TURNS; turn++) {
+            let meter = cpuMeter(pids);
+            await bWorks(PHASE_MS, alone);
+            add(cpu.alone, meter.used());
+            meter = cpuMeter(pids);
+            const floodCpu = cpuMs(flooder.pid);
+            const order: FloodOrder = { baseUrl, ...a, readRecording, shotRecording, shotPaths: aShots, kinds, ms: PHASE_MS, clients: A_CLIENTS, retryAfter };
+            const start = process.hrtime.bigint();
+            const [r] = await Promise.all([flooder.run(order), bWorks(PHASE_MS, flooded)]);
+            // BENCH_NN_MARKS=file: each flood phase's start and end on the monotonic clock (µs), to cut a service CPU profile by phase.
+            if (process.env.BENCH_NN_MARKS)
+              appendFileSync(process.env.BENCH_NN_MARKS, `${retryAfter}/${name} ${start / 1000n} ${process.hrtime.bigint() / 1000n}\n`);
+            // A's load generator shares the machine's cores with everything measured: its CPU is reported too.
+            add(cpu.underFlood, { ...meter.used(), flood: cpuMs(flooder.pid) - floodCpu });
+            got.seconds += r.seconds;
+            got.ingestedEvents += r.ingestedEvents;
+            got.ingestedBytes += r.ingestedBytes;
+            got.readBytes += r.readBytes;
+            got.screenshots += r.screenshots;
+            add(got.refusals, r.refusals);
+          }
+          const bLat = Object.fromEntries(
+            (['ingest', 'reads', 'screenshots'] as const).map((k) => {
+              const [x, y] = [latencySummary(alone[k]), latencySummary(flooded[k])];
+              const p95Ratio = Math.round((y.p95 / x.p95) * 100) / 100;
+              meets[`${mode}, ${name}: ${k}`] = p95Ratio <= TARGET_RATIO && !flooded.errors['503'];
+              return [k, { alone: x, underFlood: y, p95Ratio }];
+            }),
+          );
+          const aGot = {
+            eventsPerSecond: Math.round(got.ingestedEvents / got.seconds),
+            ingestedBytesPerSecond: Math.round(got.ingestedBytes / got.seconds),
+            readBytesPerSecond: Math.round(got.readBytes / got.seconds),
+            screenshotsPerSecond: Math.round((got.screenshots / got.seconds) * 10) / 10,
+            refusals: got.refusals,
+          };
+          const line = (k: 'ingest' | 'reads' | 'screenshots') => `${k} ${bLat[k].alone.p95} -> ${bLat[k].underFlood.p95} ms (x${bLat[k].p95Ratio})`;
+          ctx.log(
+            `  A floods ${name} ${mode}: B p95 ${line('ingest')}, ${line('reads')}, ${line('screenshots')}; A got ${JSON.stringify(aGot)}; B's errors ${JSON.stringify(flooded.errors)}`,
+          );
+          (results[mode] ??= {})[name] = { b: bLat, bErrors: { alone: alone.errors, underFlood: flooded.errors }, a: aGot, cpuMs: cpu };
         }
-        const bLat = Object.fromEntries(
-          (['ingest', 'reads', 'screenshots'] as const).map((k) => {
-            const [x, y] = [latencySummary(alone[k]), latencySummary(flooded[k])];
-            const p95Ratio = Math.round((y.p95 / x.p95) * 100) / 100;
-            meets[`${name}: ${k}`] = p95Ratio <= TARGET_RATIO && !flooded.errors['503'];
-            return [k, { alone: x, underFlood: y, p95Ratio }];
-          }),
-        );
-        const aGot = {
-          eventsPerSecond: Math.round(got.ingestedEvents / got.seconds),
-          ingestedBytesPerSecond: Math.round(got.ingestedBytes / got.seconds),
-          readBytesPerSecond: Math.round(got.readBytes / got.seconds),
-          screenshotsPerSecond: Math.round((got.screenshots / got.seconds) * 10) / 10,
-          refusals: got.refusals,
-        };
-        const line = (k: 'ingest' | 'reads' | 'screenshots') => `${k} ${bLat[k].alone.p95} -> ${bLat[k].underFlood.p95} ms (x${bLat[k].p95Ratio})`;
-        ctx.log(
-          `  A floods ${name}: B p95 ${line('ingest')}, ${line('reads')}, ${line('screenshots')}; A got ${JSON.stringify(aGot)}; B's errors ${JSON.stringify(flooded.errors)}`,
-        );
-        results[name] = { b: bLat, bErrors: { alone: alone.errors, underFlood: flooded.errors }, a: aGot, cpuMs: cpu };
-      }
     } finally {
       flooder.stop();
       http.close();
@@ -248,6 +258,7 @@ export const noisyNeighbourBench: BenchSection = {
       turns: TURNS,
       phaseSeconds: PHASE_MS / 1000,
       limitsOfEachTenant: limits,
+      aRetryAfter: Object.fromEntries(RUN_MODES),
       floods: results,
       target: `B's p95 under the flood at most ${TARGET_RATIO}x B's p95 alone, and no 503 for B`,
       meets,
