@@ -95,6 +95,8 @@ export const configSchema = z.object({
   INGEST_THREADS: int(0, 16).default(1),
   /** Batches of at least this many bytes (a compressed one counted 8 to 1) are prepared in those threads. */
   INGEST_THREAD_MIN_BYTES: int(0, 1024 * 1024 * 1024).default(64 * 1024),
+  /** Those threads' CPU priority below the service's thread, as a nice value (0: the same; Linux). */
+  INGEST_THREAD_NICE: int(0, 19).default(5),
   /** How long an ingestion request waits for JetStream before answering 503. */
   INGEST_PUBLISH_TIMEOUT_MS: int(100, 120000).default(5000),
   /**

@@ -34,7 +34,7 @@ describe('BatchThreads', () => {
   let file: string;
   const open: BatchThreads[] = [];
   const threadsOf = (count: number, f = file) => {
-    const t = new BatchThreads(count, 0, f);
+    const t = new BatchThreads(count, 0, 0, f);
     open.push(t);
     return t;
   };

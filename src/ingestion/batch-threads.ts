@@ -77,11 +77,13 @@ export class BatchThreads {
 
   /**
    * `count` 0: every batch is prepared in this thread; else those of at least `minBytes` (decoded, as
-   * far as the body tells) go to a thread. `file`: the worker's script (tests give their own).
+   * far as the body tells) go to a thread, which runs at nice `nice` (batch-worker.ts). `file`: the
+   * worker's script (tests give their own).
    */
   constructor(
     private readonly count: number,
     private readonly minBytes = 0,
+    private readonly nice = 0,
     private readonly file = WORKER_FILE,
   ) {
     if (!BatchThreads.available(file)) this.count = 0;
@@ -117,7 +119,7 @@ export class BatchThreads {
     let best: BatchThread | undefined;
     for (const t of this.threads) if (!best || t.pending.size < best.pending.size) best = t;
     if (best && (best.pending.size === 0 || this.threads.length >= this.count)) return best;
-    const thread = new BatchThread(new Worker(this.file), (t) => {
+    const thread = new BatchThread(new Worker(this.file, { workerData: { nice: this.nice } }), (t) => {
       const i = this.threads.indexOf(t);
       if (i >= 0) this.threads.splice(i, 1);
     });

@@ -33,7 +33,7 @@ export class IngestionService implements OnModuleDestroy {
     private readonly registry: TenantRegistry,
     private readonly limits: TenantLimiter,
   ) {
-    this.threads = new BatchThreads(cfg.INGEST_THREADS, cfg.INGEST_THREAD_MIN_BYTES);
+    this.threads = new BatchThreads(cfg.INGEST_THREADS, cfg.INGEST_THREAD_MIN_BYTES, cfg.INGEST_THREAD_NICE);
   }
 
   async onModuleDestroy() {

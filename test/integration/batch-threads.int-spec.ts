@@ -2,6 +2,7 @@
 // is) preparing HTTP bodies in a worker thread. What a thread prepares is byte for byte what the
 // service's thread prepares, its refusals are the same 4xx, a thread stopping under a batch fails
 // only that batch (503, retryable) and the next one is served by a new thread.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync, gzipSync } from 'node:zlib';
 import type { BatchBody, PreparedBatch } from '../../src/ingestion/batch-preparation';
@@ -73,6 +74,21 @@ describe('batch threads (compiled, a real worker thread)', () => {
     expect(got.summary.meta).toEqual({ plan: 'pro', includePii: 'true', ipAddress: '203.0.113.9', userAgent: 'test' });
     expect(got.summary.url).toBe('https://shop.example/ä');
     expect(Buffer.from(got.payload).toString('utf8')).toBe(json);
+  });
+
+  it('runs its thread at the nice value given, the service thread unchanged (Linux)', async () => {
+    const { BatchThreads } = (await import(join(DIST, 'ingestion/batch-threads'))) as ThreadsModule;
+    const nice = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+    const before = new Set(readdirSync('/proc/self/task'));
+    const low = new BatchThreads(1, 0, 7);
+    try {
+      await low.prepare(body(JSON.stringify(events(1))));
+      const started = readdirSync('/proc/self/task').filter((t) => !before.has(t));
+      expect(started.map(nice)).toContain(7);
+      expect(nice(String(process.pid))).toBe(0);
+    } finally {
+      await low.close();
+    }
   });
 
   it('leaves the body it was given intact (a small one shares the process-wide buffer pool)', async () => {

@@ -3,11 +3,10 @@
 // a render costs in JavaScript (Playwright's protocol, the events sent to the page, the image coming
 // back, their garbage) never pauses the requests of the service's thread. It answers requests by id
 // and reports browsers that disconnect and pages that close.
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Browser } from 'playwright-core';
 import { LocalBrowser, type LocalReplayPage } from '../screenshot/replay-page';
+import { lowerThreadPriority } from '../../common/thread-priority';
 import { launchBrowser } from './chromium-launch';
 import type { FromRenderThread, ToRenderThread } from './render-thread-protocol';
 
@@ -16,16 +15,6 @@ const browsers = new Map<number, LocalBrowser>();
 const pages = new Map<number, LocalReplayPage>();
 const opening = new Map<number, AbortController>();
 const nice = (workerData as { nice?: number } | undefined)?.nice ?? 0;
-
-/** This thread at RENDER_NICE, as Chromium is: renders take the CPU the service's thread leaves (Linux). */
-function lowerPriority(value: number): void {
-  if (value <= 0 || process.platform !== 'linux') return;
-  try {
-    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), value);
-  } catch {
-    // no /proc, or not allowed: the thread keeps the service's priority
-  }
-}
 
 const send = (m: FromRenderThread, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
 
@@ -90,7 +79,7 @@ async function handle(m: ToRenderThread): Promise<{ value?: unknown; transfer?: 
   }
 }
 
-lowerPriority(nice);
+lowerThreadPriority(nice); // at RENDER_NICE, as Chromium is: renders take the CPU the service's thread leaves
 port.on('message', (m: ToRenderThread) => {
   handle(m).then(
     ({ value, transfer }) => m.id !== 0 && send({ id: m.id, ok: true, value }, transfer),
