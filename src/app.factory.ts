@@ -123,6 +123,15 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
       void reply.code(d.status).headers(d.headers).type(d.contentType).send(d.body);
     });
   }
+  // `Expect: 100-continue` (curl's uploads above 1 MiB): Node would answer "100 Continue" before any
+  // hook ran, and the client would send its whole body to be refused. The go-ahead is given here
+  // instead, as the request goes on to read its body: one refused before that (the refusal above)
+  // gets its answer in its place and sends nothing.
+  fastify.server.on('checkContinue', (req, res) => fastify.server.emit('request', req, res));
+  fastify.addHook('preParsing', (req, reply, payload, done) => {
+    if (/^100-continue$/i.test(String(req.headers.expect ?? '').trim())) reply.raw.writeContinue();
+    done(null, payload);
+  });
   fastify.addHook('onResponse', async (req, reply) => {
     metrics.httpDuration.observe(
       { method: req.method, route: req.routeOptions?.url ?? 'unmatched', status: String(reply.statusCode) },

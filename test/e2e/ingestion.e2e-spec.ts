@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { api, postEvents, rawGet, sampleEvents } from '../harness/http';
@@ -20,6 +21,39 @@ describe('HTTP ingestion', () => {
     const r = await postEvents(id, sampleEvents(20));
     expect(r.status).toBe(200);
     expect(r.json()).toMatchObject({ recordingId: id, events: 20, duplicate: false });
+  });
+
+  it('gives a client asking to go ahead first (Expect: 100-continue, as curl does above 1 MiB) its 100 Continue, then stores the batch', async () => {
+    const id = randomUUID();
+    const body = Buffer.from(JSON.stringify(sampleEvents(20)));
+    const url = new URL(testEnv().baseUrl);
+    const r = await new Promise<{ status: number; continued: boolean; text: string }>((resolve, reject) => {
+      let continued = false;
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: `/recordings/${id}/events`,
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${testEnv().publicKey}`,
+            'content-type': 'application/json',
+            'content-length': body.length,
+            expect: '100-continue',
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, continued, text }));
+        },
+      );
+      req.on('continue', () => ((continued = true), req.end(body)));
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(r).toMatchObject({ status: 200, continued: true });
+    expect(JSON.parse(r.text)).toMatchObject({ recordingId: id, events: 20, duplicate: false });
   });
 
   it('de-duplicates a retried batch, by content and by Idempotency-Key', async () => {

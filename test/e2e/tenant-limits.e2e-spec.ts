@@ -152,6 +152,19 @@ describe('per-tenant ingestion rates, across two instances', () => {
     expect(cut).toMatchObject({ status: 429, connection: 'close', answeredEarly: true });
     expect(cut.text).toMatch(/limit ingestEventsPerSecond/);
     expect(cut.closedAfterMs).toBeLessThan(5000);
+    // A client asking to go ahead first (Expect: 100-continue) gets the 429 in its place and sends nothing.
+    const expecting = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+      let continued = false;
+      const req = postEvents({ 'content-length': 8_000_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, continued }));
+      });
+      req.setHeader('expect', '100-continue');
+      req.on('continue', () => ((continued = true), req.end(Buffer.alloc(8_000_000, 0x20))));
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(expecting).toEqual({ status: 429, continued: false });
     // A small body is read and dropped whatever the allowance: its connection stays open.
     const small = await new Promise<{ status: number; connection?: string }>((resolve, reject) => {
       const req = postEvents({}, (res) => {
