@@ -21,8 +21,6 @@ const RAW_BODY_TYPES = ['application/json', 'application/x-ndjson', 'application
 /** How long a connection answered before its body was read stays open to take the rest (common/lingering-close.ts). */
 const LINGER_MS = 5000;
 
-/** Ingestion bodies refused before they were read are read and dropped up to this size whatever the tenant sent before. */
-const DRAINED_REFUSAL_BYTES = 64 * 1024;
 /** How long a connection whose refused body is left unread stays open: the client reads the answer meanwhile. */
 const UNREAD_LINGER_MS = 1000;
 
@@ -108,7 +106,7 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
     const ingestion = app.get(IngestionService);
     fastify.addHook('preParsing', (req, reply, payload, done) => {
       const refusal = (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[INGEST_ROUTE]
-        ? ingestion.refusalBeforeBody(req.headers.authorization, req.query, Number(req.headers['content-length'] ?? NaN), DRAINED_REFUSAL_BYTES)
+        ? ingestion.refusalBeforeBody(req.headers.authorization, req.query, Number(req.headers['content-length'] ?? NaN))
         : undefined;
       if (!refusal) return done(null, payload);
       const d = describeError(refusal.error);

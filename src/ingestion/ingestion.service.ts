@@ -52,15 +52,9 @@ export class IngestionService implements OnModuleDestroy {
    * while over its byte rate costs the service neither the buffering nor the pipeline of its
    * bodies. Nothing is decided here that the normal way would not decide the same. `readBody`:
    * whether the body announced (`bytes`; NaN: unknown) is still read and dropped, or left unread
-   * with the connection closed (bodies up to `drainedBytes` always; larger ones within the
-   * tenant's allowance, TenantLimiter.drainsRefusedBody).
+   * with the connection closed (TenantLimiter.drainsRefusedBody).
    */
-  refusalBeforeBody(
-    authorization: string | undefined,
-    query: unknown,
-    bytes: number,
-    drainedBytes: number,
-  ): { error: AppError; readBody: boolean } | undefined {
+  refusalBeforeBody(authorization: string | undefined, query: unknown, bytes: number): { error: AppError; readBody: boolean } | undefined {
     const token = (query as { token?: unknown } | undefined)?.token;
     const bearer = authorization === undefined ? token : BEARER.exec(authorization)?.[1];
     if (typeof bearer !== 'string') return undefined;
@@ -75,7 +69,7 @@ export class IngestionService implements OnModuleDestroy {
       this.limits.precheckIngest(key.tenantId);
     } catch (e) {
       if (!(e instanceof AppError)) return undefined;
-      return { error: e, readBody: bytes <= drainedBytes || (bytes >= 0 && this.limits.drainsRefusedBody(key.tenantId, bytes)) };
+      return { error: e, readBody: this.limits.drainsRefusedBody(key.tenantId, bytes) };
     }
     return undefined;
   }

@@ -8,6 +8,9 @@
 // process: a client that waits for Retry-After finds the allowance refilled, one that does not is cut.
 import { BucketState, takeLease } from './token-bucket';
 
+/** Refused bodies up to this size are read and dropped whatever the tenant sent before. */
+export const ALWAYS_DRAINED_BYTES = 64 * 1024;
+
 export class RefusedBodies {
   private readonly buckets = new Map<string, BucketState>();
 

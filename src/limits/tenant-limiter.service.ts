@@ -14,7 +14,7 @@ import { StorageUsageRepository } from '../read-model/storage-usage.repository';
 import { LEASE_SECONDS } from './leased-bucket';
 import { LimitDocuments } from './limit-documents';
 import { ReadMeter } from './read-meter';
-import { RefusedBodies } from './refused-bodies';
+import { ALWAYS_DRAINED_BYTES, RefusedBodies } from './refused-bodies';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, TenantRates } from './tenant-rates';
 import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
@@ -79,12 +79,14 @@ export class TenantLimiter implements OnModuleDestroy {
   }
 
   /**
-   * Whether the body of an ingestion request refused before it was read (`bytes` announced) is read
-   * and dropped, or left unread with its connection closed: up to the tenant's byte rate in this
-   * process (refused-bodies.ts; a guard of this process's CPU, so not shared).
+   * Whether the body of an ingestion request refused before it was read (`bytes` announced; NaN:
+   * unknown) is read and dropped, or left unread with its connection closed: a small one always, a
+   * larger one up to the tenant's byte rate in this process (refused-bodies.ts; a guard of this
+   * process's CPU, so not shared), one of unknown length never.
    */
   drainsRefusedBody(tenantId: string, bytes: number): boolean {
-    return this.refusedBodies.drains(tenantId, bytes, this.limitsOf(tenantId).ingestBytesPerSecond);
+    if (bytes <= ALWAYS_DRAINED_BYTES) return true;
+    return bytes >= 0 && this.refusedBodies.drains(tenantId, bytes, this.limitsOf(tenantId).ingestBytesPerSecond);
   }
 
   /** Admits a batch of `events` and `bytes` before it is stored, or throws (nothing taken then). */
