@@ -1,29 +1,85 @@
 // A batch thread (a worker of the service process, started by batch-threads.ts): it prepares HTTP
-// batches (batch-preparation.ts) on its own event loop and heap, and answers each by id, moving the
-// payload's bytes back. An AppError crosses as its code, message and retry hint; anything else as
-// a failure of the thread's own. It runs at INGEST_THREAD_NICE: a large batch takes the CPU that the
-// service's thread (every tenant's requests) leaves.
+// batches (batch-preparation.ts) on its own event loop and heap, keeps each one until the service's
+// thread has admitted it, then appends it to JetStream on a NATS connection of its own (the same
+// JetStreamEventStore, so the same chunking, acknowledgement and duplicate rules) or drops it. An
+// AppError crosses as its code, message and retry hint; anything else as a failure of the thread's
+// own. It runs at INGEST_THREAD_NICE: a large batch takes the CPU that the service's thread (every
+// tenant's requests) leaves.
+import { Logger } from '@nestjs/common';
 import { parentPort, workerData } from 'node:worker_threads';
-import { AppError } from '../common/app-error';
+import { AppError, StoreUnavailable } from '../common/app-error';
+import { nestLogger, processLogger } from '../common/logger';
 import { lowerThreadPriority } from '../common/thread-priority';
-import { BatchBody, prepareBody } from './batch-preparation';
-import type { FromBatchThread, ToBatchThread } from './batch-threads';
+import { JetStreamEventStore } from '../infrastructure/nats/event-store';
+import { NatsClient } from '../infrastructure/nats/nats-connection';
+import { BatchBody, PreparedBatch, prepareBody } from './batch-preparation';
+import type { BatchThreadSettings, FromBatchThread, StoredBatch, ToBatchThread } from './batch-threads';
 
 const port = parentPort!;
-lowerThreadPriority((workerData as { nice?: number } | undefined)?.nice ?? 0);
+const settings = workerData as BatchThreadSettings;
+lowerThreadPriority(settings.nice);
+Logger.overrideLogger(nestLogger(processLogger(settings.log.level, settings.log.format)));
+
+/** Batches prepared and not yet appended or dropped, by the service thread's id. */
+const staged = new Map<number, { body: Omit<BatchBody, 'body'>; batch: PreparedBatch }>();
+
+// Connected at the thread's start, so that its first batch does not wait for it; reconnects forever.
+let store: Promise<JetStreamEventStore> | undefined;
+const storeOf = () =>
+  (store ??= NatsClient.connect(settings.nats, 'tapedeck-batch-thread').then(
+    (nats) => new JetStreamEventStore(nats, settings.publishTimeoutMs),
+    (e: unknown) => {
+      store = undefined; // the next batch tries again
+      throw e;
+    },
+  ));
+void storeOf().catch(() => undefined);
+
+/** The event store, or a 503 when the first connection takes longer than a publish may. */
+async function connected(): Promise<JetStreamEventStore> {
+  const unreachable = () => new StoreUnavailable('Event store (NATS JetStream) is unreachable; retry later');
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unreachable()), settings.publishTimeoutMs);
+  });
+  try {
+    return await Promise.race([storeOf(), late]);
+  } catch (e) {
+    throw e instanceof AppError ? e : unreachable();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function answer(m: Exclude<ToBatchThread, { drop: true }>): Promise<{ answer: FromBatchThread; transfer?: ArrayBuffer[] }> {
+  if ('stage' in m) {
+    const { body: _body, ...rest } = m.stage;
+    const batch = prepareBody(m.stage);
+    staged.set(m.id, { body: rest, batch });
+    return { answer: { id: m.id, staged: { events: batch.events, bytes: batch.payload.length, batchId: batch.batchId } } };
+  }
+  const held = staged.get(m.id);
+  staged.delete(m.id);
+  if (!held) throw new Error('no such batch');
+  const { body, batch } = held;
+  const r = await (await connected()).appendBatch(body.tenantId, body.recordingId, batch.batchId, batch.payload, batch.summary, batch.activity);
+  // A keyed duplicate is compared with what the key stored first, by the service's thread.
+  const keyed = r.duplicate && body.idempotencyKey !== undefined;
+  const stored: StoredBatch = keyed ? { ...r, payload: batch.payload } : r;
+  return { answer: { id: m.id, stored }, transfer: keyed ? [batch.payload.buffer as ArrayBuffer] : [] };
+}
 
 port.on('message', (m: ToBatchThread) => {
-  let answer: FromBatchThread;
-  try {
-    const batch = prepareBody(m.batch as BatchBody);
-    answer = { id: m.id, batch };
-    port.postMessage(answer, [batch.payload.buffer as ArrayBuffer]);
-    return;
-  } catch (e) {
-    answer =
-      e instanceof AppError
-        ? { id: m.id, error: { code: e.code, message: e.message, retryAfterSeconds: e.retryAfterSeconds } }
-        : { id: m.id, error: { message: String((e as Error)?.message ?? e) } };
-  }
-  port.postMessage(answer);
+  if ('drop' in m) return void staged.delete(m.id);
+  answer(m).then(
+    (a) => port.postMessage(a.answer, a.transfer ?? []),
+    (e: unknown) =>
+      port.postMessage({
+        id: m.id,
+        error:
+          e instanceof AppError
+            ? { code: e.code, message: e.message, retryAfterSeconds: e.retryAfterSeconds }
+            : { message: String((e as Error)?.message ?? e) },
+      } satisfies FromBatchThread),
+  );
 });

@@ -1,7 +1,8 @@
 // The write side: validated events become one JetStream batch. Success is returned only after
 // JetStream stored the batch. The batch id (and so Nats-Msg-Id) comes from the client's
 // Idempotency-Key when given, else from the content, so blind retries are de-duplicated too
-// (batch-preparation.ts). HTTP bodies are prepared in a batch thread (batch-threads.ts).
+// (batch-preparation.ts). Large HTTP bodies are prepared and stored by a batch thread
+// (batch-threads.ts), admitted here in between.
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../common/app-error';
@@ -14,8 +15,8 @@ import { EVENT_STORE, EventStore } from '../domain/event-store';
 import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { IngestMetrics } from './ingest-metrics';
 import type { IngestResult, MetadataResult } from './ingestion.dto';
-import { BatchBody, batchIdOf, EventsBatch, PreparedBatch, prepareEvents } from './batch-preparation';
-import { BatchThreads } from './batch-threads';
+import { BatchBody, batchIdOf, EventsBatch, PreparedBatch, prepareBody, prepareEvents } from './batch-preparation';
+import { BatchThreads, StagedBatch } from './batch-threads';
 
 export { IDEMPOTENCY_KEY } from './batch-preparation';
 
@@ -33,7 +34,12 @@ export class IngestionService implements OnModuleDestroy {
     private readonly registry: TenantRegistry,
     private readonly limits: TenantLimiter,
   ) {
-    this.threads = new BatchThreads(cfg.INGEST_THREADS, cfg.INGEST_THREAD_MIN_BYTES, cfg.INGEST_THREAD_NICE);
+    this.threads = new BatchThreads(cfg.INGEST_THREADS, cfg.INGEST_THREAD_MIN_BYTES, {
+      nice: cfg.INGEST_THREAD_NICE,
+      nats: { NATS_URL: cfg.NATS_URL, NATS_USER: cfg.NATS_USER, NATS_PASSWORD: cfg.NATS_PASSWORD },
+      publishTimeoutMs: cfg.INGEST_PUBLISH_TIMEOUT_MS,
+      log: { level: cfg.LOG_LEVEL, format: cfg.LOG_FORMAT },
+    });
   }
 
   async onModuleDestroy() {
@@ -74,28 +80,44 @@ export class IngestionService implements OnModuleDestroy {
     return undefined;
   }
 
-  /** An HTTP body as received (decoded, parsed and validated in a batch thread), stored. */
+  /** An HTTP body as received (a large one decoded, parsed, validated and stored by a batch thread), stored. */
   async ingestBody(body: BatchBody): Promise<IngestResult> {
     const started = process.hrtime.bigint();
-    const batch = await this.threads.prepare(body);
+    const batch = this.threads.takes(body) ? await this.threads.stage(body) : this.staged(body.tenantId, body.recordingId, prepareBody(body));
     return this.commit(body.tenantId, body.recordingId, batch, started, body.idempotencyKey);
   }
 
   /** Events already parsed and validated (WebSocket frames), stored. */
   async ingest(batch: EventsBatch): Promise<IngestResult> {
     const started = process.hrtime.bigint();
-    return this.commit(batch.tenantId, batch.recordingId, prepareEvents(batch), started, batch.idempotencyKey);
+    return this.commit(batch.tenantId, batch.recordingId, this.staged(batch.tenantId, batch.recordingId, prepareEvents(batch)), started, batch.idempotencyKey);
   }
 
-  private async commit(tenantId: string, recordingId: string, batch: PreparedBatch, started: bigint, idempotencyKey?: string): Promise<IngestResult> {
-    const bytes = batch.payload.length;
-    // Authorised before the tenant was suspended or set for deletion (a slow body, an open WebSocket): refused now.
-    this.registry.assertServing(tenantId);
-    // Before the write: a batch over a limit is refused whole, never stored unacknowledged.
-    await this.limits.admitIngest(tenantId, batch.events, bytes);
-    const r = await this.eventStore.appendBatch(tenantId, recordingId, batch.batchId, batch.payload, batch.summary, batch.activity);
+  /** A batch prepared in this thread, stored from it. */
+  private staged(tenantId: string, recordingId: string, b: PreparedBatch): StagedBatch {
+    return {
+      events: b.events,
+      bytes: b.payload.length,
+      batchId: b.batchId,
+      append: async () => ({ ...(await this.eventStore.appendBatch(tenantId, recordingId, b.batchId, b.payload, b.summary, b.activity)), payload: b.payload }),
+      drop: () => undefined,
+    };
+  }
+
+  private async commit(tenantId: string, recordingId: string, batch: StagedBatch, started: bigint, idempotencyKey?: string): Promise<IngestResult> {
+    const bytes = batch.bytes;
+    try {
+      // Authorised before the tenant was suspended or set for deletion (a slow body, an open WebSocket): refused now.
+      this.registry.assertServing(tenantId);
+      // Before the write: a batch over a limit is refused whole, never stored unacknowledged.
+      await this.limits.admitIngest(tenantId, batch.events, bytes);
+    } catch (e) {
+      batch.drop();
+      throw e;
+    }
+    const r = await batch.append();
     if (!r.duplicate) this.limits.stored(tenantId, bytes);
-    if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'ev', r.seqs, JSON.parse(utf8(batch.payload)));
+    if (r.duplicate && idempotencyKey !== undefined) await this.assertSameAsStored(tenantId, recordingId, 'ev', r.seqs, JSON.parse(utf8(r.payload!)));
     this.metrics.observe(batch.events, bytes, Number(process.hrtime.bigint() - started) / 1e9, r.duplicate);
     return { recordingId, batchId: batch.batchId, events: batch.events, duplicate: r.duplicate };
   }

@@ -1,11 +1,20 @@
 // The batch threads as the service runs them: the compiled module (dist/, where the compiled worker
-// is) preparing HTTP bodies in a worker thread. What a thread prepares is byte for byte what the
-// service's thread prepares, its refusals are the same 4xx, a thread stopping under a batch fails
-// only that batch (503, retryable) and the next one is served by a new thread.
+// is) preparing HTTP bodies in a worker thread and storing them in the test stack's JetStream on a
+// connection of its own. What a thread stores is byte for byte (payload and summary) what the
+// service's thread would, its refusals are the same 4xx, a keyed duplicate comes back with its
+// payload, a thread stopping under a batch fails only that batch (503, retryable) and the next one
+// is served by a new thread.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync, gzipSync } from 'node:zlib';
+import { headerJson } from '../../src/domain/batch-summary';
+import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
+import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
+import { H } from '../../src/infrastructure/nats/subjects';
 import type { BatchBody, PreparedBatch } from '../../src/ingestion/batch-preparation';
+import { natsClient } from '../e2e/projections-fixtures';
+import { testEnv } from '../harness/env';
 
 type ThreadsModule = typeof import('../../src/ingestion/batch-threads');
 type PreparationModule = typeof import('../../src/ingestion/batch-preparation');
@@ -21,10 +30,12 @@ const events = (n: number, start = 1_700_000_000_000) => [
   ...Array.from({ length: n }, (_, i) => ({ type: 3, timestamp: start + 2 + i, data: { source: 1, positions: [{ x: i, y: i, id: 1, timeOffset: 0 }] } })),
 ];
 
+const tenantId = `t_threads_${randomBytes(4).toString('hex')}`;
+
 function body(text: string | Uint8Array, more: Partial<BatchBody> = {}): BatchBody {
   return {
-    tenantId: 't1',
-    recordingId: 'r1',
+    tenantId,
+    recordingId: randomUUID(),
     body: typeof text === 'string' ? Buffer.from(text) : text,
     coding: 'identity',
     format: 'json',
@@ -39,19 +50,46 @@ describe('batch threads (compiled, a real worker thread)', () => {
   let threads: InstanceType<ThreadsModule['BatchThreads']>;
   let inThread: PreparationModule['prepareBody'];
   let DistAppError: AppErrorModule['AppError'];
+  let nats: NatsClient;
+  let store: JetStreamEventStore;
+  const settings = (nice = 0) => ({
+    nice,
+    nats: { NATS_URL: testEnv().natsUrl },
+    publishTimeoutMs: 10_000,
+    log: { level: 'warn' as const, format: 'json' as const },
+  });
 
   beforeAll(async () => {
     const { BatchThreads } = (await import(join(DIST, 'ingestion/batch-threads'))) as ThreadsModule;
     inThread = ((await import(join(DIST, 'ingestion/batch-preparation'))) as PreparationModule).prepareBody;
     DistAppError = ((await import(join(DIST, 'common/app-error'))) as AppErrorModule).AppError;
-    threads = new BatchThreads(1); // every batch, however small, to the thread
+    threads = new BatchThreads(1, 0, settings()); // every batch, however small, to the thread
+    nats = await natsClient();
+    store = new JetStreamEventStore(nats, 10_000);
   });
 
-  afterAll(() => threads.close());
+  afterAll(async () => {
+    await threads.close();
+    await nats?.close();
+  });
 
-  const plain = (p: PreparedBatch) => ({ ...p, payload: Buffer.from(p.payload).toString('utf8') });
+  /** What the service's thread prepares of `b`, and what the thread stored of it (payload, summary header). */
+  async function bothWays(b: BatchBody): Promise<{ expected: PreparedBatch; stored: { payload: string; summary: string | undefined } }> {
+    const expected = inThread({ ...b, body: new Uint8Array(b.body) });
+    const staged = await threads.stage(b);
+    expect({ events: staged.events, bytes: staged.bytes, batchId: staged.batchId }).toEqual({
+      events: expected.events,
+      bytes: expected.payload.length,
+      batchId: expected.batchId,
+    });
+    const r = await staged.append();
+    expect(r.duplicate).toBe(false);
+    const payload = Buffer.from((await store.storedPayload(b.tenantId, b.recordingId, 'ev', r.seqs))!).toString('utf8');
+    const last = await nats.jsm.streams.getMessage('TAPEDECK_EVENTS', { seq: r.seq });
+    return { expected, stored: { payload, summary: last.header.get(H.summary) } };
+  }
 
-  it('prepares every kind of body exactly as the service thread does', async () => {
+  it('stores every kind of body exactly as the service thread prepares it', async () => {
     expect(threads.where).toBe('worker');
     const list = events(30);
     const json = JSON.stringify(list);
@@ -65,24 +103,47 @@ describe('batch threads (compiled, a real worker thread)', () => {
       body(JSON.stringify([list[0], deflateSync(JSON.stringify({ ...list[2], v: 'v1' })).toString('latin1')])),
     ];
     for (const b of bodies) {
-      const expected = plain(inThread({ ...b, body: new Uint8Array(b.body) }));
-      const got = plain(await threads.prepare(b));
-      expect(got).toEqual(expected);
+      const { expected, stored } = await bothWays(b);
+      expect(stored).toEqual({ payload: Buffer.from(expected.payload).toString('utf8'), summary: headerJson(expected.summary) });
     }
-    const got = await threads.prepare(body(json));
-    expect(got.events).toBe(32);
-    expect(got.summary.meta).toEqual({ plan: 'pro', includePii: 'true', ipAddress: '203.0.113.9', userAgent: 'test' });
-    expect(got.summary.url).toBe('https://shop.example/ä');
-    expect(Buffer.from(got.payload).toString('utf8')).toBe(json);
+    const { expected, stored } = await bothWays(body(json));
+    expect(expected.events).toBe(32);
+    expect(expected.summary.meta).toEqual({ plan: 'pro', includePii: 'true', ipAddress: '203.0.113.9', userAgent: 'test' });
+    expect(expected.summary.url).toBe('https://shop.example/ä');
+    expect(stored.payload).toBe(json);
+  });
+
+  it('stores a batch of many messages (chunked), and hands back the payload of a keyed duplicate only', async () => {
+    const big = body(JSON.stringify(events(40_000)), { idempotencyKey: 'big-1' });
+    const { expected, stored } = await bothWays({ ...big, body: Buffer.from(big.body) }); // each stage moves its body
+    expect(expected.payload.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(stored.payload).toBe(Buffer.from(expected.payload).toString('utf8'));
+    const again = await (await threads.stage(big)).append();
+    expect(again.duplicate).toBe(true);
+    expect(again.seqs.length).toBeGreaterThan(2);
+    expect(Buffer.from(again.payload!).toString('utf8')).toBe(stored.payload);
+    const unkeyed = body(JSON.stringify(events(3)));
+    await (await threads.stage({ ...unkeyed, body: Buffer.from(unkeyed.body) })).append();
+    const dup = await (await threads.stage(unkeyed)).append();
+    expect(dup.duplicate).toBe(true);
+    expect(dup.payload).toBeUndefined();
+  });
+
+  it('stores nothing of a batch it was told to drop', async () => {
+    const b = body(JSON.stringify(events(3)));
+    const staged = await threads.stage(b);
+    staged.drop();
+    await (await threads.stage(body(JSON.stringify(events(1))))).append(); // the thread has taken the drop by then
+    expect(await store.messageCounts(b.tenantId, b.recordingId)).toMatchObject({ ev: 0 });
   });
 
   it('runs its thread at the nice value given, the service thread unchanged (Linux)', async () => {
     const { BatchThreads } = (await import(join(DIST, 'ingestion/batch-threads'))) as ThreadsModule;
     const nice = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
     const before = new Set(readdirSync('/proc/self/task'));
-    const low = new BatchThreads(1, 0, 7);
+    const low = new BatchThreads(1, 0, settings(7));
     try {
-      await low.prepare(body(JSON.stringify(events(1))));
+      (await low.stage(body(JSON.stringify(events(1))))).drop();
       const started = readdirSync('/proc/self/task').filter((t) => !before.has(t));
       expect(started.map(nice)).toContain(7);
       expect(nice(String(process.pid))).toBe(0);
@@ -95,7 +156,7 @@ describe('batch threads (compiled, a real worker thread)', () => {
     const small = Buffer.from(JSON.stringify(events(1)));
     expect(small.buffer.byteLength).toBeGreaterThan(small.length); // pooled
     const before = small.toString();
-    await threads.prepare(body(small));
+    (await threads.stage(body(small))).drop();
     expect(small.buffer.byteLength).toBeGreaterThan(0);
     expect(small.toString()).toBe(before);
     expect(Buffer.from('still usable').toString()).toBe('still usable');
@@ -119,7 +180,7 @@ describe('batch threads (compiled, a real worker thread)', () => {
         expected = e;
       }
       expect(expected).toBeInstanceOf(DistAppError);
-      const got = await threads.prepare(b).catch((e: unknown) => e);
+      const got = await threads.stage(b).catch((e: unknown) => e);
       // Rebuilt in the service's thread as an AppError, which the error filter answers as a 4xx.
       expect(got).toBeInstanceOf(DistAppError);
       const [e, x] = [got as InstanceType<typeof DistAppError>, expected as InstanceType<typeof DistAppError>];
@@ -130,14 +191,15 @@ describe('batch threads (compiled, a real worker thread)', () => {
   it('fails only the batch whose thread stopped under it (503, retryable), and serves the next from a new thread', async () => {
     const big = body(JSON.stringify(events(300_000)));
     const internals = threads as unknown as { threads: { worker: { terminate(): Promise<number> } }[] };
-    const pending = threads.prepare(big).catch((e: unknown) => e);
+    const pending = threads.stage(big).catch((e: unknown) => e);
     await internals.threads[0].worker.terminate();
     const e = (await pending) as InstanceType<typeof DistAppError>;
     expect(e).toBeInstanceOf(DistAppError);
     expect(e.code).toBe('unavailable');
     expect(e.retryAfterSeconds).toBe(1);
-    const next = await threads.prepare(body(JSON.stringify(events(2))));
+    const next = await threads.stage(body(JSON.stringify(events(2))));
     expect(next.events).toBe(4);
+    expect((await next.append()).duplicate).toBe(false);
     expect(internals.threads).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
-// The one NATS connection of the process. It reconnects forever; `connected` tells callers whether
-// a publish can be expected to succeed now, so ingestion answers 503 at once while NATS is away.
+// The NATS connection of the process (a batch thread has one of its own: ingestion/batch-worker.ts).
+// It reconnects forever; `connected` tells callers whether a publish can be expected to succeed now,
+// so ingestion answers 503 at once while NATS is away.
 import { Logger } from '@nestjs/common';
 import { connect, JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
 import { withoutCredentials } from '../../common/redact';
@@ -7,6 +8,9 @@ import type { AppConfig } from '../../config/config';
 
 /** How long a process waits for its first NATS connection before it gives up (as start-up's other NATS steps). */
 const FIRST_CONNECT_MS = 60_000;
+
+/** What a connection needs of the configuration (a batch thread is given only these). */
+export type NatsSettings = Pick<AppConfig, 'NATS_URL' | 'NATS_USER' | 'NATS_PASSWORD'>;
 
 export class NatsClient {
   private readonly logger = new Logger('nats');
@@ -23,7 +27,7 @@ export class NatsClient {
    * first connection left a pod that never started and never said why. Once connected, it
    * reconnects forever.
    */
-  static async connect(cfg: AppConfig, name = 'tapedeck', firstConnectMs = FIRST_CONNECT_MS): Promise<NatsClient> {
+  static async connect(cfg: NatsSettings, name = 'tapedeck', firstConnectMs = FIRST_CONNECT_MS): Promise<NatsClient> {
     const servers = cfg.NATS_URL.split(',').map((s) => s.trim());
     const options = {
       servers,
