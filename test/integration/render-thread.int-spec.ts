@@ -1,6 +1,7 @@
 // The render thread as the service runs it: the compiled pool and renderer (dist/, where the
 // compiled worker is, so RENDER_THREAD=worker applies) driving the real Chromium from a thread of
 // their own; and the thread stopping mid-render, which the caller does not see.
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { snapshotData } from '../e2e/rendering-e2e-fixtures';
@@ -71,5 +72,18 @@ describe('render thread', () => {
     expect(thread.worker).toBeDefined();
     // The pool's own browser went with the old thread: the next render launches one, and works.
     expect((await shot('red, third')).bytes.length).toBeGreaterThan(100);
+  });
+
+  it("leaves playwright-core out of the service's thread: only a launch loads it", () => {
+    // The whole service's modules, as main.ts loads them, in a process of their own.
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `require(${JSON.stringify(join(DIST, '../app.module'))}); console.log(Object.keys(require.cache).filter((f) => f.includes('playwright-core')).length)`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(loaded.trim()).toBe('0');
   });
 });

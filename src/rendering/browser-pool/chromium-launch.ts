@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -65,14 +65,19 @@ export function launchBrowser(chromiumPath: string, timeoutMs: number, nice = 0)
   // with 130 at once, cutting the service's graceful stop short (npm start then left nats-server and
   // clickhouse-server running). The service closes the browsers in its shutdown (RenderingModule);
   // playwright still kills them if the process exits without that.
-  const launching = chromium.launch({
-    executablePath: chromiumExecutable(chromiumPath, nice),
-    args: CHROMIUM_ARGS,
-    timeout: timeoutMs,
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-  });
+  // playwright-core is loaded by the first launch, not with this module: with RENDER_THREAD=worker
+  // only the render thread launches, and the service's thread never holds its 7 MB of sources and
+  // their compiled code (a larger heap makes every full collection on that thread longer).
+  const launching = import('playwright-core').then(({ chromium }) =>
+    chromium.launch({
+      executablePath: chromiumExecutable(chromiumPath, nice),
+      args: CHROMIUM_ARGS,
+      timeout: timeoutMs,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    }),
+  );
   return launchedWithin(launching, timeoutMs);
 }
 
