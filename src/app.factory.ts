@@ -100,17 +100,19 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
   // carries the client's next request) when it is small or within the tenant's allowance of refused
   // bytes; otherwise it is not read at all and the connection closes a second after the answer, so
   // a client resending large bodies at once costs the service no more than their headers
-  // (limits/refused-bodies.ts). Roles without ingestion (projector, keyframe-maker) have no
-  // ingestion routes to guard.
+  // (limits/refused-bodies.ts). A tenant's request ahead of its rates in this process waits here,
+  // its body unread, until its turn (limits/pacer.ts). Roles without ingestion (projector,
+  // keyframe-maker) have no ingestion routes to guard.
   if (servesApi(cfg)) {
     const ingestion = app.get(IngestionService);
     fastify.addHook('preParsing', (req, reply, payload, done) => {
-      const refusal = (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[INGEST_ROUTE]
-        ? ingestion.refusalBeforeBody(req.headers.authorization, req.query, Number(req.headers['content-length'] ?? NaN))
+      const before = (req.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[INGEST_ROUTE]
+        ? ingestion.beforeBody(req.headers.authorization, req.query, Number(req.headers['content-length'] ?? NaN))
         : undefined;
-      if (!refusal) return done(null, payload);
-      const d = describeError(refusal.error);
-      if (!refusal.readBody) {
+      if (!before) return done(null, payload);
+      if (!before.error) return void setTimeout(() => done(null, payload), before.waitSeconds * 1000);
+      const d = describeError(before.error);
+      if (!before.readBody) {
         // Consumed as far as Node knows (so it does not drain it), and paused: the socket stops being
         // read once its first chunk is buffered. The client reads the answer meanwhile.
         req.raw.pause();

@@ -127,6 +127,12 @@ export const configSchema = z.object({
   TENANT_LIVE_VIEWERS: count().default(200),
   /** How many seconds of a rate a tenant may use at once after being idle (token bucket depth). */
   TENANT_BURST_SECONDS: number((n) => n.min(0.1).max(3600)).default(2),
+  /**
+   * Whether each tenant's HTTP ingestion requests are spaced to its rates in each instance (a
+   * request ahead of them waits, up to TENANT_BURST_SECONDS, before its body is read) instead of
+   * going on at once while the bucket holds tokens (docs/limits.md, Pacing).
+   */
+  TENANT_PACING: bool.default(true),
   /** How often an instance re-reads an ingesting tenant's stored bytes from the projections. */
   TENANT_USAGE_REFRESH_SECONDS: int(1, 3600).default(10),
 

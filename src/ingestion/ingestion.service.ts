@@ -20,7 +20,7 @@ import { BatchThreads, StagedBatch } from './batch-threads';
 
 export { IDEMPOTENCY_KEY } from './batch-preparation';
 
-/** The Fastify route config flag of the ingestion endpoints (refusalBeforeBody applies to them). */
+/** The Fastify route config flag of the ingestion endpoints (beforeBody applies to them). */
 export const INGEST_ROUTE = 'tapedeckIngest';
 
 @Injectable()
@@ -52,15 +52,21 @@ export class IngestionService implements OnModuleDestroy {
   }
 
   /**
-   * The refusal of an ingestion request that names an API key of a tenant this instance already
-   * knows to be over an ingestion limit, or undefined (the request then goes its normal way: auth,
-   * parse, admission). Asked before the body is read (app.factory.ts), so that a tenant sending on
-   * while over its byte rate costs the service neither the buffering nor the pipeline of its
-   * bodies. Nothing is decided here that the normal way would not decide the same. `readBody`:
-   * whether the body announced (`bytes`; NaN: unknown) is still read and dropped, or left unread
-   * with the connection closed (TenantLimiter.drainsRefusedBody).
+   * What happens to an ingestion request before its body is read (app.factory.ts), when it names an
+   * API key: refused at once when this instance already knows the tenant to be over an ingestion
+   * limit, so that a tenant sending on while over its byte rate costs the service neither the
+   * buffering nor the pipeline of its bodies (`readBody`: whether the body announced, `bytes`, NaN:
+   * unknown, is still read and dropped, or left unread with the connection closed:
+   * TenantLimiter.drainsRefusedBody); else held for `waitSeconds` when the tenant's requests are
+   * ahead of its rates in this process (TenantLimiter.paceIngest). Undefined: the request goes its
+   * normal way at once (auth, parse, admission). Nothing is decided here that the normal way would
+   * not decide the same.
    */
-  refusalBeforeBody(authorization: string | undefined, query: unknown, bytes: number): { error: AppError; readBody: boolean } | undefined {
+  beforeBody(
+    authorization: string | undefined,
+    query: unknown,
+    bytes: number,
+  ): { error: AppError; readBody: boolean } | { waitSeconds: number; error?: undefined } | undefined {
     const token = (query as { token?: unknown } | undefined)?.token;
     const bearer = authorization === undefined ? token : BEARER.exec(authorization)?.[1];
     if (typeof bearer !== 'string') return undefined;
@@ -73,11 +79,12 @@ export class IngestionService implements OnModuleDestroy {
     }
     try {
       this.limits.precheckIngest(key.tenantId);
+      const waitSeconds = this.limits.paceIngest(key.tenantId, bytes);
+      return waitSeconds > 0 ? { waitSeconds } : undefined;
     } catch (e) {
       if (!(e instanceof AppError)) return undefined;
       return { error: e, readBody: this.limits.drainsRefusedBody(key.tenantId, bytes) };
     }
-    return undefined;
   }
 
   /** An HTTP body as received (a large one decoded, parsed, validated and stored by a batch thread), stored. */

@@ -16,11 +16,16 @@ import { LimitDocuments } from './limit-documents';
 import { ReadMeter } from './read-meter';
 import { ALWAYS_DRAINED_BYTES, RefusedBodies } from './refused-bodies';
 import { StorageQuota } from './storage-quota';
-import { OverLimit, rateLimited, TenantRates } from './tenant-rates';
+import { OverLimit, rateLimited, RateLimitName, TenantRates } from './tenant-rates';
+import { Pacer } from './pacer';
 import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
 
 /** What every event or replay read pays at least, whatever its size (docs/limits.md). */
 export const READ_MIN_BYTES = 256 * 1024;
+/** What a tenant's ingestion requests may send at once in a process without being spaced (pacer.ts). */
+export const PACE_TOLERANCE_SECONDS = 0.05;
+/** Until a tenant's batches are seen: bytes per event and per batch assumed by the pacer. */
+const ASSUMED_BATCH = { bytesPerEvent: 300, bytes: 16 * 1024 };
 /** Shared-state failures are logged at most this often. */
 const LOG_EVERY_MS = 10_000;
 
@@ -36,6 +41,9 @@ export class TenantLimiter implements OnModuleDestroy {
   private readonly quota: StorageQuota;
   private readonly reads = new ReadMeter();
   private readonly refusedBodies: RefusedBodies;
+  private readonly pacer?: Pacer;
+  /** Each ingesting tenant's recent batches (moving averages), for the pacer's estimate of a body's events. */
+  private readonly batchShape = new Map<string, { bytesPerEvent: number; bytes: number }>();
   private readonly refused: (labels: { limit: LimitName }) => void;
   private readonly lastLogged = new Map<string, number>();
 
@@ -49,6 +57,7 @@ export class TenantLimiter implements OnModuleDestroy {
     this.defaults = defaultLimits(cfg);
     this.burstSeconds = cfg.TENANT_BURST_SECONDS;
     this.refusedBodies = new RefusedBodies(cfg.TENANT_BURST_SECONDS);
+    if (cfg.TENANT_PACING) this.pacer = new Pacer(PACE_TOLERANCE_SECONDS, cfg.TENANT_BURST_SECONDS);
     this.rates = new TenantRates(docs, cfg.TENANT_BURST_SECONDS, (e) => this.storeFailed('the limits bucket', e));
     this.sockets = new ConcurrentSlots(WEBSOCKETS, docs, (e) => this.storeFailed('the limits bucket', e));
     this.renders = new ConcurrentSlots(RENDERS, docs, (e) => this.storeFailed('the limits bucket', e));
@@ -89,9 +98,39 @@ export class TenantLimiter implements OnModuleDestroy {
     return bytes >= 0 && this.refusedBodies.drains(tenantId, bytes, this.limitsOf(tenantId).ingestBytesPerSecond);
   }
 
+  /**
+   * Seconds an HTTP ingestion request of the tenant waits before its body is read, so that its
+   * requests in this process go at the pace of its rates instead of in bursts (pacer.ts), or throws
+   * the rate's 429 when it is more than TENANT_BURST_SECONDS ahead of them. `bytes`: the length
+   * announced (NaN: unknown); its events are estimated from the tenant's recent batches.
+   */
+  paceIngest(tenantId: string, bytes: number): number {
+    if (!this.pacer) return 0;
+    const l = this.limitsOf(tenantId);
+    const shape = this.batchShape.get(tenantId) ?? ASSUMED_BATCH;
+    const size = bytes >= 0 ? bytes : shape.bytes;
+    const costs: [RateLimitName, number, number][] = [
+      ['ingestEventsPerSecond', l.ingestEventsPerSecond, size / shape.bytesPerEvent],
+      ['ingestBytesPerSecond', l.ingestBytesPerSecond, size],
+    ];
+    const [limit, value, cost] = costs.reduce((a, c) => (c[1] > 0 && (a[1] <= 0 || c[2] / c[1] > a[2] / a[1]) ? c : a));
+    if (value <= 0) return 0;
+    const pace = this.pacer.pace(tenantId, cost / value);
+    if (pace.refusedForSeconds !== undefined)
+      return this.counted(() => {
+        throw rateLimited(limit, value, pace.refusedForSeconds);
+      });
+    return pace.waitSeconds;
+  }
+
   /** Admits a batch of `events` and `bytes` before it is stored, or throws (nothing taken then). */
   async admitIngest(tenantId: string, events: number, bytes: number): Promise<void> {
     const l = this.limitsOf(tenantId);
+    if (this.pacer && events > 0) {
+      const was = this.batchShape.get(tenantId);
+      const avg = (a: number | undefined, x: number) => (a === undefined ? x : a + (x - a) / 4);
+      this.batchShape.set(tenantId, { bytesPerEvent: avg(was?.bytesPerEvent, bytes / events), bytes: avg(was?.bytes, bytes) });
+    }
     await this.countedAsync(async () => {
       await this.quota.assertRoom(tenantId, l.storedBytes);
       await this.rates.takeAll(tenantId, [

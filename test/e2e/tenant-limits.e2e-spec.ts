@@ -77,6 +77,28 @@ describe('per-tenant ingestion rates, across two instances', () => {
     expect(await readCount(s1, t.secretKey, rec)).toBe(r.ackedEvents);
   });
 
+  it("paces a tenant's requests sent at once to its rate (each waits its turn instead of all going at once), and holds no other tenant", async () => {
+    const t = await limitedTenant(stack, { ingestBytesPerSecond: 20_000 });
+    const other = await limitedTenant(stack, { ingestBytesPerSecond: 10_000_000 });
+    const events = paddedEvents(6, 1000);
+    // Each batch costs a quarter of a second of the rate; the three fit the bucket (1 s), so none is refused.
+    const cost = JSON.stringify(events).length / 20_000;
+    expect(cost).toBeGreaterThan(0.2);
+    const sent = Date.now();
+    const answered = async (r: ReturnType<typeof post>) => ({ status: (await r).status, after: Date.now() - sent });
+    const batches = [0, 1, 2].map(() => answered(post(s1, t.publicKey, randomUUID(), events)));
+    await new Promise((r) => setTimeout(r, 100));
+    const others = await answered(post(s1, other.publicKey, randomUUID(), events));
+    const paced = (await Promise.all(batches)).sort((a, b) => a.after - b.after);
+    expect(paced.map((p) => p.status)).toEqual([200, 200, 200]);
+    // The k-th waits k costs less 50 ms of tolerance (pacer.ts); unpaced, all three come back together.
+    expect(paced[2].after - paced[0].after).toBeGreaterThanOrEqual(2 * cost * 1000 - 100);
+    expect(paced[2].after).toBeGreaterThanOrEqual((3 * cost - 0.05) * 1000 - 50);
+    // The other tenant's batch, sent while these waited, went on at once.
+    expect(others.status).toBe(200);
+    expect(others.after).toBeLessThan(paced[1].after);
+  });
+
   it('answers a tenant this instance knows to be over its rate before reading the body, and reads no more of its refused bodies than its byte rate', async () => {
     const t = await limitedTenant(stack, { ingestEventsPerSecond: 1, ingestBytesPerSecond: 1_000_000 });
     const rec = randomUUID();

@@ -1,0 +1,51 @@
+import { Pacer } from './pacer';
+
+describe('Pacer', () => {
+  // 50 ms may go at once; up to 2 s of waiting.
+  const pacer = () => new Pacer(0.05, 2);
+
+  it('lets requests within the tolerance go at once, then spaces the rest at the rate', () => {
+    const p = pacer();
+    // Requests of 10 ms of the rate each, all arriving at t=0.
+    const waits = Array.from({ length: 8 }, () => p.pace('t', 0.01, 0).waitSeconds!);
+    expect(waits.map((w) => Math.round(w * 1000))).toEqual([0, 0, 0, 0, 0, 10, 20, 30]);
+  });
+
+  it('does not delay a tenant below its rate', () => {
+    const p = pacer();
+    for (let t = 0; t < 5000; t += 50) expect(p.pace('t', 0.01, t)).toEqual({ waitSeconds: 0 });
+  });
+
+  it('keeps a tenant flooding at its rate: each request waits its turn, and one more than the longest delay ahead is refused', () => {
+    // Binary fractions, so the sums are exact: 0.25 s at once, up to 2 s of waiting, requests of 0.25 s.
+    const p = new Pacer(0.25, 2);
+    const waits = Array.from({ length: 9 }, () => p.pace('t', 0.25, 0).waitSeconds);
+    expect(waits).toEqual([0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2]);
+    // The tenth would wait 2.25 s: refused, for the 0.25 s after which it would wait 2.
+    expect(p.pace('t', 0.25, 0)).toEqual({ refusedForSeconds: 0.25 });
+    // 250 ms later the schedule has moved on by as much: one more waits its 2 s.
+    expect(p.pace('t', 0.25, 250)).toEqual({ waitSeconds: 2 });
+  });
+
+  it('keeps tenants apart', () => {
+    const p = pacer();
+    for (let i = 0; i < 300; i++) p.pace('a', 0.01, 0);
+    expect(p.pace('b', 0.01, 0)).toEqual({ waitSeconds: 0 });
+  });
+
+  it('lets a request costing more than the longest delay go when nothing waits, and refuses the next until it is paid', () => {
+    const p = pacer();
+    // An 8 MiB batch at 2 MiB/s: 4 s of the rate.
+    expect(p.pace('t', 4, 0)).toEqual({ waitSeconds: 0 });
+    // A second one a second later would wait 6.95 s; it may go once the first is paid for, in 3 s.
+    expect(p.pace('t', 4, 1000).refusedForSeconds).toBeCloseTo(3, 5);
+    // Once the first is paid for (4 s), the next waits no more than the longest delay.
+    expect(p.pace('t', 4, 4050)).toEqual({ waitSeconds: 0 });
+  });
+
+  it('ignores costless requests', () => {
+    const p = pacer();
+    p.pace('t', 100, 0);
+    expect(p.pace('t', 0, 0)).toEqual({ waitSeconds: 0 });
+  });
+});

@@ -1,0 +1,48 @@
+// Spaces each tenant's ingestion requests in this process to its rate instead of letting a burst
+// through at once: requests a little ahead of the rate wait (up to `maxDelaySeconds`), those further
+// ahead are refused as the rate limit would refuse them. The token buckets (tenant-rates.ts) still
+// decide what a tenant may ingest on all instances together; this only decides *when* a request of
+// this process goes on, so that a tenant using all its limits allow does so at an even pace instead
+// of in bursts of its whole allowance, which other tenants' requests would wait behind (nginx's
+// `limit_req` without `nodelay` does the same). A guard of this process's CPU, so not shared.
+//
+// Costs are in seconds of the tenant's rate. The schedule is a token bucket of seconds refilling at
+// one per second (token-bucket.ts), `toleranceSeconds` deep (what may go at once without waiting)
+// and allowed into debt down to `maxDelaySeconds`: a request's wait is the debt it leaves.
+import { BucketState, refill } from './token-bucket';
+
+export type Pace = { waitSeconds: number; refusedForSeconds?: undefined } | { refusedForSeconds: number; waitSeconds?: undefined };
+
+export class Pacer {
+  private readonly schedules = new Map<string, BucketState>();
+
+  constructor(
+    private readonly toleranceSeconds: number,
+    private readonly maxDelaySeconds: number,
+  ) {}
+
+  /**
+   * Schedules a request costing `costSeconds` of the tenant's rate: how long it waits before it
+   * goes on, or, when that would be more than the longest delay, for how long it is refused (nothing
+   * scheduled then).
+   */
+  pace(tenantId: string, costSeconds: number, now = Date.now()): Pace {
+    if (!(costSeconds > 0)) return { waitSeconds: 0 };
+    const cur = refill(this.schedules.get(tenantId), { perSecond: 1, burst: this.toleranceSeconds }, now);
+    const after = cur.tokens - costSeconds;
+    // A single request costing more than the whole delay goes once nothing waits before it (the
+    // bucket's rule for large batches); a refused one may come back when either would let it go.
+    const wait = Math.max(0, -after);
+    const untilIdle = this.toleranceSeconds - cur.tokens;
+    if (wait > this.maxDelaySeconds && untilIdle > 0) return { refusedForSeconds: Math.min(wait - this.maxDelaySeconds, untilIdle) };
+    this.schedules.set(tenantId, { tokens: after, at: cur.at });
+    this.forgetIdle(now);
+    return { waitSeconds: wait > this.maxDelaySeconds ? 0 : wait };
+  }
+
+  /** Drops the schedules of tenants idle long enough to be back at full tolerance (bounded memory). */
+  private forgetIdle(now: number) {
+    if (this.schedules.size < 1024) return;
+    for (const [id, s] of this.schedules) if (s.tokens + (now - s.at) / 1000 >= this.toleranceSeconds) this.schedules.delete(id);
+  }
+}

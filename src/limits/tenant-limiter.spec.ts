@@ -1,0 +1,51 @@
+import { loadConfig } from '../config/config';
+import type { TenantRegistry } from '../auth/tenant-registry';
+import type { MetricsService } from '../metrics/metrics.service';
+import type { StorageUsageRepository } from '../read-model/storage-usage.repository';
+import type { LimitDocuments } from './limit-documents';
+import { MemoryDocuments } from './testing/memory-documents';
+import { TenantLimiter } from './tenant-limiter.service';
+
+const made: TenantLimiter[] = [];
+afterAll(() => made.forEach((l) => l.onModuleDestroy()));
+
+/** A limiter over documents in memory, every tenant at the defaults of `env`. */
+function limiter(env: Record<string, string>) {
+  const registry = { tenant: () => undefined } as unknown as TenantRegistry;
+  const metrics = { labelledCounter: () => () => undefined } as unknown as MetricsService;
+  const l = new TenantLimiter(registry, loadConfig(env), new MemoryDocuments() as unknown as LimitDocuments, {} as StorageUsageRepository, metrics);
+  made.push(l);
+  return l;
+}
+
+describe('TenantLimiter.paceIngest', () => {
+  const base = { TENANT_INGEST_EVENTS_PER_SECOND: '1000', TENANT_INGEST_BYTES_PER_SECOND: '1000000', TENANT_BURST_SECONDS: '2' };
+
+  it("spaces a tenant's requests by the costlier of its rates, estimating a body's events from its recent batches", async () => {
+    const l = limiter(base);
+    // Before any batch: 300 bytes an event assumed, so 30 000 bytes is 100 events, 0.1 s of the event rate (0.03 s of the byte rate).
+    expect(l.paceIngest('t', 30_000)).toBeCloseTo(0.05, 5);
+    expect(l.paceIngest('t', 30_000)).toBeCloseTo(0.15, 2);
+    // Batches of 100 bytes an event seen: the same body is now 300 events, 0.3 s.
+    for (let i = 0; i < 20; i++) await l.admitIngest('u', 10, 1000);
+    expect(l.paceIngest('u', 30_000)).toBeCloseTo(0.25, 2);
+  });
+
+  it('refuses with the limit that costs most, once a request would wait more than TENANT_BURST_SECONDS', () => {
+    const l = limiter(base);
+    let refusal: unknown;
+    for (let i = 0; i < 100 && !refusal; i++) {
+      try {
+        l.paceIngest('t', 30_000);
+      } catch (e) {
+        refusal = e;
+      }
+    }
+    expect(refusal).toMatchObject({ code: 'rate_limited', limit: 'ingestEventsPerSecond', retryAfterSeconds: 1 });
+  });
+
+  it('holds nothing when pacing is off or the tenant is unlimited', () => {
+    expect(limiter({ ...base, TENANT_PACING: 'false' }).paceIngest('t', 1e9)).toBe(0);
+    expect(limiter({ ...base, TENANT_INGEST_EVENTS_PER_SECOND: '0', TENANT_INGEST_BYTES_PER_SECOND: '0' }).paceIngest('t', 1e9)).toBe(0);
+  });
+});
