@@ -43,6 +43,21 @@ describe('Pacer', () => {
     expect(p.pace('t', 4, 4050)).toEqual({ waitSeconds: 0 });
   });
 
+  it("holds at most maxHeld of a tenant's requests at once, and refuses the next until the first of them goes", () => {
+    // Requests of about 1 ms of the rate (binary fractions, so the sums are exact): 2 s of delay would hold 2 000 of them.
+    const ms = 2 ** -10;
+    const p = new Pacer(64 * ms, 2, 100);
+    const paces = Array.from({ length: 165 }, () => p.pace('t', ms, 0));
+    // 64 go at once (the tolerance), 100 wait, the next is refused until the first of those goes.
+    expect(paces.filter((x) => x.waitSeconds === 0)).toHaveLength(64);
+    expect(paces.filter((x) => x.waitSeconds! > 0)).toHaveLength(100);
+    expect(paces[164]).toEqual({ refusedForSeconds: ms });
+    // 10 ms later the first ten have gone: one more waits its turn, behind the 100 scheduled (less the 10 ms).
+    expect(p.pace('t', ms, 10).waitSeconds).toBeCloseTo(101 * ms - 0.01, 9);
+    // Other tenants are not held by it.
+    expect(p.pace('u', 0.001, 0)).toEqual({ waitSeconds: 0 });
+  });
+
   it('ignores costless requests', () => {
     const p = pacer();
     p.pace('t', 100, 0);

@@ -8,36 +8,50 @@
 //
 // Costs are in seconds of the tenant's rate. The schedule is a token bucket of seconds refilling at
 // one per second (token-bucket.ts), `toleranceSeconds` deep (what may go at once without waiting)
-// and allowed into debt down to `maxDelaySeconds`: a request's wait is the debt it leaves.
+// and allowed into debt down to `maxDelaySeconds`: a request's wait is the debt it leaves. At most
+// `maxHeld` requests of a tenant wait at once (each holds a connection): tiny requests cost little
+// of the rate each, and a tenant sending many would otherwise park thousands here.
 import { BucketState, refill } from './token-bucket';
 
 export type Pace = { waitSeconds: number; refusedForSeconds?: undefined } | { refusedForSeconds: number; waitSeconds?: undefined };
 
+interface Schedule extends BucketState {
+  /** When each request waiting now goes on (epoch ms), oldest first: a later request never goes before an earlier one. */
+  held: number[];
+}
+
 export class Pacer {
-  private readonly schedules = new Map<string, BucketState>();
+  private readonly schedules = new Map<string, Schedule>();
 
   constructor(
     private readonly toleranceSeconds: number,
     private readonly maxDelaySeconds: number,
+    private readonly maxHeld = 1024,
   ) {}
 
   /**
    * Schedules a request costing `costSeconds` of the tenant's rate: how long it waits before it
-   * goes on, or, when that would be more than the longest delay, for how long it is refused (nothing
-   * scheduled then).
+   * goes on, or, when that would be more than the longest delay (or too many of the tenant's
+   * requests wait already), for how long it is refused (nothing scheduled then).
    */
   pace(tenantId: string, costSeconds: number, now = Date.now()): Pace {
     if (!(costSeconds > 0)) return { waitSeconds: 0 };
-    const cur = refill(this.schedules.get(tenantId), { perSecond: 1, burst: this.toleranceSeconds }, now);
+    const was = this.schedules.get(tenantId);
+    const held = was?.held ?? [];
+    while (held.length > 0 && held[0] <= now) held.shift();
+    const cur = refill(was, { perSecond: 1, burst: this.toleranceSeconds }, now);
     const after = cur.tokens - costSeconds;
     // A single request costing more than the whole delay goes once nothing waits before it (the
     // bucket's rule for large batches); a refused one may come back when either would let it go.
     const wait = Math.max(0, -after);
     const untilIdle = this.toleranceSeconds - cur.tokens;
     if (wait > this.maxDelaySeconds && untilIdle > 0) return { refusedForSeconds: Math.min(wait - this.maxDelaySeconds, untilIdle) };
-    this.schedules.set(tenantId, { tokens: after, at: cur.at });
+    const goes = wait > this.maxDelaySeconds ? 0 : wait;
+    if (goes > 0 && held.length >= this.maxHeld) return { refusedForSeconds: (held[0] - now) / 1000 };
+    if (goes > 0) held.push(now + goes * 1000);
+    this.schedules.set(tenantId, { tokens: after, at: cur.at, held });
     this.forgetIdle(now);
-    return { waitSeconds: wait > this.maxDelaySeconds ? 0 : wait };
+    return { waitSeconds: goes };
   }
 
   /** Drops the schedules of tenants idle long enough to be back at full tolerance (bounded memory). */
