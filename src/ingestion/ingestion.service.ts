@@ -90,8 +90,9 @@ export class IngestionService implements OnModuleDestroy {
   /** An HTTP body as received (a large one decoded, parsed, validated and stored by a batch thread), stored. */
   async ingestBody(body: BatchBody): Promise<IngestResult> {
     const started = process.hrtime.bigint();
+    const received = body.body.byteLength; // before a batch thread takes the body
     const batch = this.threads.takes(body) ? await this.threads.stage(body) : this.staged(body.tenantId, body.recordingId, prepareBody(body));
-    return this.commit(body.tenantId, body.recordingId, batch, started, body.idempotencyKey);
+    return this.commit(body.tenantId, body.recordingId, batch, started, body.idempotencyKey, received);
   }
 
   /** Events already parsed and validated (WebSocket frames), stored. */
@@ -111,13 +112,20 @@ export class IngestionService implements OnModuleDestroy {
     };
   }
 
-  private async commit(tenantId: string, recordingId: string, batch: StagedBatch, started: bigint, idempotencyKey?: string): Promise<IngestResult> {
+  private async commit(
+    tenantId: string,
+    recordingId: string,
+    batch: StagedBatch,
+    started: bigint,
+    idempotencyKey?: string,
+    received?: number,
+  ): Promise<IngestResult> {
     const bytes = batch.bytes;
     try {
       // Authorised before the tenant was suspended or set for deletion (a slow body, an open WebSocket): refused now.
       this.registry.assertServing(tenantId);
       // Before the write: a batch over a limit is refused whole, never stored unacknowledged.
-      await this.limits.admitIngest(tenantId, batch.events, bytes);
+      await this.limits.admitIngest(tenantId, batch.events, bytes, received);
     } catch (e) {
       batch.drop();
       throw e;

@@ -24,10 +24,17 @@ import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent
 export const READ_MIN_BYTES = 256 * 1024;
 /** What a tenant's ingestion requests may send at once in a process without being spaced (pacer.ts). */
 export const PACE_TOLERANCE_SECONDS = 0.05;
-/** Until a tenant's batches are seen: bytes per event and per batch assumed by the pacer. */
-const ASSUMED_BATCH = { bytesPerEvent: 300, bytes: 16 * 1024 };
+/** Until a tenant's HTTP batches are seen, the pacer assumes 300 bytes an event, uncompressed, 16 KiB a body. */
+const ASSUMED_BATCH: BatchShape = { eventsPerByte: 1 / 300, storedPerByte: 1, received: 16 * 1024 };
 /** Shared-state failures are logged at most this often. */
 const LOG_EVERY_MS = 10_000;
+
+/** Per byte of an HTTP body as received: its events and its stored (uncompressed) bytes; and a body's size. */
+interface BatchShape {
+  eventsPerByte: number;
+  storedPerByte: number;
+  received: number;
+}
 
 @Injectable()
 export class TenantLimiter implements OnModuleDestroy {
@@ -42,8 +49,8 @@ export class TenantLimiter implements OnModuleDestroy {
   private readonly reads = new ReadMeter();
   private readonly refusedBodies: RefusedBodies;
   private readonly pacer?: Pacer;
-  /** Each ingesting tenant's recent batches (moving averages), for the pacer's estimate of a body's events. */
-  private readonly batchShape = new Map<string, { bytesPerEvent: number; bytes: number }>();
+  /** Each ingesting tenant's recent HTTP batches (moving averages), for the pacer's estimate of a body's events and bytes. */
+  private readonly batchShape = new Map<string, BatchShape>();
   private readonly refused: (labels: { limit: LimitName }) => void;
   private readonly lastLogged = new Map<string, number>();
 
@@ -102,16 +109,17 @@ export class TenantLimiter implements OnModuleDestroy {
    * Seconds an HTTP ingestion request of the tenant waits before its body is read, so that its
    * requests in this process go at the pace of its rates instead of in bursts (pacer.ts), or throws
    * the rate's 429 when it is more than TENANT_BURST_SECONDS ahead of them. `bytes`: the length
-   * announced (NaN: unknown); its events are estimated from the tenant's recent batches.
+   * announced (NaN: unknown); its events and stored bytes are estimated from the tenant's recent
+   * HTTP batches (a compressed body stores several times its length).
    */
   paceIngest(tenantId: string, bytes: number): number {
     if (!this.pacer) return 0;
     const l = this.limitsOf(tenantId);
     const shape = this.batchShape.get(tenantId) ?? ASSUMED_BATCH;
-    const size = bytes >= 0 ? bytes : shape.bytes;
+    const size = bytes >= 0 ? bytes : shape.received;
     const costs: [RateLimitName, number, number][] = [
-      ['ingestEventsPerSecond', l.ingestEventsPerSecond, size / shape.bytesPerEvent],
-      ['ingestBytesPerSecond', l.ingestBytesPerSecond, size],
+      ['ingestEventsPerSecond', l.ingestEventsPerSecond, size * shape.eventsPerByte],
+      ['ingestBytesPerSecond', l.ingestBytesPerSecond, size * shape.storedPerByte],
     ];
     const [limit, value, cost] = costs.reduce((a, c) => (c[1] > 0 && (a[1] <= 0 || c[2] / c[1] > a[2] / a[1]) ? c : a));
     if (value <= 0) return 0;
@@ -123,13 +131,20 @@ export class TenantLimiter implements OnModuleDestroy {
     return pace.waitSeconds;
   }
 
-  /** Admits a batch of `events` and `bytes` before it is stored, or throws (nothing taken then). */
-  async admitIngest(tenantId: string, events: number, bytes: number): Promise<void> {
+  /**
+   * Admits a batch of `events` and `bytes` (as stored) before it is stored, or throws (nothing taken
+   * then). `received`: an HTTP body's size as received (compressed or not), for the pacer's estimates.
+   */
+  async admitIngest(tenantId: string, events: number, bytes: number, received?: number): Promise<void> {
     const l = this.limitsOf(tenantId);
-    if (this.pacer && events > 0) {
+    if (this.pacer && received) {
       const was = this.batchShape.get(tenantId);
       const avg = (a: number | undefined, x: number) => (a === undefined ? x : a + (x - a) / 4);
-      this.batchShape.set(tenantId, { bytesPerEvent: avg(was?.bytesPerEvent, bytes / events), bytes: avg(was?.bytes, bytes) });
+      this.batchShape.set(tenantId, {
+        eventsPerByte: avg(was?.eventsPerByte, events / received),
+        storedPerByte: avg(was?.storedPerByte, bytes / received),
+        received: avg(was?.received, received),
+      });
     }
     await this.countedAsync(async () => {
       await this.quota.assertRoom(tenantId, l.storedBytes);
