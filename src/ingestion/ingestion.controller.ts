@@ -55,7 +55,7 @@ const IngestEndpoint = (summary: string, more: string) =>
     ApiResponse({ status: 422, description: 'The Idempotency-Key was used before in this recording for other events; nothing was stored' }),
     ApiTextError(
       429,
-      "Over one of the tenant's ingestion rates (or the key's request rate): nothing was stored; retry after Retry-After (text/plain, names the limit)",
+      "Over one of the tenant's ingestion rates (or the key's request rate): nothing was stored; retry after Retry-After (text/plain, names the limit). A request only a little ahead of the tenant's rates is not refused: it is held, its body unread, until its turn (at most TENANT_BURST_SECONDS), then stored and answered (docs/limits.md, Pacing)",
       'Ingestion rate limit reached: this tenant may use 5000 events per second (limit ingestEventsPerSecond); retry later',
     ),
     ApiTextError(
