@@ -23,7 +23,7 @@ import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent
 /** What every event or replay read pays at least, whatever its size (docs/limits.md). */
 export const READ_MIN_BYTES = 256 * 1024;
 /** What a tenant's ingestion requests may send at once in a process without being spaced (pacer.ts). */
-export const PACE_TOLERANCE_SECONDS = 0.05;
+const PACE_TOLERANCE_SECONDS = 0.05;
 /** Until a tenant's HTTP batches are seen, the pacer assumes 300 bytes an event, uncompressed, 16 KiB a body. */
 const ASSUMED_BATCH: BatchShape = { eventsPerByte: 1 / 300, storedPerByte: 1, received: 16 * 1024 };
 /** Shared-state failures are logged at most this often. */
@@ -117,18 +117,17 @@ export class TenantLimiter implements OnModuleDestroy {
     const l = this.limitsOf(tenantId);
     const shape = this.batchShape.get(tenantId) ?? ASSUMED_BATCH;
     const size = bytes >= 0 ? bytes : shape.received;
-    const costs: [RateLimitName, number, number][] = [
-      ['ingestEventsPerSecond', l.ingestEventsPerSecond, size * shape.eventsPerByte],
-      ['ingestBytesPerSecond', l.ingestBytesPerSecond, size * shape.storedPerByte],
-    ];
-    const [limit, value, cost] = costs.reduce((a, c) => (c[1] > 0 && (a[1] <= 0 || c[2] / c[1] > a[2] / a[1]) ? c : a));
-    if (value <= 0) return 0;
-    const pace = this.pacer.pace(tenantId, cost / value);
-    if (pace.refusedForSeconds !== undefined)
-      return this.counted(() => {
-        throw rateLimited(limit, value, pace.refusedForSeconds);
-      });
-    return pace.waitSeconds;
+    // Seconds of each rate the body costs (0: unlimited); the costlier one paces it and names a refusal.
+    const seconds = (value: number, amount: number) => (value > 0 ? amount / value : 0);
+    const events = seconds(l.ingestEventsPerSecond, size * shape.eventsPerByte);
+    const stored = seconds(l.ingestBytesPerSecond, size * shape.storedPerByte);
+    const pace = this.pacer.pace(tenantId, Math.max(events, stored));
+    if (pace.refusedForSeconds === undefined) return pace.waitSeconds;
+    const [limit, value]: [RateLimitName, number] =
+      events >= stored ? ['ingestEventsPerSecond', l.ingestEventsPerSecond] : ['ingestBytesPerSecond', l.ingestBytesPerSecond];
+    return this.counted(() => {
+      throw rateLimited(limit, value, pace.refusedForSeconds);
+    });
   }
 
   /**
