@@ -1,16 +1,19 @@
-// Spaces each tenant's ingestion requests in this process to its rate instead of letting a burst
-// through at once: requests a little ahead of the rate wait (up to `maxDelaySeconds`), those further
+// Spaces each tenant's requests of one kind (HTTP ingestion, renders) in this process to its rate
+// instead of letting a burst through at once: requests a little ahead of the rate wait (up to `maxDelaySeconds`), those further
 // ahead are refused as the rate limit would refuse them. The token buckets (tenant-rates.ts) still
-// decide what a tenant may ingest on all instances together; this only decides *when* a request of
+// decide what a tenant may ingest or render on all instances together; this only decides *when* a request of
 // this process goes on, so that a tenant using all its limits allow does so at an even pace instead
 // of in bursts of its whole allowance, which other tenants' requests would wait behind (nginx's
 // `limit_req` without `nodelay` does the same). A guard of this process's CPU, so not shared.
 //
-// Costs are in seconds of the tenant's rate. The schedule is a token bucket of seconds refilling at
-// one per second (token-bucket.ts), `toleranceSeconds` deep (what may go at once without waiting)
-// and allowed into debt down to `maxDelaySeconds`: a request's wait is the debt it leaves. At most
-// `maxHeld` requests of a tenant wait at once (each holds a connection): tiny requests cost little
-// of the rate each, and a tenant sending many would otherwise park thousands here.
+// Costs are in seconds of the tenant's rate, paid after the request goes, as nginx and GCRA do: a
+// request waits for what its tenant's earlier requests have not paid yet, never for its own cost,
+// so the first request after a pause goes at once whatever its size, and what it costs delays the
+// next. The schedule is a token bucket of seconds refilling at one per second (token-bucket.ts),
+// `toleranceSeconds` deep (what may go at once without waiting) and allowed into debt: a request's
+// wait is the debt it finds, up to `maxDelaySeconds`. At most `maxHeld` requests of a tenant wait at
+// once (each holds a connection): tiny requests cost little of the rate each, and a tenant sending
+// many would otherwise park thousands here.
 import { BucketState, refill } from './token-bucket';
 
 export type Pace = { waitSeconds: number; refusedForSeconds?: undefined } | { refusedForSeconds: number; waitSeconds?: undefined };
@@ -40,18 +43,13 @@ export class Pacer {
     const held = was?.held ?? [];
     while (held.length > 0 && held[0] <= now) held.shift();
     const cur = refill(was, { perSecond: 1, burst: this.toleranceSeconds }, now);
-    const after = cur.tokens - costSeconds;
-    // A single request costing more than the whole delay goes once nothing waits before it (the
-    // bucket's rule for large batches); a refused one may come back when either would let it go.
-    const wait = Math.max(0, -after);
-    const untilIdle = this.toleranceSeconds - cur.tokens;
-    if (wait > this.maxDelaySeconds && untilIdle > 0) return { refusedForSeconds: Math.min(wait - this.maxDelaySeconds, untilIdle) };
-    const goes = wait > this.maxDelaySeconds ? 0 : wait;
-    if (goes > 0 && held.length >= this.maxHeld) return { refusedForSeconds: (held[0] - now) / 1000 };
-    if (goes > 0) held.push(now + goes * 1000);
-    this.schedules.set(tenantId, { tokens: after, at: cur.at, held });
+    const wait = Math.max(0, -cur.tokens);
+    if (wait > this.maxDelaySeconds) return { refusedForSeconds: wait - this.maxDelaySeconds };
+    if (wait > 0 && held.length >= this.maxHeld) return { refusedForSeconds: (held[0] - now) / 1000 };
+    if (wait > 0) held.push(now + wait * 1000);
+    this.schedules.set(tenantId, { tokens: cur.tokens - costSeconds, at: cur.at, held });
     this.forgetIdle(now);
-    return { waitSeconds: goes };
+    return { waitSeconds: wait };
   }
 
   /** Drops the schedules of tenants idle long enough to be back at full tolerance (bounded memory). */
