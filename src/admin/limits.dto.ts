@@ -33,6 +33,7 @@ const LimitsViewSchema = z.object({
       readBytesPerSecond: 2097152,
       storedBytes: 0,
       renders: 8,
+      rendersPerSecond: 5,
       liveViewers: 200,
     },
   }),

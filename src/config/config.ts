@@ -123,12 +123,17 @@ export const configSchema = z.object({
   TENANT_STORED_BYTES: count().default(20 * 1024 * 1024 * 1024),
   /** Screenshots of a tenant rendering or waiting at once, all instances together (a browser asks at most 6 at once per host). */
   TENANT_RENDERS: count().default(8),
+  /**
+   * Screenshots a tenant may have rendered per second, all instances together (a token bucket of
+   * TENANT_BURST_SECONDS): what one tenant's renders may take of the renderer's CPU, whatever their number at once.
+   */
+  TENANT_RENDERS_PER_SECOND: count().default(5),
   /** Live event feeds (live players) of a tenant open at once, all instances together. */
   TENANT_LIVE_VIEWERS: count().default(200),
   /** How many seconds of a rate a tenant may use at once after being idle (token bucket depth). */
   TENANT_BURST_SECONDS: number((n) => n.min(0.1).max(3600)).default(2),
   /**
-   * Whether each tenant's HTTP ingestion requests are spaced to its rates in each instance (a
+   * Whether each tenant's HTTP ingestion requests (and renders) are spaced to its rates in each instance (a
    * request ahead of them waits, up to TENANT_BURST_SECONDS, before its body is read) instead of
    * going on at once while the bucket holds tokens (docs/limits.md, Pacing).
    */

@@ -9,6 +9,7 @@ export const LIMIT_NAMES = [
   'readBytesPerSecond',
   'storedBytes',
   'renders',
+  'rendersPerSecond',
   'liveViewers',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
@@ -51,6 +52,12 @@ export const LIMIT_INFO: Record<LimitName, { unit: string; what: string; env: st
     env: 'TENANT_RENDERS',
     flag: 'renders',
   },
+  rendersPerSecond: {
+    unit: 'renders per second',
+    what: 'screenshots rendered per second, all instances together (rendered images served from the cache do not count)',
+    env: 'TENANT_RENDERS_PER_SECOND',
+    flag: 'renders-per-second',
+  },
   liveViewers: {
     unit: 'live viewers',
     what: 'live event feeds open at once (GET …/events?live=true, the live player), all instances together',
@@ -86,6 +93,7 @@ export function defaultLimits(cfg: {
   TENANT_READ_BYTES_PER_SECOND: number;
   TENANT_STORED_BYTES: number;
   TENANT_RENDERS: number;
+  TENANT_RENDERS_PER_SECOND: number;
   TENANT_LIVE_VIEWERS: number;
 }): TenantLimits {
   return {
@@ -95,6 +103,7 @@ export function defaultLimits(cfg: {
     readBytesPerSecond: cfg.TENANT_READ_BYTES_PER_SECOND,
     storedBytes: cfg.TENANT_STORED_BYTES,
     renders: cfg.TENANT_RENDERS,
+    rendersPerSecond: cfg.TENANT_RENDERS_PER_SECOND,
     liveViewers: cfg.TENANT_LIVE_VIEWERS,
   };
 }

@@ -18,12 +18,15 @@ import { ALWAYS_DRAINED_BYTES, RefusedBodies } from './refused-bodies';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, RateLimitName, TenantRates } from './tenant-rates';
 import { Pacer } from './pacer';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
 
 /** What every event or replay read pays at least, whatever its size (docs/limits.md). */
 export const READ_MIN_BYTES = 256 * 1024;
 /** What a tenant's ingestion requests may send at once in a process without being spaced (pacer.ts). */
 const PACE_TOLERANCE_SECONDS = 0.05;
+/** What a tenant's renders may start at once in a process without being spaced (pacer.ts): two at the default rate. */
+const RENDER_PACE_TOLERANCE_SECONDS = 0.2;
 /** Until a tenant's HTTP batches are seen, the pacer assumes 300 bytes an event, uncompressed, 16 KiB a body. */
 const ASSUMED_BATCH: BatchShape = { eventsPerByte: 1 / 300, storedPerByte: 1, received: 16 * 1024 };
 /** Shared-state failures are logged at most this often. */
@@ -49,6 +52,7 @@ export class TenantLimiter implements OnModuleDestroy {
   private readonly reads = new ReadMeter();
   private readonly refusedBodies: RefusedBodies;
   private readonly pacer?: Pacer;
+  private readonly renderPacer?: Pacer;
   /** Each ingesting tenant's recent HTTP batches (moving averages), for the pacer's estimate of a body's events and bytes. */
   private readonly batchShape = new Map<string, BatchShape>();
   private readonly refused: (labels: { limit: LimitName }) => void;
@@ -64,7 +68,10 @@ export class TenantLimiter implements OnModuleDestroy {
     this.defaults = defaultLimits(cfg);
     this.burstSeconds = cfg.TENANT_BURST_SECONDS;
     this.refusedBodies = new RefusedBodies(cfg.TENANT_BURST_SECONDS);
-    if (cfg.TENANT_PACING) this.pacer = new Pacer(PACE_TOLERANCE_SECONDS, cfg.TENANT_BURST_SECONDS);
+    if (cfg.TENANT_PACING) {
+      this.pacer = new Pacer(PACE_TOLERANCE_SECONDS, cfg.TENANT_BURST_SECONDS);
+      this.renderPacer = new Pacer(RENDER_PACE_TOLERANCE_SECONDS, cfg.TENANT_BURST_SECONDS);
+    }
     this.rates = new TenantRates(docs, cfg.TENANT_BURST_SECONDS, (e) => this.storeFailed('the limits bucket', e));
     this.sockets = new ConcurrentSlots(WEBSOCKETS, docs, (e) => this.storeFailed('the limits bucket', e));
     this.renders = new ConcurrentSlots(RENDERS, docs, (e) => this.storeFailed('the limits bucket', e));
@@ -183,9 +190,33 @@ export class TenantLimiter implements OnModuleDestroy {
     return this.countedAsync(() => this.sockets.acquire(tenantId, this.limitsOf(tenantId).webSockets));
   }
 
-  /** Reserves one of the tenant's renders (in progress or waiting for the renderer); resolves the function that frees it. */
-  startRender(tenantId: string): Promise<() => void> {
-    return this.countedAsync(() => this.renders.acquire(tenantId, this.limitsOf(tenantId).renders));
+  /**
+   * Reserves one of the tenant's renders (in progress or waiting), then takes it from the tenant's
+   * render rate: spaced in this process to that rate (waiting up to TENANT_BURST_SECONDS, as HTTP
+   * ingestion is paced) and taken from the shared bucket. Resolves the function that frees the
+   * slot; a refusal by the rate frees it at once. `rate: false` (thumbnails, rendered in a
+   * background queue) takes the slot only.
+   */
+  async startRender(tenantId: string, { rate = true } = {}): Promise<() => void> {
+    const l = this.limitsOf(tenantId);
+    return this.countedAsync(async () => {
+      const free = await this.renders.acquire(tenantId, l.renders);
+      try {
+        if (rate && l.rendersPerSecond > 0) await this.takeRender(tenantId, l.rendersPerSecond);
+        return free;
+      } catch (e) {
+        free();
+        throw e;
+      }
+    });
+  }
+
+  private async takeRender(tenantId: string, perSecond: number): Promise<void> {
+    const pace = this.renderPacer?.pace(tenantId, 1 / perSecond) ?? { waitSeconds: 0 };
+    if (pace.refusedForSeconds !== undefined) throw rateLimited('rendersPerSecond', perSecond, pace.refusedForSeconds);
+    if (pace.waitSeconds > 0) await sleep(pace.waitSeconds * 1000);
+    const wait = await this.rates.take(tenantId, 'rendersPerSecond', perSecond, 1);
+    if (wait > 0) throw rateLimited('rendersPerSecond', perSecond, wait);
   }
 
   /** Reserves one of the tenant's live viewers (an open live feed); resolves the function that frees it. */

@@ -58,3 +58,59 @@ describe('TenantLimiter.paceIngest', () => {
     expect(limiter({ ...base, TENANT_INGEST_EVENTS_PER_SECOND: '0', TENANT_INGEST_BYTES_PER_SECOND: '0' }).paceIngest('t', 1e9)).toBe(0);
   });
 });
+
+describe('TenantLimiter.startRender', () => {
+  const base = { TENANT_RENDERS: '100', TENANT_RENDERS_PER_SECOND: '10', TENANT_BURST_SECONDS: '1' };
+  /** Starts `n` renders of the tenant at once: each one's milliseconds until admitted, or its refusal. */
+  const start = (l: TenantLimiter, tenantId: string, n: number, opts?: { rate: boolean }) => {
+    const t0 = performance.now();
+    return Promise.all(
+      Array.from({ length: n }, () =>
+        l.startRender(tenantId, opts).then(
+          () => performance.now() - t0,
+          (e: unknown) => e as { limit: string; retryAfterSeconds: number },
+        ),
+      ),
+    );
+  };
+
+  it("spaces a tenant's renders to its render rate, two at once, and holds no other tenant", async () => {
+    const l = limiter(base);
+    const [a, b] = await Promise.all([start(l, 'a', 7), start(l, 'b', 2)]);
+    // 0.1 s of the rate each, 0.2 s going at once, each paid after it goes: three go, the fourth
+    // waits 0.1 s, the seventh 0.4 s.
+    expect(a).toEqual(Array(7).fill(expect.any(Number)));
+    expect((a as number[])[3]).toBeGreaterThanOrEqual(95);
+    expect((a as number[])[6]).toBeGreaterThanOrEqual(395);
+    expect(Math.max(...(b as number[]))).toBeLessThan((a as number[])[3]);
+  });
+
+  it('refuses a render further ahead than TENANT_BURST_SECONDS, naming the rate, and frees its slot', async () => {
+    const l = limiter({ ...base, TENANT_RENDERS: '11', TENANT_BURST_SECONDS: '0.5' });
+    // Three at once and five held (up to 0.5 s); the other four are refused by the rate, each after
+    // it took a slot (with eleven slots, the last would otherwise be refused as one render too many).
+    const out = await start(l, 't', 12);
+    expect(out.filter((x) => typeof x === 'number')).toHaveLength(8);
+    const refused = out.filter((x) => typeof x !== 'number');
+    expect(refused).toEqual(Array(4).fill(expect.objectContaining({ limit: 'rendersPerSecond', retryAfterSeconds: expect.any(Number) })));
+    expect(String(refused[0])).toMatch(/Render rate limit reached: this tenant may use 10 renders per second \(limit rendersPerSecond\)/);
+    // The slots: eight held, three free.
+    const more = await start(l, 't', 4, { rate: false });
+    expect(more.filter((x) => typeof x === 'number')).toHaveLength(3);
+    expect(more.find((x) => typeof x !== 'number')).toMatchObject({ limit: 'renders' });
+  });
+
+  it('does not pace or take background renders (thumbnails) from the rate', async () => {
+    const l = limiter({ ...base, TENANT_RENDERS_PER_SECOND: '1' });
+    const out = await start(l, 't', 20, { rate: false });
+    expect(Math.max(...(out as number[]))).toBeLessThan(500);
+    expect(await start(l, 't', 1)).toEqual([expect.any(Number)]);
+  });
+
+  it("without pacing, lets the bucket's burst through at once and refuses the next", async () => {
+    const out = await start(limiter({ ...base, TENANT_PACING: 'false' }), 't', 11);
+    expect(out.slice(0, 10)).toEqual(Array(10).fill(expect.any(Number)));
+    expect(Math.max(...(out.slice(0, 10) as number[]))).toBeLessThan(95);
+    expect(out[10]).toMatchObject({ limit: 'rendersPerSecond' });
+  });
+});

@@ -6,7 +6,14 @@ import type { SharedDocuments } from '../infrastructure/nats/kv-documents';
 import { LIMIT_INFO, LimitName } from '../domain/tenant-limits';
 import { LeasedBucket } from './leased-bucket';
 
-export type RateLimitName = Extract<LimitName, 'ingestEventsPerSecond' | 'ingestBytesPerSecond' | 'readBytesPerSecond'>;
+export type RateLimitName = Extract<LimitName, 'ingestEventsPerSecond' | 'ingestBytesPerSecond' | 'readBytesPerSecond' | 'rendersPerSecond'>;
+
+const REFUSALS: Record<RateLimitName, string> = {
+  ingestEventsPerSecond: 'Ingestion rate limit reached',
+  ingestBytesPerSecond: 'Ingestion rate limit reached',
+  readBytesPerSecond: 'Read bandwidth limit reached',
+  rendersPerSecond: 'Render rate limit reached',
+};
 
 /** A refusal by one of a tenant's limits (429), naming it for the metrics. */
 export class OverLimit extends RateLimited {
@@ -21,8 +28,7 @@ export class OverLimit extends RateLimited {
 
 /** A refusal of `limit` at `value` per second, retryable after `waitSeconds`. */
 export function rateLimited(limit: RateLimitName, value: number, waitSeconds: number): OverLimit {
-  const what = limit === 'readBytesPerSecond' ? 'Read bandwidth limit reached' : 'Ingestion rate limit reached';
-  return new OverLimit(limit, `${what}: this tenant may use ${value} ${LIMIT_INFO[limit].unit} (limit ${limit}); retry later`, waitSeconds);
+  return new OverLimit(limit, `${REFUSALS[limit]}: this tenant may use ${value} ${LIMIT_INFO[limit].unit} (limit ${limit}); retry later`, waitSeconds);
 }
 
 export class TenantRates {

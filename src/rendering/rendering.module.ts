@@ -48,7 +48,7 @@ import { RecordingRenderSource } from './shared/recording-render-source';
       useFactory: (pool: BrowserPool, cfg: AppConfig, metrics: MetricsService, limits: TenantLimiter) =>
         new ScreenshotRenderer(pool, {
           timeoutMs: cfg.RENDER_TIMEOUT_MS,
-          admit: (tenantId) => limits.startRender(tenantId),
+          admit: (tenantId, background) => limits.startRender(tenantId, { rate: !background }),
           onRendered: metrics.histogram(
             'tapedeck_render_duration_seconds',
             'Screenshot renders in Chromium, from asking for a browser slot (queue wait included) to the encoded image; image-cache hits and failures not counted',

@@ -23,6 +23,7 @@ export async function twoInstances(env: Record<string, string> = {}): Promise<Pr
       TENANT_READ_BYTES_PER_SECOND: '0',
       TENANT_STORED_BYTES: '0',
       TENANT_RENDERS: '0',
+      TENANT_RENDERS_PER_SECOND: '0',
       TENANT_LIVE_VIEWERS: '0',
       TENANT_BURST_SECONDS: '1',
       ...env,

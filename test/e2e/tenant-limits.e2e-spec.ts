@@ -6,7 +6,7 @@ import { Agent, IncomingMessage, request } from 'node:http';
 import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import type { PrivateStack } from '../harness/private-stack';
-import { expectRefusal, limitedTenant, OpenedSocket, openSocket, paddedEvents, post, twoInstances } from './limits-fixtures';
+import { expectRefusal, LimitedTenant, limitedTenant, OpenedSocket, openSocket, paddedEvents, post, twoInstances } from './limits-fixtures';
 
 let stack: PrivateStack;
 let s1: string;
@@ -370,5 +370,39 @@ describe('renders', () => {
       (r) => r.status === 200,
     );
     for (let i = 0; i < 3; i++) expect((await shot(t, i % 2 ? s1 : s2)).status).toBe(200);
+  });
+
+  it("spaces a tenant's renders asked at once to its render rate, holds that rate across instances with 429 naming it, and leaves other tenants alone", async () => {
+    const [t, u, other] = await Promise.all([
+      limitedTenant(stack, { rendersPerSecond: 2 }),
+      limitedTenant(stack, { rendersPerSecond: 1 }),
+      limitedTenant(stack, { renders: 0 }),
+    ]);
+    const rec = randomUUID();
+    const start = Date.now() - 60_000;
+    for (const who of [t, u, other]) expect((await post(s1, who.publicKey, rec, sampleEvents(40, start))).status).toBe(200);
+    let n = 0;
+    const shot = (who: LimitedTenant, base: string) =>
+      api(`/recordings/${rec}/screenshot.png?time=epoch:${start + 2 + (n % 30)}&width=${300 + n++}&height=200`, { base, key: who.secretKey });
+    expect((await shot(other, s1)).status).toBe(200); // the browser launched
+    // Three at once on one instance, half a second of the rate each: the first goes, the second waits
+    // for it (less 0.2 s that may go at once: pacer.ts), the third for both; none is refused (burst 1 s,
+    // and the bucket refills meanwhile). Unpaced, the third would find the bucket empty.
+    const sent = Date.now();
+    const paced = await Promise.all([0, 1, 2].map(async () => ({ status: (await shot(t, s1)).status, after: Date.now() - sent })));
+    expect(paced.map((p) => p.status)).toEqual([200, 200, 200]);
+    expect(Math.max(...paced.map((p) => p.after))).toBeGreaterThanOrEqual(800 - 50);
+    // One render a second, all instances together: of two asked at once of the two instances, one
+    // finds the shared bucket empty (a bucket per instance would serve both).
+    const pair = await Promise.all([shot(u, s1), shot(u, s2)]);
+    expect(pair.map((r) => r.status).sort()).toEqual([200, 429]);
+    const refused = pair.find((r) => r.status === 429)!;
+    expectRefusal(refused, 429, 'rendersPerSecond');
+    expect(refused.text).toBe('Render rate limit reached: this tenant may use 1 renders per second (limit rendersPerSecond); retry later');
+    // Another tenant's renders at the same moment are neither held nor refused.
+    const others = await Promise.all(Array.from({ length: 4 }, (_, i) => shot(other, i % 2 ? s2 : s1)));
+    expect(others.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    await new Promise((r) => setTimeout(r, Number(refused.headers.get('retry-after')) * 1000));
+    expect((await shot(u, s2)).status).toBe(200);
   });
 });

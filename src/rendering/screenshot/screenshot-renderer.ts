@@ -41,10 +41,11 @@ export interface ScreenshotRendererOptions {
   /** Told the seconds of each successful browser render, from asking for a slot to the encoded image. */
   onRendered?: (seconds: number) => void;
   /**
-   * Admits a tenant's render before it loads events or waits for the browser (its `renders` limit);
-   * resolves the function that ends it, or throws the refusal. Images from the cache skip it.
+   * Admits a tenant's render before it loads events or waits for the browser (its `renders` limit,
+   * and its render rate unless `background`); resolves the function that ends it, or throws the
+   * refusal. Images from the cache skip it.
    */
-  admit?: (tenantId: string) => Promise<() => void>;
+  admit?: (tenantId: string, background: boolean) => Promise<() => void>;
 }
 
 export interface ScreenshotRequest {
@@ -57,6 +58,11 @@ export interface ScreenshotRequest {
   around?: WindowLoader;
   time: ScreenshotTime;
   format: ImageFormat;
+  /**
+   * Rendered in the service's background queue (thumbnails: one at a time per process, for every
+   * tenant), not in answer to a request: the tenant's render rate neither paces nor pays for it.
+   */
+  background?: boolean;
   width?: number;
   height?: number;
   quality?: number;
@@ -119,7 +125,7 @@ export class ScreenshotRenderer {
     }
     let job = this.pending.get(key);
     if (!job) {
-      job = this.produce(req.tenantId, scope, page, moment.shown, { format: req.format, ...size, quality });
+      job = this.produce(req.tenantId, scope, page, moment.shown, { format: req.format, ...size, quality }, req.background ?? false);
       this.pending.set(key, job);
       job
         .then(
@@ -207,8 +213,9 @@ export class ScreenshotRenderer {
     page: () => Promise<PageEvents>,
     shown: number,
     out: { format: ImageFormat; width: number; height: number; quality: number },
+    background: boolean,
   ): Promise<RenderedImage> {
-    const done = await this.options.admit?.(tenantId);
+    const done = await this.options.admit?.(tenantId, background);
     try {
       const warm = this.warm.peek(scope);
       if (!warm || !coversMoment(warm.range, shown)) await page(); // load before taking a browser slot

@@ -43,6 +43,11 @@ function ApiScreenshot(extension: string | undefined) {
       'Position offset:99999 is outside the recording (4210 ms long, epoch … to …)',
     ),
     ApiTextError(
+      429,
+      "Over the key's request rate, the tenant's renders at once (renders), or its render rate (rendersPerSecond) by more than TENANT_BURST_SECONDS (a render a little ahead of the rate waits its turn instead); nothing was rendered, retry after Retry-After (text/plain, names the limit)",
+      'Render rate limit reached: this tenant may use 5 renders per second (limit rendersPerSecond); retry later',
+    ),
+    ApiTextError(
       503,
       'Renderer over capacity, timed out or restarting, or the event store unreachable; see Retry-After',
       'Renderer is busy, try again shortly',

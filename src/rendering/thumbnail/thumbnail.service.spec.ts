@@ -7,6 +7,8 @@ function make(pool?: { inFlight: number; queueLength: number; whenIdle: () => Pr
   let seq = 1;
   let fail: AppError | undefined;
   const renders: string[] = [];
+  /** Each render's `background`: thumbnails are not paced by the tenant's render rate. */
+  const background: boolean[] = [];
   const source = {
     resolve: async (tenantId: string, recordingId: string) => {
       if (recordingId === 'gone') throw new AppError('not_found', 'Recording not found');
@@ -14,8 +16,9 @@ function make(pool?: { inFlight: number; queueLength: number; whenIdle: () => Pr
     },
   } as unknown as RecordingRenderSource;
   const renderer = {
-    render: async (req: { contentKey: string; width?: number; format: string }) => {
+    render: async (req: { contentKey: string; width?: number; format: string; background?: boolean }) => {
       renders.push(req.contentKey);
+      background.push(req.background === true);
       if (fail) throw fail;
       return { bytes: Buffer.from(`img ${req.contentKey}`), etag: `"${req.contentKey}"`, contentType: 'image/webp', width: req.width, height: 180 };
     },
@@ -23,6 +26,7 @@ function make(pool?: { inFlight: number; queueLength: number; whenIdle: () => Pr
   return {
     thumbnails: new ThumbnailService(source, renderer, pool as never),
     renders,
+    background,
     next: () => seq++,
     failWith: (e: AppError | undefined) => (fail = e),
   };
@@ -81,7 +85,7 @@ describe('ThumbnailService', () => {
   it('renders idle recordings after requests, and only while no other render runs or waits', async () => {
     let idle!: () => void;
     const pool = { inFlight: 1, queueLength: 0, whenIdle: () => new Promise<void>((r) => (idle = r)) };
-    const { thumbnails, renders } = make(pool);
+    const { thumbnails, renders, background } = make(pool);
     await thumbnails.renderWhenIdle('t', 'idle');
     await thumbnails.renderWhenIdle('t', 'gone'); // deleted: skipped
     await new Promise((r) => setTimeout(r, 300));
@@ -96,6 +100,7 @@ describe('ThumbnailService', () => {
     idle();
     await thumbnails.drained();
     expect(renders).toEqual(['t/asked/1', 't/idle/1']);
+    expect(background).toEqual([true, true]);
     expect(thumbnails.renderedAt('t', 'idle')).toBeGreaterThan(0);
     expect((await thumbnails.respond('t', 'idle', undefined, 60)).status).toBe(200);
     await thumbnails.renderWhenIdle('t', 'idle'); // current already

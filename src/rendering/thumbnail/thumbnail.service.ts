@@ -155,6 +155,8 @@ export class ThumbnailService {
         format: 'webp',
         width: THUMBNAIL_WIDTH,
         quality: 60,
+        // One at a time for every tenant: pacing one tenant's would hold everyone's.
+        background: true,
       });
       this.held.set(key, { contentKey: source.contentKey, renderedAt: Date.now(), bytes: image.bytes, etag: image.etag });
       this.stats.rendered++;
