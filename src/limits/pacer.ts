@@ -1,10 +1,11 @@
 // Spaces each tenant's requests of one kind (HTTP ingestion, renders) in this process to its rate
-// instead of letting a burst through at once: requests a little ahead of the rate wait (up to `maxDelaySeconds`), those further
-// ahead are refused as the rate limit would refuse them. The token buckets (tenant-rates.ts) still
-// decide what a tenant may ingest or render on all instances together; this only decides *when* a request of
-// this process goes on, so that a tenant using all its limits allow does so at an even pace instead
-// of in bursts of its whole allowance, which other tenants' requests would wait behind (nginx's
-// `limit_req` without `nodelay` does the same). A guard of this process's CPU, so not shared.
+// instead of letting a burst through at once: requests a little ahead of the rate wait (up to
+// `maxDelaySeconds`), those further ahead are refused as the rate limit would refuse them. The token
+// buckets (tenant-rates.ts) still decide what a tenant may ingest or render on all instances
+// together; this only decides *when* a request of this process goes on, so that a tenant using all
+// its limits allow does so at an even pace instead of in bursts of its whole allowance, which other
+// tenants' requests would wait behind (nginx's `limit_req` without `nodelay` does the same). A guard
+// of this process's CPU, so not shared.
 //
 // Costs are in seconds of the tenant's rate, paid after the request goes, as nginx and GCRA do: a
 // request waits for what its tenant's earlier requests have not paid yet, never for its own cost,

@@ -5,6 +5,7 @@
 // both name the limit. Shared-state failures let requests through (fail open) and are logged.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../common/app-error';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -18,7 +19,6 @@ import { ALWAYS_DRAINED_BYTES, RefusedBodies } from './refused-bodies';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, RateLimitName, TenantRates } from './tenant-rates';
 import { Pacer } from './pacer';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
 
 /** What every event or replay read pays at least, whatever its size (docs/limits.md). */
