@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadConfig } from '../src/config/config';
 import { startStack } from '../test/harness/stack';
 import { BenchSection, SMOKE } from './bench-kit';
 import { consoleBench } from './console.bench';
@@ -38,6 +39,8 @@ const SECTIONS: BenchSection[] = [
 async function main() {
   const only = process.argv.slice(2);
   const log = (msg: string) => process.stderr.write(msg + '\n');
+  // The stack turns the contention guard off for the suites; the benches measure the service's default.
+  process.env.TENANT_CPU_PRESSURE ??= String(loadConfig({}).TENANT_CPU_PRESSURE);
   const { env, procs, service } = await startStack();
   const results: Record<string, unknown> = {};
   const failed: string[] = [];

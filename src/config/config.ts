@@ -138,6 +138,14 @@ export const configSchema = z.object({
    * going on at once while the bucket holds tokens (docs/limits.md, Pacing).
    */
   TENANT_PACING: bool.default(true),
+  /**
+   * CPU pressure (0–1: the share of time some task waits for a core, from CPU_PRESSURE_FILE) above
+   * which the tenants pressing against their limits are slowed below them while other tenants work
+   * (docs/limits.md, Contention); 0 disables.
+   */
+  TENANT_CPU_PRESSURE: number((n) => n.min(0).max(1)).default(0.4),
+  /** The kernel's CPU pressure (PSI) file: the machine's, or a cgroup's (`/sys/fs/cgroup/cpu.pressure`) in a container. */
+  CPU_PRESSURE_FILE: z.string().min(1).default('/proc/pressure/cpu'),
   /** How often an instance re-reads an ingesting tenant's stored bytes from the projections. */
   TENANT_USAGE_REFRESH_SECONDS: int(1, 3600).default(10),
 

@@ -4,6 +4,7 @@
 // byte counts), never per process. Refusals: 429 with Retry-After (OverLimit), 507 for the quota;
 // both name the limit. Shared-state failures let requests through (fail open) and are logged.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../common/app-error';
@@ -19,6 +20,7 @@ import { ALWAYS_DRAINED_BYTES, RefusedBodies } from './refused-bodies';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, RateLimitName, TenantRates } from './tenant-rates';
 import { Pacer } from './pacer';
+import { Contention, CpuPressure, TICK_MS } from './contention';
 import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
 
 /** What every event or replay read pays at least, whatever its size (docs/limits.md). */
@@ -53,6 +55,8 @@ export class TenantLimiter implements OnModuleDestroy {
   private readonly refusedBodies: RefusedBodies;
   private readonly pacer?: Pacer;
   private readonly renderPacer?: Pacer;
+  private readonly contention?: Contention;
+  private readonly ticker?: NodeJS.Timeout;
   /** Each ingesting tenant's recent HTTP batches (moving averages), for the pacer's estimate of a body's events and bytes. */
   private readonly batchShape = new Map<string, BatchShape>();
   private readonly refused: (labels: { limit: LimitName }) => void;
@@ -77,10 +81,24 @@ export class TenantLimiter implements OnModuleDestroy {
     this.renders = new ConcurrentSlots(RENDERS, docs, (e) => this.storeFailed('the limits bucket', e));
     this.viewers = new ConcurrentSlots(LIVE_VIEWERS, docs, (e) => this.storeFailed('the limits bucket', e));
     this.quota = new StorageQuota(usage, cfg.TENANT_USAGE_REFRESH_SECONDS * 1000, (e) => this.storeFailed('stored bytes (ClickHouse)', e));
+    if (cfg.TENANT_CPU_PRESSURE > 0) {
+      const pressure = new CpuPressure(() => readFileSync(cfg.CPU_PRESSURE_FILE, 'latin1'));
+      if (this.readable(pressure, cfg.CPU_PRESSURE_FILE) !== undefined) {
+        const contention = (this.contention = new Contention(cfg.TENANT_CPU_PRESSURE));
+        this.ticker = setInterval(() => contention.tick(this.readable(pressure, cfg.CPU_PRESSURE_FILE) ?? 0), TICK_MS).unref();
+        metrics.gauge(
+          'tapedeck_cpu_pressure',
+          'CPU pressure (smoothed share of time some task waited for a core) seen by the contention guard',
+          () => contention.pressure,
+        );
+        metrics.gauge('tapedeck_tenants_slowed', 'Tenants slowed below their limits while the CPU is contended', () => contention.slowed);
+      }
+    }
     this.refused = metrics.labelledCounter('tapedeck_tenant_limit_refusals_total', 'Requests, frames and upgrades refused by a per-tenant limit', ['limit']);
   }
 
   onModuleDestroy() {
+    clearInterval(this.ticker);
     this.sockets.stop();
     this.renders.stop();
     this.viewers.stop();
@@ -96,8 +114,13 @@ export class TenantLimiter implements OnModuleDestroy {
     const l = this.limitsOf(tenantId);
     this.counted(() => {
       this.quota.assertKnownRoom(tenantId, l.storedBytes);
-      this.rates.assertOpen(tenantId, 'ingestEventsPerSecond', l.ingestEventsPerSecond);
-      this.rates.assertOpen(tenantId, 'ingestBytesPerSecond', l.ingestBytesPerSecond);
+      try {
+        this.rates.assertOpen(tenantId, 'ingestEventsPerSecond', l.ingestEventsPerSecond);
+        this.rates.assertOpen(tenantId, 'ingestBytesPerSecond', l.ingestBytesPerSecond);
+      } catch (e) {
+        this.contention?.note(tenantId, true);
+        throw e;
+      }
     });
   }
 
@@ -128,12 +151,14 @@ export class TenantLimiter implements OnModuleDestroy {
     const seconds = (value: number, amount: number) => (value > 0 ? amount / value : 0);
     const events = seconds(l.ingestEventsPerSecond, size * shape.eventsPerByte);
     const stored = seconds(l.ingestBytesPerSecond, size * shape.storedPerByte);
-    const pace = this.pacer.pace(tenantId, Math.max(events, stored));
+    const share = this.share(tenantId);
+    const pace = this.pacer.pace(tenantId, Math.max(events, stored) / share);
+    this.contention?.note(tenantId, pace.waitSeconds !== 0);
     if (pace.refusedForSeconds === undefined) return pace.waitSeconds;
     const [limit, value]: [RateLimitName, number] =
       events >= stored ? ['ingestEventsPerSecond', l.ingestEventsPerSecond] : ['ingestBytesPerSecond', l.ingestBytesPerSecond];
     return this.counted(() => {
-      throw rateLimited(limit, value, pace.refusedForSeconds);
+      throw rateLimited(limit, value, pace.refusedForSeconds, share);
     });
   }
 
@@ -154,10 +179,13 @@ export class TenantLimiter implements OnModuleDestroy {
     }
     await this.countedAsync(async () => {
       await this.quota.assertRoom(tenantId, l.storedBytes);
-      await this.rates.takeAll(tenantId, [
-        { limit: 'ingestEventsPerSecond', value: l.ingestEventsPerSecond, cost: events },
-        { limit: 'ingestBytesPerSecond', value: l.ingestBytesPerSecond, cost: bytes },
-      ]);
+      await this.noted(
+        tenantId,
+        this.rates.takeAll(tenantId, [
+          { limit: 'ingestEventsPerSecond', value: l.ingestEventsPerSecond, cost: events },
+          { limit: 'ingestBytesPerSecond', value: l.ingestBytesPerSecond, cost: bytes },
+        ]),
+      );
     });
   }
 
@@ -176,12 +204,23 @@ export class TenantLimiter implements OnModuleDestroy {
     const limit = this.limitsOf(tenantId).readBytesPerSecond;
     if (limit <= 0) return open();
     const prepaid = Math.min(READ_MIN_BYTES, limit * this.burstSeconds);
-    await this.countedAsync(async () => {
-      if (this.reads.isWaiting(tenantId)) throw rateLimited('readBytesPerSecond', limit, LEASE_SECONDS);
-      const wait = await this.rates.take(tenantId, 'readBytesPerSecond', limit, prepaid);
-      if (wait > 0) throw rateLimited('readBytesPerSecond', limit, wait);
-    });
-    const pay = (bytes: number) => this.rates.take(tenantId, 'readBytesPerSecond', this.limitsOf(tenantId).readBytesPerSecond, bytes);
+    await this.countedAsync(() =>
+      this.noted(
+        tenantId,
+        (async () => {
+          if (this.reads.isWaiting(tenantId)) throw rateLimited('readBytesPerSecond', limit, LEASE_SECONDS);
+          const wait = await this.rates.take(tenantId, 'readBytesPerSecond', limit, prepaid);
+          if (wait > 0) throw rateLimited('readBytesPerSecond', limit, wait);
+        })(),
+      ),
+    );
+    // A slowed tenant's bytes cost it more of its bandwidth (a cost beyond the bucket's depth passes on a full bucket, then is paid back).
+    const pay = async (bytes: number) => {
+      const value = this.limitsOf(tenantId).readBytesPerSecond;
+      const wait = await this.rates.take(tenantId, 'readBytesPerSecond', value, bytes / this.share(tenantId));
+      this.contention?.note(tenantId, wait > 0);
+      return wait;
+    };
     return this.reads.meter(tenantId, await open(), pay, prepaid);
   }
 
@@ -212,11 +251,42 @@ export class TenantLimiter implements OnModuleDestroy {
   }
 
   private async takeRender(tenantId: string, perSecond: number): Promise<void> {
-    const pace = this.renderPacer?.pace(tenantId, 1 / perSecond) ?? { waitSeconds: 0 };
-    if (pace.refusedForSeconds !== undefined) throw rateLimited('rendersPerSecond', perSecond, pace.refusedForSeconds);
+    const share = this.share(tenantId);
+    const pace = this.renderPacer?.pace(tenantId, 1 / perSecond / share) ?? { waitSeconds: 0 };
+    this.contention?.note(tenantId, pace.waitSeconds !== 0);
+    if (pace.refusedForSeconds !== undefined) throw rateLimited('rendersPerSecond', perSecond, pace.refusedForSeconds, share);
     if (pace.waitSeconds > 0) await sleep(pace.waitSeconds * 1000);
     const wait = await this.rates.take(tenantId, 'rendersPerSecond', perSecond, 1);
     if (wait > 0) throw rateLimited('rendersPerSecond', perSecond, wait);
+  }
+
+  /** The share of its rates the tenant is given now: below 1 while it presses against them on a contended machine (contention.ts). */
+  private share(tenantId: string): number {
+    return this.contention?.factor(tenantId) ?? 1;
+  }
+
+  /** `work`'s outcome, noted for the contention guard: the tenant works, and was held by a rate when it throws OverLimit. */
+  private async noted<T>(tenantId: string, work: Promise<T>): Promise<T> {
+    try {
+      const out = await work;
+      this.contention?.note(tenantId);
+      return out;
+    } catch (e) {
+      this.contention?.note(tenantId, e instanceof OverLimit || undefined);
+      throw e;
+    }
+  }
+
+  /** Whether the CPU pressure can be read from `file` (logged once when not: the contention guard is then off). */
+  private readable(pressure: CpuPressure, file: string): number | undefined {
+    try {
+      const x = pressure.sample();
+      if (x === undefined) throw new Error('no "some … total=" line');
+      return x;
+    } catch (e) {
+      this.storeFailed(`the CPU pressure (${file})`, e);
+      return undefined;
+    }
   }
 
   /** Reserves one of the tenant's live viewers (an open live feed); resolves the function that frees it. */

@@ -12,8 +12,15 @@ afterAll(() => made.forEach((l) => l.onModuleDestroy()));
 /** A limiter over documents in memory, every tenant at the defaults of `env`. */
 function limiter(env: Record<string, string>) {
   const registry = { tenant: () => undefined } as unknown as TenantRegistry;
-  const metrics = { labelledCounter: () => () => undefined } as unknown as MetricsService;
-  const l = new TenantLimiter(registry, loadConfig(env), new MemoryDocuments() as unknown as LimitDocuments, {} as StorageUsageRepository, metrics);
+  const metrics = { labelledCounter: () => () => undefined, gauge: () => undefined } as unknown as MetricsService;
+  // The contention guard reads this machine's CPU pressure: off unless a spec turns it on.
+  const l = new TenantLimiter(
+    registry,
+    loadConfig({ TENANT_CPU_PRESSURE: '0', ...env }),
+    new MemoryDocuments() as unknown as LimitDocuments,
+    {} as StorageUsageRepository,
+    metrics,
+  );
   made.push(l);
   return l;
 }

@@ -1,5 +1,5 @@
 import { AppError, statusOf } from '../common/app-error';
-import { OverLimit, TenantRates } from './tenant-rates';
+import { OverLimit, rateLimited, TenantRates } from './tenant-rates';
 import { MemoryDocuments } from './testing/memory-documents';
 
 describe('TenantRates', () => {
@@ -36,5 +36,18 @@ describe('TenantRates', () => {
     await expect(r.takeAll('t', [{ limit: 'readBytesPerSecond', value: 10, cost: 10 }])).rejects.toThrow(/Read bandwidth limit reached.*readBytesPerSecond/);
     expect(() => r.assertOpen('t', 'readBytesPerSecond', 10)).toThrow(OverLimit);
     expect(() => r.assertOpen('other', 'readBytesPerSecond', 10)).not.toThrow();
+  });
+});
+
+describe('rateLimited', () => {
+  it('names the limit and its value, and a slowed share after the name', () => {
+    expect(rateLimited('ingestEventsPerSecond', 5000, 1.5).message).toBe(
+      'Ingestion rate limit reached: this tenant may use 5000 events per second (limit ingestEventsPerSecond); retry later',
+    );
+    const slowed = rateLimited('rendersPerSecond', 5, 2, 0.237);
+    expect(slowed.message).toBe(
+      "Render rate limit reached: this tenant may use 5 renders per second (limit rendersPerSecond); slowed to 24% of it while this instance's CPU is contended; retry later",
+    );
+    expect(slowed.limit).toBe('rendersPerSecond');
   });
 });

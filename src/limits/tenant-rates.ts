@@ -26,9 +26,13 @@ export class OverLimit extends RateLimited {
   }
 }
 
-/** A refusal of `limit` at `value` per second, retryable after `waitSeconds`. */
-export function rateLimited(limit: RateLimitName, value: number, waitSeconds: number): OverLimit {
-  return new OverLimit(limit, `${REFUSALS[limit]}: this tenant may use ${value} ${LIMIT_INFO[limit].unit} (limit ${limit}); retry later`, waitSeconds);
+/**
+ * A refusal of `limit` at `value` per second, retryable after `waitSeconds`; `share` below 1: the
+ * tenant is slowed to that share of it while the instance's CPU is contended (contention.ts).
+ */
+export function rateLimited(limit: RateLimitName, value: number, waitSeconds: number, share = 1): OverLimit {
+  const slowed = share < 1 ? `; slowed to ${Math.round(share * 100)}% of it while this instance's CPU is contended` : '';
+  return new OverLimit(limit, `${REFUSALS[limit]}: this tenant may use ${value} ${LIMIT_INFO[limit].unit} (limit ${limit})${slowed}; retry later`, waitSeconds);
 }
 
 export class TenantRates {

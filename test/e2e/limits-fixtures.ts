@@ -26,6 +26,8 @@ export async function twoInstances(env: Record<string, string> = {}): Promise<Pr
       TENANT_RENDERS_PER_SECOND: '0',
       TENANT_LIVE_VIEWERS: '0',
       TENANT_BURST_SECONDS: '1',
+      // The contention guard reads the machine's CPU pressure: the limit specs would depend on the CI's load.
+      TENANT_CPU_PRESSURE: '0',
       ...env,
     },
   });

@@ -151,6 +151,9 @@ export async function startStack(o: { serverKeyframes?: boolean } = {}): Promise
     // Per-tenant limits far above what the suites and benches send, yet on: the limiter's code runs
     // on every request (the noisy-neighbour bench gives its tenants their own limits).
     ...HIGH_TENANT_LIMITS,
+    // The contention guard reads the machine's CPU pressure, which would make the suites' timings
+    // depend on the CI's load (tenant-contention.e2e-spec.ts turns it on; the benches keep the service's default).
+    TENANT_CPU_PRESSURE: process.env.TENANT_CPU_PRESSURE ?? '0',
   };
   let service: ServiceProcess;
   try {

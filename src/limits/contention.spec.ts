@@ -1,0 +1,133 @@
+import { Contention, CpuPressure, MIN_FACTOR, TICK_MS } from './contention';
+
+const A = 'tenant-a';
+const B = 'tenant-b';
+
+/** Runs `ticks` ticks at `pressure`, A's requests all held by its rates and B's all going at once, each tick. */
+function run(c: Contention, ticks: number, pressure: number, at: { now: number }, who = { a: true, b: true }) {
+  for (let i = 0; i < ticks; i++) {
+    at.now += TICK_MS;
+    if (who.a) c.note(A, true, at.now);
+    if (who.b) c.note(B, false, at.now);
+    c.tick(pressure, at.now);
+  }
+}
+
+/** A guard at a threshold of 0.4, and its clock. */
+const start = () => ({ c: new Contention(0.4), at: { now: 0 } });
+
+describe('Contention', () => {
+  it('slows the tenant held by its rates while the CPU is contended and another tenant works within its limits', () => {
+    const { c, at } = start();
+    run(c, 12, 0.9, at);
+    expect(c.factor(A)).toBeLessThan(0.2);
+    expect(c.factor(B)).toBe(1);
+    expect(c.slowed).toBe(1);
+  });
+
+  it('never slows below the least share', () => {
+    const { c, at } = start();
+    run(c, 100, 1, at);
+    expect(c.factor(A)).toBe(MIN_FACTOR);
+  });
+
+  it('does not slow a tenant alone on the instance: there is no one to protect', () => {
+    const { c, at } = start();
+    run(c, 20, 1, at, { a: true, b: false });
+    expect(c.factor(A)).toBe(1);
+  });
+
+  it('does not slow tenants that all press against their limits', () => {
+    const { c, at } = start();
+    for (let i = 0; i < 20; i++) {
+      at.now += TICK_MS;
+      c.note(A, true, at.now);
+      c.note(B, true, at.now);
+      c.tick(1, at.now);
+    }
+    expect([c.factor(A), c.factor(B)]).toEqual([1, 1]);
+  });
+
+  it('does not slow a tenant whose requests wait now and then, only one whose requests mostly wait', () => {
+    const { c, at } = start();
+    for (let i = 0; i < 40; i++) {
+      at.now += TICK_MS;
+      c.note(A, i % 4 === 0, at.now); // a quarter of its requests wait
+      c.note(B, false, at.now);
+      c.tick(1, at.now);
+    }
+    expect(c.factor(A)).toBe(1);
+  });
+
+  it('leaves the factors alone between half the threshold and the threshold, and gives the limits back below half of it', () => {
+    const { c, at } = start();
+    run(c, 8, 1, at);
+    run(c, 4, 0.3, at); // the smoothed pressure settles at 0.3: between 0.2 and 0.4
+    const slowed = c.factor(A);
+    expect(slowed).toBeLessThan(1);
+    run(c, 20, 0.3, at);
+    expect(c.factor(A)).toBe(slowed);
+    run(c, 20, 0, at);
+    expect(c.factor(A)).toBe(1);
+    expect(c.slowed).toBe(0);
+  });
+
+  it('gives the limits back once the tenants within theirs stop working, whatever the pressure', () => {
+    const { c, at } = start();
+    run(c, 8, 1, at);
+    expect(c.factor(A)).toBeLessThan(1);
+    run(c, 8 + 20, 1, at, { a: true, b: false }); // B idle for 2 s, then A alone
+    expect(c.factor(A)).toBe(1);
+  });
+
+  it('stops counting a tenant as held a second after its rates last decided on it', () => {
+    const { c, at } = start();
+    run(c, 8, 1, at);
+    const f = c.factor(A);
+    expect(f).toBeLessThan(1);
+    // A keeps working, but none of its requests passes a rate (say, only cached images).
+    for (let i = 0; i < 12; i++) {
+      at.now += TICK_MS;
+      c.note(A, undefined, at.now);
+      c.note(B, false, at.now);
+      c.tick(1, at.now);
+    }
+    expect(c.factor(A)).toBeLessThan(f); // still held during the first second
+    const after = c.factor(A);
+    run(c, 4, 1, at, { a: false, b: true });
+    expect(c.factor(A)).toBe(after);
+  });
+
+  it('smooths the pressure over ticks: one busy tick alone does not slow anyone', () => {
+    const c = new Contention(0.6);
+    const at = { now: 0 };
+    run(c, 4, 0.1, at);
+    run(c, 1, 1, at);
+    expect(c.factor(A)).toBe(1);
+    expect(c.pressure).toBeCloseTo(0.55, 1);
+  });
+});
+
+describe('CpuPressure', () => {
+  const psi = (total: number) => `some avg10=1.00 avg60=0.50 avg300=0.10 total=${total}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n`;
+
+  it('gives the share of wall time stalled since the last sample', () => {
+    let text = psi(1_000_000);
+    const p = new CpuPressure(() => text);
+    expect(p.sample(0n)).toBe(0);
+    text = psi(1_125_000); // 125 ms stalled in 250 ms
+    expect(p.sample(250_000_000n)).toBeCloseTo(0.5, 10);
+    text = psi(1_125_000);
+    expect(p.sample(500_000_000n)).toBe(0);
+  });
+
+  it('clamps to 0–1 and answers undefined for a file without the line', () => {
+    let text = psi(0);
+    const p = new CpuPressure(() => text);
+    p.sample(0n);
+    text = psi(10_000_000);
+    expect(p.sample(1_000_000n)).toBe(1);
+    text = 'nothing here';
+    expect(p.sample(2_000_000n)).toBeUndefined();
+  });
+});
