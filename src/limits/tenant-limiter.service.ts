@@ -19,7 +19,7 @@ import { ReadMeter } from './read-meter';
 import { ALWAYS_DRAINED_BYTES, RefusedBodies } from './refused-bodies';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, RateLimitName, TenantRates } from './tenant-rates';
-import { Pacer } from './pacer';
+import { Pace, Pacer } from './pacer';
 import { Contention, CpuPressure, TICK_MS } from './contention';
 import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
 
@@ -83,9 +83,9 @@ export class TenantLimiter implements OnModuleDestroy {
     this.quota = new StorageQuota(usage, cfg.TENANT_USAGE_REFRESH_SECONDS * 1000, (e) => this.storeFailed('stored bytes (ClickHouse)', e));
     if (cfg.TENANT_CPU_PRESSURE > 0) {
       const pressure = new CpuPressure(() => readFileSync(cfg.CPU_PRESSURE_FILE, 'latin1'));
-      if (this.readable(pressure, cfg.CPU_PRESSURE_FILE) !== undefined) {
+      if (this.samplePressure(pressure, cfg.CPU_PRESSURE_FILE) !== undefined) {
         const contention = (this.contention = new Contention(cfg.TENANT_CPU_PRESSURE));
-        this.ticker = setInterval(() => contention.tick(this.readable(pressure, cfg.CPU_PRESSURE_FILE) ?? 0), TICK_MS).unref();
+        this.ticker = setInterval(() => contention.tick(this.samplePressure(pressure, cfg.CPU_PRESSURE_FILE) ?? 0), TICK_MS).unref();
         metrics.gauge(
           'tapedeck_cpu_pressure',
           'CPU pressure (smoothed share of time some task waited for a core) seen by the contention guard',
@@ -151,9 +151,7 @@ export class TenantLimiter implements OnModuleDestroy {
     const seconds = (value: number, amount: number) => (value > 0 ? amount / value : 0);
     const events = seconds(l.ingestEventsPerSecond, size * shape.eventsPerByte);
     const stored = seconds(l.ingestBytesPerSecond, size * shape.storedPerByte);
-    const share = this.share(tenantId);
-    const pace = this.pacer.pace(tenantId, Math.max(events, stored) / share);
-    this.contention?.note(tenantId, pace.waitSeconds !== 0);
+    const { pace, share } = this.paced(this.pacer, tenantId, Math.max(events, stored));
     if (pace.refusedForSeconds === undefined) return pace.waitSeconds;
     const [limit, value]: [RateLimitName, number] =
       events >= stored ? ['ingestEventsPerSecond', l.ingestEventsPerSecond] : ['ingestBytesPerSecond', l.ingestBytesPerSecond];
@@ -179,8 +177,7 @@ export class TenantLimiter implements OnModuleDestroy {
     }
     await this.countedAsync(async () => {
       await this.quota.assertRoom(tenantId, l.storedBytes);
-      await this.noted(
-        tenantId,
+      await this.noted(tenantId, () =>
         this.rates.takeAll(tenantId, [
           { limit: 'ingestEventsPerSecond', value: l.ingestEventsPerSecond, cost: events },
           { limit: 'ingestBytesPerSecond', value: l.ingestBytesPerSecond, cost: bytes },
@@ -205,14 +202,11 @@ export class TenantLimiter implements OnModuleDestroy {
     if (limit <= 0) return open();
     const prepaid = Math.min(READ_MIN_BYTES, limit * this.burstSeconds);
     await this.countedAsync(() =>
-      this.noted(
-        tenantId,
-        (async () => {
-          if (this.reads.isWaiting(tenantId)) throw rateLimited('readBytesPerSecond', limit, LEASE_SECONDS);
-          const wait = await this.rates.take(tenantId, 'readBytesPerSecond', limit, prepaid);
-          if (wait > 0) throw rateLimited('readBytesPerSecond', limit, wait);
-        })(),
-      ),
+      this.noted(tenantId, async () => {
+        if (this.reads.isWaiting(tenantId)) throw rateLimited('readBytesPerSecond', limit, LEASE_SECONDS);
+        const wait = await this.rates.take(tenantId, 'readBytesPerSecond', limit, prepaid);
+        if (wait > 0) throw rateLimited('readBytesPerSecond', limit, wait);
+      }),
     );
     // A slowed tenant's bytes cost it more of its bandwidth (a cost beyond the bucket's depth passes on a full bucket, then is paid back).
     const pay = async (bytes: number) => {
@@ -251,13 +245,19 @@ export class TenantLimiter implements OnModuleDestroy {
   }
 
   private async takeRender(tenantId: string, perSecond: number): Promise<void> {
-    const share = this.share(tenantId);
-    const pace = this.renderPacer?.pace(tenantId, 1 / perSecond / share) ?? { waitSeconds: 0 };
-    this.contention?.note(tenantId, pace.waitSeconds !== 0);
+    const { pace, share } = this.paced(this.renderPacer, tenantId, 1 / perSecond);
     if (pace.refusedForSeconds !== undefined) throw rateLimited('rendersPerSecond', perSecond, pace.refusedForSeconds, share);
     if (pace.waitSeconds > 0) await sleep(pace.waitSeconds * 1000);
     const wait = await this.rates.take(tenantId, 'rendersPerSecond', perSecond, 1);
     if (wait > 0) throw rateLimited('rendersPerSecond', perSecond, wait);
+  }
+
+  /** Paces `seconds` of the tenant's rate at its share of it (no pacer: no wait), noted for the contention guard (held when it waits). */
+  private paced(pacer: Pacer | undefined, tenantId: string, seconds: number): { pace: Pace; share: number } {
+    const share = this.share(tenantId);
+    const pace: Pace = pacer?.pace(tenantId, seconds / share) ?? { waitSeconds: 0 };
+    this.contention?.note(tenantId, pace.waitSeconds !== 0);
+    return { pace, share };
   }
 
   /** The share of its rates the tenant is given now: below 1 while it presses against them on a contended machine (contention.ts). */
@@ -266,9 +266,9 @@ export class TenantLimiter implements OnModuleDestroy {
   }
 
   /** `work`'s outcome, noted for the contention guard: the tenant works, and was held by a rate when it throws OverLimit. */
-  private async noted<T>(tenantId: string, work: Promise<T>): Promise<T> {
+  private async noted<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
     try {
-      const out = await work;
+      const out = await work();
       this.contention?.note(tenantId);
       return out;
     } catch (e) {
@@ -277,8 +277,8 @@ export class TenantLimiter implements OnModuleDestroy {
     }
   }
 
-  /** Whether the CPU pressure can be read from `file` (logged once when not: the contention guard is then off). */
-  private readable(pressure: CpuPressure, file: string): number | undefined {
+  /** The CPU pressure read from `file`; undefined when it cannot be (logged: the contention guard is then off). */
+  private samplePressure(pressure: CpuPressure, file: string): number | undefined {
     try {
       const x = pressure.sample();
       if (x === undefined) throw new Error('no "some … total=" line');
