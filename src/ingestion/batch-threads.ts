@@ -20,7 +20,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { AppError, AppErrorCode } from '../common/app-error';
+import { AppError } from '../common/app-error';
+import { fromThreadError, ThreadError } from '../common/thread-errors';
 import type { LogFormat } from '../common/logger';
 import type { AppendResult } from '../domain/event-store';
 import type { NatsSettings } from '../infrastructure/nats/nats-connection';
@@ -60,10 +61,7 @@ export interface StagedBatch extends StagedInfo {
 
 export type ToBatchThread = { id: number; stage: BatchBody } | { id: number; append: true } | { id: number; drop: true };
 
-export type FromBatchThread =
-  | { id: number; staged: StagedInfo }
-  | { id: number; stored: StoredBatch }
-  | { id: number; error: { code?: AppErrorCode; message: string; retryAfterSeconds?: number } };
+export type FromBatchThread = { id: number; staged: StagedInfo } | { id: number; stored: StoredBatch } | { id: number; error: ThreadError };
 
 interface Pending {
   resolve: (m: FromBatchThread) => void;
@@ -105,8 +103,7 @@ class BatchThread {
     if (!waiting) return;
     this.pending.delete(m.id);
     if (!('error' in m)) return waiting.resolve(m);
-    const e = m.error;
-    waiting.reject(e.code ? new AppError(e.code, e.message, { retryAfterSeconds: e.retryAfterSeconds }) : new Error(`Batch thread: ${e.message}`));
+    waiting.reject(fromThreadError(m.error, 'Batch thread'));
   }
 
   private stop(): void {

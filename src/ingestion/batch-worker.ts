@@ -7,11 +7,10 @@
 // tenant's requests) leaves.
 import { Logger } from '@nestjs/common';
 import { parentPort, workerData } from 'node:worker_threads';
-import { AppError, StoreUnavailable } from '../common/app-error';
 import { nestLogger, processLogger } from '../common/logger';
+import { toThreadError } from '../common/thread-errors';
 import { lowerThreadPriority } from '../common/thread-priority';
-import { JetStreamEventStore } from '../infrastructure/nats/event-store';
-import { NatsClient } from '../infrastructure/nats/nats-connection';
+import { threadEventStore } from '../infrastructure/nats/thread-event-store';
 import { BatchBody, PreparedBatch, prepareBody } from './batch-preparation';
 import type { BatchThreadSettings, FromBatchThread, StoredBatch, ToBatchThread } from './batch-threads';
 
@@ -23,33 +22,7 @@ Logger.overrideLogger(nestLogger(processLogger(settings.log.level, settings.log.
 /** Batches prepared and not yet appended or dropped, by the service thread's id. */
 const staged = new Map<number, { body: Omit<BatchBody, 'body'>; batch: PreparedBatch }>();
 
-// Connected at the thread's start, so that its first batch does not wait for it; reconnects forever.
-let store: Promise<JetStreamEventStore> | undefined;
-const storeOf = () =>
-  (store ??= NatsClient.connect(settings.nats, 'tapedeck-batch-thread').then(
-    (nats) => new JetStreamEventStore(nats, settings.publishTimeoutMs),
-    (e: unknown) => {
-      store = undefined; // the next batch tries again
-      throw e;
-    },
-  ));
-void storeOf().catch(() => undefined);
-
-/** The event store, or a 503 when the first connection takes longer than a publish may. */
-async function connected(): Promise<JetStreamEventStore> {
-  const unreachable = () => new StoreUnavailable('Event store (NATS JetStream) is unreachable; retry later');
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unreachable()), settings.publishTimeoutMs);
-  });
-  try {
-    return await Promise.race([storeOf(), late]);
-  } catch (e) {
-    throw e instanceof AppError ? e : unreachable();
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const connected = threadEventStore(settings.nats, 'tapedeck-batch-thread', settings.publishTimeoutMs);
 
 async function answer(m: Exclude<ToBatchThread, { drop: true }>): Promise<{ answer: FromBatchThread; transfer?: ArrayBuffer[] }> {
   if ('stage' in m) {
@@ -73,13 +46,6 @@ port.on('message', (m: ToBatchThread) => {
   if ('drop' in m) return void staged.delete(m.id);
   answer(m).then(
     (a) => port.postMessage(a.answer, a.transfer ?? []),
-    (e: unknown) =>
-      port.postMessage({
-        id: m.id,
-        error:
-          e instanceof AppError
-            ? { code: e.code, message: e.message, retryAfterSeconds: e.retryAfterSeconds }
-            : { message: String((e as Error)?.message ?? e) },
-      } satisfies FromBatchThread),
+    (e: unknown) => port.postMessage({ id: m.id, error: toThreadError(e) } satisfies FromBatchThread),
   );
 });
