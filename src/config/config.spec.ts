@@ -45,6 +45,13 @@ describe('loadConfig', () => {
     expect(refusal({ INGEST_THREADS: '-1' })).toMatch(/^Invalid configuration:\n {2}INGEST_THREADS: /);
   });
 
+  it('assembles event reads in a thread of their own at a lower priority unless told not to', () => {
+    expect(loadConfig({})).toMatchObject({ READ_THREADS: 1, READ_THREAD_NICE: 5 });
+    expect(loadConfig({ READ_THREADS: '0', READ_THREAD_NICE: '0' })).toMatchObject({ READ_THREADS: 0, READ_THREAD_NICE: 0 });
+    expect(refusal({ READ_THREADS: '2' })).toMatch(/^Invalid configuration:\n {2}READ_THREADS: /);
+    expect(refusal({ READ_THREAD_NICE: '20' })).toMatch(/^Invalid configuration:\n {2}READ_THREAD_NICE: /);
+  });
+
   it('drives Chromium from a thread of its own unless told the service thread, and refuses other places', () => {
     expect(loadConfig({}).RENDER_THREAD).toBe('worker');
     expect(loadConfig({ RENDER_THREAD: 'service' }).RENDER_THREAD).toBe('service');

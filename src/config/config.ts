@@ -97,6 +97,10 @@ export const configSchema = z.object({
   INGEST_THREAD_MIN_BYTES: int(0, 1024 * 1024 * 1024).default(64 * 1024),
   /** Those threads' CPU priority below the service's thread, as a nice value (0: the same; Linux). */
   INGEST_THREAD_NICE: int(0, 19).default(5),
+  /** 1: GET …/events bodies are assembled in a worker thread of their own (read-thread.ts); 0: in the service's thread. */
+  READ_THREADS: int(0, 1).default(1),
+  /** That thread's CPU priority below the service's thread, as a nice value (0: the same; Linux). */
+  READ_THREAD_NICE: int(0, 19).default(5),
   /** How long an ingestion request waits for JetStream before answering 503. */
   INGEST_PUBLISH_TIMEOUT_MS: int(100, 120000).default(5000),
   /**

@@ -20,15 +20,28 @@ export function positionOf(s: TimeSelector, first: number, last: number): number
 
 const describe = (name: string, s: TimeSelector) => `${name}=${s.kind}:${s.value}`;
 
+/** What a query's window was made of: plain data, so that a read thread makes the same window (read-thread.ts). */
+export interface WindowSpec {
+  query: Partial<EventWindowQuery>;
+  what: 'recording' | 'replay';
+}
+
+/** A ReadWindow made by eventWindow (with its hint, when one was added: the spec is kept). */
+export type QueryWindow = ReadWindow & { spec: WindowSpec };
+
+/** The spec of a window made by eventWindow; undefined for any other. */
+export const specOf = (w: ReadWindow): WindowSpec | undefined => (w as Partial<QueryWindow>).spec;
+
 /**
  * The ReadWindow of a query; undefined for none (the whole recording, read as before). A window is
  * cut to the recording: one that misses it entirely is a 422, like a screenshot position outside it.
  */
-export function eventWindow(q: Partial<EventWindowQuery>, what: 'recording' | 'replay' = 'recording'): ReadWindow | undefined {
+export function eventWindow(q: Partial<EventWindowQuery>, what: 'recording' | 'replay' = 'recording'): QueryWindow | undefined {
   const { from, to, limit } = q;
   if (from === undefined && to === undefined && limit === undefined) return undefined;
   return {
     limit,
+    spec: { query: { from, to, limit }, what },
     resolve(first, last) {
       const f = from && positionOf(from, first, last);
       const t = to && positionOf(to, first, last);

@@ -90,4 +90,4 @@ export class RecordingEventsController {
 }
 
 /** The window that begins at a recording's latest keyframe (its Meta first) and runs to its end. */
-const LATEST_KEYFRAME: ReadWindow = { resolve: (_first, last) => ({ from: last }) };
+const LATEST_KEYFRAME: ReadWindow = eventWindow({ from: { kind: 'percent', value: 100 } })!;

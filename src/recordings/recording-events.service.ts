@@ -1,17 +1,39 @@
 // Event reads come from JetStream, not ClickHouse, so a write is readable as soon as it was
 // acknowledged (read-your-writes), even while projections lag or ClickHouse is down.
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { assertRecordingExists, EVENT_STORE, EventStore, ReadOptions, ReadWindow } from '../domain/event-store';
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
+import { APP_CONFIG, AppConfig } from '../config/config';
 import { rawEventsJsonArray } from '../infrastructure/nats/recording-events.json';
+import { specOf } from './event-window';
+import { ReadThread } from './read-thread';
 
 /** For a single recording, originalTimestamp equals timestamp. */
 export const asReadEvent = (e: RrwebEvent): ReadEvent => ({ ...e, originalTimestamp: e.timestamp });
 
 @Injectable()
-export class RecordingEventsService {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+export class RecordingEventsService implements OnApplicationShutdown {
+  /** Where GET …/events bodies are assembled, when not in this thread (read-thread.ts). */
+  private readonly thread?: ReadThread;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(APP_CONFIG) cfg?: AppConfig,
+  ) {
+    if (cfg && cfg.READ_THREADS > 0 && ReadThread.available())
+      this.thread = new ReadThread({
+        nice: cfg.READ_THREAD_NICE,
+        nats: { NATS_URL: cfg.NATS_URL, NATS_USER: cfg.NATS_USER, NATS_PASSWORD: cfg.NATS_PASSWORD },
+        publishTimeoutMs: cfg.INGEST_PUBLISH_TIMEOUT_MS,
+        log: { level: cfg.LOG_LEVEL, format: cfg.LOG_FORMAT },
+      });
+  }
+
+  /** After the HTTP server closed (Nest closes it before this hook): reads in flight have been answered. */
+  async onApplicationShutdown() {
+    await this.thread?.close();
+  }
 
   /** 404 unless the event store holds the recording (an event batch or metadata). */
   assertExists(tenantId: string, recordingId: string): Promise<void> {
@@ -25,9 +47,15 @@ export class RecordingEventsService {
 
   /**
    * The events (of `window` only, when given) as a JSON array; the read fails with 404 when the
-   * recording has no message (see sendJsonStream for when that can still be a status).
+   * recording has no message (see sendJsonStream for when that can still be a status). Assembled in
+   * the read thread when there is one (every window made by eventWindow can cross to it), else here.
    */
   streamEvents(tenantId: string, recordingId: string, signal?: AbortSignal, window?: ReadWindow, seqs?: ReadOptions['seqs']): Readable {
+    const spec = window && specOf(window);
+    if (this.thread && (!window || spec)) {
+      const order = { tenantId, recordingId, seqs, window: spec && { spec, hint: window!.hint } };
+      return this.thread.stream(order, signal);
+    }
     const store = this.store;
     const opts = { signal, mustExist: true, window, seqs };
     // A sealed recording's whole read is stored ready-made: passed on without parsing an event.
