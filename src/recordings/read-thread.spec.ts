@@ -36,6 +36,7 @@ parentPort.on('message', (m) => {
     if (rec === 'missing') return parentPort.postMessage({ id: m.id, error: { code: 'not_found', message: 'Recording not found' } });
     if (rec === 'bug') return parentPort.postMessage({ id: m.id, error: { message: 'boom' } });
     if (rec === 'exit') return process.exit(1);
+    if (rec === 'crash') return setTimeout(() => { throw new Error('crash'); }, 10);
     if (rec === 'seen') {
       send(m.id, JSON.stringify({ threadId, seen }), 0);
       return parentPort.postMessage({ id: m.id, end: true });
@@ -153,5 +154,13 @@ describe('ReadThread', () => {
       expect({ code: e.code, retryAfterSeconds: e.retryAfterSeconds }).toEqual({ code: 'unavailable', retryAfterSeconds: 1 });
     }
     expect((await seen(t)).threadId).not.toBe(before);
+  });
+
+  it("keeps a read started after a thread failed out of that thread's end (its 'error', then its 'exit')", async () => {
+    const t = thread();
+    const failed = (await text(t.stream({ tenantId: 't', recordingId: 'crash' })).catch((e: unknown) => e)) as AppError;
+    expect(failed).toMatchObject({ code: 'unavailable' });
+    // Started at once, in a new thread, while the failed one is still ending.
+    expect(await text(t.stream({ tenantId: 't', recordingId: 'chunks-3' }))).toMatch(/^0 1 asks/);
   });
 });

@@ -48,8 +48,8 @@ const stoppedError = () => new AppError('unavailable', 'The thread reading these
 
 export class ReadThread {
   private worker?: Worker;
-  /** Reads in progress, and whether each has asked for a chunk not arrived yet. */
-  private readonly reads = new Map<number, { body: Readable; asked: boolean }>();
+  /** Reads in progress: their thread, and whether each has asked for a chunk not arrived yet. */
+  private readonly reads = new Map<number, { body: Readable; worker: Worker; asked: boolean }>();
   private ids = 0;
 
   /** Whether the compiled worker is there (not under ts-jest: reads are then assembled in this thread). */
@@ -81,7 +81,7 @@ export class ReadThread {
     });
     const abort = () => body.destroy();
     signal?.addEventListener('abort', abort);
-    const read = { body, asked: true }; // the read message asks for the first chunk
+    const read = { body, worker, asked: true }; // the read message asks for the first chunk
     this.reads.set(id, read);
     worker.postMessage({ id, read: order } satisfies ToReadThread);
     if (signal?.aborted) body.destroy();
@@ -100,11 +100,14 @@ export class ReadThread {
     const worker = new Worker(this.file, { workerData: this.settings });
     worker.unref(); // closed at shutdown; it never keeps the process alive
     worker.on('message', (m: FromReadThread) => this.receive(m));
+    // On 'error', then again on 'exit': only this thread's reads (a read since may be in a new one).
     const stopped = () => {
       if (this.worker === worker) this.worker = undefined;
-      const reads = [...this.reads.values()];
-      this.reads.clear();
-      for (const r of reads) r.body.destroy(stoppedError());
+      for (const [id, r] of this.reads)
+        if (r.worker === worker) {
+          this.reads.delete(id);
+          r.body.destroy(stoppedError());
+        }
     };
     worker.on('error', stopped);
     worker.on('exit', stopped);
