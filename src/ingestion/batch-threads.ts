@@ -22,23 +22,13 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../common/app-error';
 import { fromThreadError, ThreadError } from '../common/thread-errors';
-import type { LogFormat } from '../common/logger';
 import type { AppendResult } from '../domain/event-store';
-import type { NatsSettings } from '../infrastructure/nats/nats-connection';
+import type { ThreadSettings } from '../infrastructure/nats/thread-event-store';
 import type { BatchBody } from './batch-preparation';
 
 const WORKER_FILE = join(__dirname, 'batch-worker.js');
 /** How many bytes a compressed body is taken to hold per byte sent, to choose where it is prepared. */
 const COMPRESSION_GUESS = 8;
-
-/** What a thread needs to store batches (given once, as its workerData). */
-export interface BatchThreadSettings {
-  /** The nice value a thread lowers itself to (INGEST_THREAD_NICE). */
-  nice: number;
-  nats: NatsSettings;
-  publishTimeoutMs: number;
-  log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent'; format: LogFormat };
-}
 
 /** What the admission of a batch needs to know of it. */
 export interface StagedInfo {
@@ -133,7 +123,7 @@ export class BatchThreads {
   constructor(
     private readonly count: number,
     private readonly minBytes: number,
-    private readonly settings: BatchThreadSettings,
+    private readonly settings: ThreadSettings,
     private readonly file = WORKER_FILE,
   ) {
     if (!BatchThreads.available(file)) this.count = 0;

@@ -10,12 +10,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { nestLogger, processLogger } from '../common/logger';
 import { toThreadError } from '../common/thread-errors';
 import { lowerThreadPriority } from '../common/thread-priority';
-import { threadEventStore } from '../infrastructure/nats/thread-event-store';
+import { threadEventStore, ThreadSettings } from '../infrastructure/nats/thread-event-store';
 import { BatchBody, PreparedBatch, prepareBody } from './batch-preparation';
-import type { BatchThreadSettings, FromBatchThread, StoredBatch, ToBatchThread } from './batch-threads';
+import type { FromBatchThread, StoredBatch, ToBatchThread } from './batch-threads';
 
 const port = parentPort!;
-const settings = workerData as BatchThreadSettings;
+const settings = workerData as ThreadSettings;
 lowerThreadPriority(settings.nice);
 Logger.overrideLogger(nestLogger(processLogger(settings.log.level, settings.log.format)));
 

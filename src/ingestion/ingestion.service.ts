@@ -12,6 +12,7 @@ import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { MAX_META_KEY_LENGTH, MAX_META_KEYS, metadataValue } from '../domain/batch-summary';
 import { EVENT_STORE, EventStore } from '../domain/event-store';
+import { threadSettings } from '../infrastructure/nats/thread-event-store';
 import { TenantLimiter } from '../limits/tenant-limiter.service';
 import { IngestMetrics } from './ingest-metrics';
 import type { IngestResult, MetadataResult } from './ingestion.dto';
@@ -34,12 +35,7 @@ export class IngestionService implements OnModuleDestroy {
     private readonly registry: TenantRegistry,
     private readonly limits: TenantLimiter,
   ) {
-    this.threads = new BatchThreads(cfg.INGEST_THREADS, cfg.INGEST_THREAD_MIN_BYTES, {
-      nice: cfg.INGEST_THREAD_NICE,
-      nats: { NATS_URL: cfg.NATS_URL, NATS_USER: cfg.NATS_USER, NATS_PASSWORD: cfg.NATS_PASSWORD },
-      publishTimeoutMs: cfg.INGEST_PUBLISH_TIMEOUT_MS,
-      log: { level: cfg.LOG_LEVEL, format: cfg.LOG_FORMAT },
-    });
+    this.threads = new BatchThreads(cfg.INGEST_THREADS, cfg.INGEST_THREAD_MIN_BYTES, threadSettings(cfg, cfg.INGEST_THREAD_NICE));
   }
 
   async onModuleDestroy() {

@@ -16,21 +16,11 @@ import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../common/app-error';
 import { fromThreadError, ThreadError } from '../common/thread-errors';
-import type { LogFormat } from '../common/logger';
 import type { ReadOptions, WindowHint } from '../domain/event-store';
-import type { NatsSettings } from '../infrastructure/nats/nats-connection';
+import type { ThreadSettings } from '../infrastructure/nats/thread-event-store';
 import type { WindowSpec } from './event-window';
 
 const WORKER_FILE = join(__dirname, 'read-worker.js');
-
-/** What a read thread needs (given once, as its workerData). */
-export interface ReadThreadSettings {
-  /** The nice value the thread lowers itself to (READ_THREAD_NICE). */
-  nice: number;
-  nats: NatsSettings;
-  publishTimeoutMs: number;
-  log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent'; format: LogFormat };
-}
 
 /** What a read is of: a recording's events (of a query's window, with its hint, or after a sequence, when given). */
 export interface ReadOrder {
@@ -58,7 +48,7 @@ export class ReadThread {
   }
 
   constructor(
-    private readonly settings: ReadThreadSettings,
+    private readonly settings: ThreadSettings,
     private readonly file = WORKER_FILE,
   ) {}
 

@@ -9,13 +9,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { nestLogger, processLogger } from '../common/logger';
 import { toThreadError } from '../common/thread-errors';
 import { lowerThreadPriority } from '../common/thread-priority';
-import { threadEventStore } from '../infrastructure/nats/thread-event-store';
+import { threadEventStore, ThreadSettings } from '../infrastructure/nats/thread-event-store';
 import { rawEventsJsonArray } from '../infrastructure/nats/recording-events.json';
 import { eventWindow } from './event-window';
-import type { FromReadThread, ReadOrder, ReadThreadSettings, ToReadThread } from './read-thread';
+import type { FromReadThread, ReadOrder, ToReadThread } from './read-thread';
 
 const port = parentPort!;
-const settings = workerData as ReadThreadSettings;
+const settings = workerData as ThreadSettings;
 lowerThreadPriority(settings.nice);
 Logger.overrideLogger(nestLogger(processLogger(settings.log.level, settings.log.format)));
 

@@ -6,6 +6,7 @@ import { assertRecordingExists, EVENT_STORE, EventStore, ReadOptions, ReadWindow
 import type { ReadEvent, RrwebEvent } from '../domain/rrweb-event';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { rawEventsJsonArray } from '../infrastructure/nats/recording-events.json';
+import { threadSettings } from '../infrastructure/nats/thread-event-store';
 import { specOf } from './event-window';
 import { ReadThread } from './read-thread';
 
@@ -21,13 +22,7 @@ export class RecordingEventsService implements OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(APP_CONFIG) cfg?: AppConfig,
   ) {
-    if (cfg && cfg.READ_THREADS > 0 && ReadThread.available())
-      this.thread = new ReadThread({
-        nice: cfg.READ_THREAD_NICE,
-        nats: { NATS_URL: cfg.NATS_URL, NATS_USER: cfg.NATS_USER, NATS_PASSWORD: cfg.NATS_PASSWORD },
-        publishTimeoutMs: cfg.INGEST_PUBLISH_TIMEOUT_MS,
-        log: { level: cfg.LOG_LEVEL, format: cfg.LOG_FORMAT },
-      });
+    if (cfg && cfg.READ_THREADS > 0 && ReadThread.available()) this.thread = new ReadThread(threadSettings(cfg, cfg.READ_THREAD_NICE));
   }
 
   /** After the HTTP server closed (Nest closes it before this hook): reads in flight have been answered. */
