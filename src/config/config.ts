@@ -147,7 +147,7 @@ export const configSchema = z.object({
    * which the tenants pressing against their limits are slowed below them while other tenants work
    * (docs/limits.md, Contention); 0 disables.
    */
-  TENANT_CPU_PRESSURE: number((n) => n.min(0).max(1)).default(0.4),
+  TENANT_CPU_PRESSURE: number((n) => n.min(0).max(1)).default(0.25),
   /** The kernel's CPU pressure (PSI) file: the machine's, or a cgroup's (`/sys/fs/cgroup/cpu.pressure`) in a container. */
   CPU_PRESSURE_FILE: z.string().min(1).default('/proc/pressure/cpu'),
   /** How often an instance re-reads an ingesting tenant's stored bytes from the projections. */

@@ -13,6 +13,9 @@ function run(c: Contention, ticks: number, pressure: number, at: { now: number }
   }
 }
 
+/** Ticks in a second. */
+const SECOND = 1000 / TICK_MS;
+
 /** A guard at a threshold of 0.4, and its clock. */
 const start = () => ({ c: new Contention(0.4), at: { now: 0 } });
 
@@ -23,6 +26,16 @@ describe('Contention', () => {
     expect(c.factor(A)).toBeLessThan(0.2);
     expect(c.factor(B)).toBe(1);
     expect(c.slowed).toBe(1);
+  });
+
+  it('halves the share each tick: the least share within half a second of the contention', () => {
+    const { c, at } = start();
+    run(c, 8, 0, at); // A presses against its rates on an idle machine: not slowed
+    expect(c.factor(A)).toBe(1);
+    run(c, 1, 1, at); // the smoothed pressure is 0.5 after one tick: above the threshold
+    expect(c.factor(A)).toBe(0.5);
+    run(c, 3, 1, at);
+    expect(c.factor(A)).toBe(MIN_FACTOR);
   });
 
   it('never slows below the least share', () => {
@@ -67,7 +80,7 @@ describe('Contention', () => {
     expect(slowed).toBeLessThan(1);
     run(c, 20, 0.3, at);
     expect(c.factor(A)).toBe(slowed);
-    run(c, 20, 0, at);
+    run(c, 3 * SECOND, 0, at); // all of it back within about two seconds
     expect(c.factor(A)).toBe(1);
     expect(c.slowed).toBe(0);
   });
@@ -76,7 +89,7 @@ describe('Contention', () => {
     const { c, at } = start();
     run(c, 8, 1, at);
     expect(c.factor(A)).toBeLessThan(1);
-    run(c, 8 + 20, 1, at, { a: true, b: false }); // B idle for 2 s, then A alone
+    run(c, 2 * SECOND + 3 * SECOND, 1, at, { a: true, b: false }); // B idle for 2 s, then A alone
     expect(c.factor(A)).toBe(1);
   });
 

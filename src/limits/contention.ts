@@ -9,10 +9,11 @@
 // The signal is the kernel's CPU pressure (PSI, /proc/pressure/cpu): the share of wall time in which
 // some runnable task waited for a core. It rises as soon as the cores are saturated, before the
 // load average or an event loop's delay would, and counts every process on the machine (NATS,
-// ClickHouse, Chromium), not only this one. Each tick (a quarter second) the pressure, smoothed,
-// is compared with a threshold: above it, each bound tenant's share of its limits is cut by a
-// quarter (down to MIN_FACTOR); below half of it, every slowed tenant gets a tenth of its limits
-// back; between the two, nothing changes (additive increase, multiplicative decrease, as TCP's
+// ClickHouse, Chromium), not only this one. Each tick (a tenth of a second) the pressure, smoothed,
+// is compared with a threshold: above it, each bound tenant's share of its limits is halved (down to
+// MIN_FACTOR: within half a second of a flood's start, which is when the others' latency suffers);
+// below half of it, every slowed tenant gets 4 % of its limits back (all of it within about two
+// seconds); between the two, nothing changes (additive increase, multiplicative decrease, as TCP's
 // congestion control: a backlog clears fast, and room is given back slowly enough not to overshoot).
 
 /**
@@ -26,7 +27,7 @@ interface Seen {
 }
 
 /** How often the pressure is read and the factors move (ms). */
-export const TICK_MS = 250;
+export const TICK_MS = 100;
 /** A tenant counts as working this long after its last request (ms). */
 const ACTIVE_MS = 2000;
 /**
@@ -39,8 +40,8 @@ const BOUND_SHARE = 0.5;
 const HELD_WEIGHT = 1 / 8;
 /** The least share of its limits a slowed tenant keeps. */
 export const MIN_FACTOR = 0.1;
-const DECREASE = 0.75;
-const INCREASE = 0.1;
+const DECREASE = 0.5;
+const INCREASE = 0.04;
 /** Weight of the newest tick's pressure in the smoothed value. */
 const SMOOTHING = 0.5;
 

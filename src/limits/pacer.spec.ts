@@ -60,6 +60,19 @@ describe('Pacer', () => {
     expect(p.pace('u', 0.001, 0)).toEqual({ waitSeconds: 0 });
   });
 
+  it('schedules what is owed without refusing it, and makes the requests after it wait for it', () => {
+    // Binary fractions again: 0.25 s at once, up to 2 s of waiting.
+    const p = new Pacer(0.25, 2);
+    // A read's chunks of 0.5 s of the rate each: the first goes, each next waits for the debt it finds, beyond the longest delay too.
+    expect([1, 2, 3, 4, 5, 6, 7].map(() => p.owe('t', 0.5, 0))).toEqual([0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75]);
+    // A request then finds 3.25 s of debt: refused for the 1.25 s after which it would wait 2.
+    expect(p.pace('t', 0.25, 0)).toEqual({ refusedForSeconds: 1.25 });
+    expect(p.pace('t', 0.25, 1250)).toEqual({ waitSeconds: 2 });
+    // Not counted among the held: another tenant's schedule is its own, and nothing owed is free.
+    expect(p.owe('u', 0, 0)).toBe(0);
+    expect(p.owe('u', 0.5, 0)).toBe(0);
+  });
+
   it('ignores costless requests', () => {
     const p = pacer();
     p.pace('t', 100, 0);

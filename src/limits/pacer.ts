@@ -1,4 +1,4 @@
-// Spaces each tenant's requests of one kind (HTTP ingestion, renders) in this process to its rate
+// Spaces each tenant's requests of one kind (HTTP ingestion, renders, read bytes) in this process to its rate
 // instead of letting a burst through at once: requests a little ahead of the rate wait (up to
 // `maxDelaySeconds`), those further ahead are refused as the rate limit would refuse them. The token
 // buckets (tenant-rates.ts) still decide what a tenant may ingest or render on all instances
@@ -51,6 +51,19 @@ export class Pacer {
     this.schedules.set(tenantId, { tokens: cur.tokens - costSeconds, at: cur.at, held });
     this.forgetIdle(now);
     return { waitSeconds: wait };
+  }
+
+  /**
+   * Schedules a cost that cannot be refused (the rest of a read already going, chunk by chunk): how
+   * long it waits, whatever the debt. Not counted among the requests held.
+   */
+  owe(tenantId: string, costSeconds: number, now = Date.now()): number {
+    if (!(costSeconds > 0)) return 0;
+    const was = this.schedules.get(tenantId);
+    const cur = refill(was, { perSecond: 1, burst: this.toleranceSeconds }, now);
+    this.schedules.set(tenantId, { tokens: cur.tokens - costSeconds, at: cur.at, held: was?.held ?? [] });
+    this.forgetIdle(now);
+    return Math.max(0, -cur.tokens);
   }
 
   /** Drops the schedules of tenants idle long enough to be back at full tolerance (bounded memory). */

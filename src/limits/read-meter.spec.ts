@@ -45,6 +45,25 @@ describe('ReadMeter', () => {
     expect(paid).toEqual([500, 1000]);
   });
 
+  it('makes each paid chunk wait for its pace, without counting the read as waiting for bandwidth', async () => {
+    const meter = new ReadMeter();
+    const paced: number[] = [];
+    // The first chunk pays nothing (prepaid); the other two wait 100 ms each.
+    const out = meter.meter(
+      't',
+      chunks(3, 1000),
+      async () => 0,
+      1000,
+      (b) => (paced.push(b), 0.1),
+    );
+    const started = Date.now();
+    let sawWaiting = false;
+    for await (const _ of out) sawWaiting ||= meter.isWaiting('t');
+    expect(paced).toEqual([1000, 1000]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    expect(sawWaiting).toBe(false);
+  });
+
   it("passes the source's error on, as the reply needs it (404 before the first byte)", async () => {
     const meter = new ReadMeter();
     const failing = new Readable({

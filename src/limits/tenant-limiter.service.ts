@@ -29,6 +29,8 @@ export const READ_MIN_BYTES = 256 * 1024;
 const PACE_TOLERANCE_SECONDS = 0.05;
 /** What a tenant's renders may start at once in a process without being spaced (pacer.ts): two at the default rate. */
 const RENDER_PACE_TOLERANCE_SECONDS = 0.2;
+/** What a tenant's reads may pass at once in a process without being spaced (pacer.ts): 1 MiB at the default rate, four reads' least cost. */
+const READ_PACE_TOLERANCE_SECONDS = 0.5;
 /** Until a tenant's HTTP batches are seen, the pacer assumes 300 bytes an event, uncompressed, 16 KiB a body. */
 const ASSUMED_BATCH: BatchShape = { eventsPerByte: 1 / 300, storedPerByte: 1, received: 16 * 1024 };
 /** Shared-state failures are logged at most this often. */
@@ -55,6 +57,7 @@ export class TenantLimiter implements OnModuleDestroy {
   private readonly refusedBodies: RefusedBodies;
   private readonly pacer?: Pacer;
   private readonly renderPacer?: Pacer;
+  private readonly readPacer?: Pacer;
   private readonly contention?: Contention;
   private readonly ticker?: NodeJS.Timeout;
   /** Each ingesting tenant's recent HTTP batches (moving averages), for the pacer's estimate of a body's events and bytes. */
@@ -75,6 +78,7 @@ export class TenantLimiter implements OnModuleDestroy {
     if (cfg.TENANT_PACING) {
       this.pacer = new Pacer(PACE_TOLERANCE_SECONDS, cfg.TENANT_BURST_SECONDS);
       this.renderPacer = new Pacer(RENDER_PACE_TOLERANCE_SECONDS, cfg.TENANT_BURST_SECONDS);
+      this.readPacer = new Pacer(READ_PACE_TOLERANCE_SECONDS, cfg.TENANT_BURST_SECONDS);
     }
     this.rates = new TenantRates(docs, cfg.TENANT_BURST_SECONDS, (e) => this.storeFailed('the limits bucket', e));
     this.sockets = new ConcurrentSlots(WEBSOCKETS, docs, (e) => this.storeFailed('the limits bucket', e));
@@ -195,7 +199,10 @@ export class TenantLimiter implements OnModuleDestroy {
    * A read's body from `open`, once admitted, slowed to the tenant's read bandwidth (its reads
    * together). Each read pays at least READ_MIN_BYTES up front, for what a read costs whatever its
    * size: small reads are bounded in number too. Refused (429) while the tenant's reads already wait
-   * for bandwidth here, or when the shared bucket lacks that much.
+   * for bandwidth here, or when the shared bucket lacks that much. Paced (TENANT_PACING), a read
+   * waits for what the tenant's earlier reads in this process have not paid yet (refused when that
+   * is more than TENANT_BURST_SECONDS), and its bytes beyond READ_PACE_TOLERANCE_SECONDS of the rate
+   * pass at the rate: a tenant's reads go at an even pace, not in bursts of the bucket's depth.
    */
   async metered(tenantId: string, open: () => Readable | Promise<Readable>): Promise<Readable> {
     const limit = this.limitsOf(tenantId).readBytesPerSecond;
@@ -204,6 +211,9 @@ export class TenantLimiter implements OnModuleDestroy {
     await this.countedAsync(() =>
       this.noted(tenantId, async () => {
         if (this.reads.isWaiting(tenantId)) throw rateLimited('readBytesPerSecond', limit, LEASE_SECONDS);
+        const { pace, share } = this.paced(this.readPacer, tenantId, prepaid / limit);
+        if (pace.refusedForSeconds !== undefined) throw rateLimited('readBytesPerSecond', limit, pace.refusedForSeconds, share);
+        if (pace.waitSeconds > 0) await sleep(pace.waitSeconds * 1000);
         const wait = await this.rates.take(tenantId, 'readBytesPerSecond', limit, prepaid);
         if (wait > 0) throw rateLimited('readBytesPerSecond', limit, wait);
       }),
@@ -212,10 +222,16 @@ export class TenantLimiter implements OnModuleDestroy {
     const pay = async (bytes: number) => {
       const value = this.limitsOf(tenantId).readBytesPerSecond;
       const wait = await this.rates.take(tenantId, 'readBytesPerSecond', value, bytes / this.share(tenantId));
+      if (wait > 0 || !this.readPacer) this.contention?.note(tenantId, wait > 0);
+      return wait;
+    };
+    const paceBytes = (bytes: number) => {
+      const value = this.limitsOf(tenantId).readBytesPerSecond;
+      const wait = value > 0 ? this.readPacer!.owe(tenantId, bytes / value / this.share(tenantId)) : 0;
       this.contention?.note(tenantId, wait > 0);
       return wait;
     };
-    return this.reads.meter(tenantId, await open(), pay, prepaid);
+    return this.reads.meter(tenantId, await open(), pay, prepaid, this.readPacer && paceBytes);
   }
 
   /** Reserves a WebSocket slot of the tenant; resolves the function that frees it (on close). */

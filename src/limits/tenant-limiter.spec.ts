@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { loadConfig } from '../config/config';
 import type { TenantRegistry } from '../auth/tenant-registry';
 import type { MetricsService } from '../metrics/metrics.service';
@@ -123,5 +124,46 @@ describe('TenantLimiter.startRender', () => {
     expect(out.slice(0, 10)).toEqual(Array(10).fill(expect.any(Number)));
     expect(Math.max(...(out.slice(0, 10) as number[]))).toBeLessThan(500);
     expect(out[10]).toMatchObject({ limit: 'rendersPerSecond' });
+  });
+});
+
+describe('TenantLimiter.metered', () => {
+  // 1 MiB a second, two seconds deep: 512 KiB at once (the paced tolerance), the rest at the rate.
+  const base = { TENANT_READ_BYTES_PER_SECOND: String(1024 * 1024), TENANT_BURST_SECONDS: '2' };
+  const KiB = 1024;
+  /** Reads `n` chunks of 64 KiB through the limiter: ms until done. */
+  const read = async (l: TenantLimiter, tenantId: string, n: number) => {
+    const t0 = performance.now();
+    const body = await l.metered(tenantId, () => Readable.from(Array.from({ length: n }, () => Buffer.alloc(64 * KiB))));
+    let bytes = 0;
+    for await (const c of body) bytes += (c as Buffer).length;
+    expect(bytes).toBe(n * 64 * KiB);
+    return performance.now() - t0;
+  };
+
+  it("paced, passes a read's bytes beyond the tolerance at the rate, though the bucket holds them", async () => {
+    // 1 MiB: 256 KiB prepaid, 256 KiB more within the tolerance, the other 512 KiB at 1 MiB a second (the last chunk waits for seven).
+    expect(await read(limiter(base), 't', 16)).toBeGreaterThanOrEqual(400);
+  });
+
+  it("without pacing, lets the bucket's burst through at once", async () => {
+    expect(await read(limiter({ ...base, TENANT_PACING: 'false' }), 't', 16)).toBeLessThan(300);
+  });
+
+  it("keeps tenants' paces apart, and refuses a read that would wait more than TENANT_BURST_SECONDS", async () => {
+    const l = limiter({ ...base, TENANT_READ_BYTES_PER_SECOND: String(256 * KiB) });
+    // Each read prepays 256 KiB, a second of this rate, paid after it goes: the first goes at once,
+    // the second waits for the first (less the tolerance: 0.5 s), the third for both, the fourth would wait more than 2 s.
+    const t0 = performance.now();
+    const reads = [0, 1, 2, 3].map(() => l.metered('t', () => Readable.from([Buffer.alloc(1)])).then(() => performance.now() - t0));
+    const out = await Promise.allSettled(reads);
+    expect(out.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    const [first, second, third] = out.map((o) => (o as PromiseFulfilledResult<number>).value);
+    expect(first).toBeLessThan(200);
+    expect(second).toBeGreaterThanOrEqual(490);
+    expect(third).toBeGreaterThanOrEqual(1490);
+    expect((out[3] as PromiseRejectedResult).reason).toMatchObject({ limit: 'readBytesPerSecond', retryAfterSeconds: expect.any(Number) });
+    // Another tenant reads at once meanwhile.
+    expect(await read(l, 'u', 1)).toBeLessThan(300);
   });
 });
