@@ -40,16 +40,11 @@ export class Pacer {
    */
   pace(tenantId: string, costSeconds: number, now = Date.now()): Pace {
     if (!(costSeconds > 0)) return { waitSeconds: 0 };
-    const was = this.schedules.get(tenantId);
-    const held = was?.held ?? [];
-    while (held.length > 0 && held[0] <= now) held.shift();
-    const cur = refill(was, { perSecond: 1, burst: this.toleranceSeconds }, now);
-    const wait = Math.max(0, -cur.tokens);
+    const { wait, held, cur } = this.due(tenantId, now);
     if (wait > this.maxDelaySeconds) return { refusedForSeconds: wait - this.maxDelaySeconds };
     if (wait > 0 && held.length >= this.maxHeld) return { refusedForSeconds: (held[0] - now) / 1000 };
     if (wait > 0) held.push(now + wait * 1000);
-    this.schedules.set(tenantId, { tokens: cur.tokens - costSeconds, at: cur.at, held });
-    this.forgetIdle(now);
+    this.charge(tenantId, cur, held, costSeconds, now);
     return { waitSeconds: wait };
   }
 
@@ -59,11 +54,24 @@ export class Pacer {
    */
   owe(tenantId: string, costSeconds: number, now = Date.now()): number {
     if (!(costSeconds > 0)) return 0;
+    const { wait, held, cur } = this.due(tenantId, now);
+    this.charge(tenantId, cur, held, costSeconds, now);
+    return wait;
+  }
+
+  /** The tenant's schedule now (refilled), the requests of it still held, and the debt a cost would wait for. */
+  private due(tenantId: string, now: number) {
     const was = this.schedules.get(tenantId);
+    const held = was?.held ?? [];
+    while (held.length > 0 && held[0] <= now) held.shift();
     const cur = refill(was, { perSecond: 1, burst: this.toleranceSeconds }, now);
-    this.schedules.set(tenantId, { tokens: cur.tokens - costSeconds, at: cur.at, held: was?.held ?? [] });
+    return { cur, held, wait: Math.max(0, -cur.tokens) };
+  }
+
+  /** Adds a cost to the tenant's schedule, paid after it goes. */
+  private charge(tenantId: string, cur: BucketState, held: number[], costSeconds: number, now: number) {
+    this.schedules.set(tenantId, { tokens: cur.tokens - costSeconds, at: cur.at, held });
     this.forgetIdle(now);
-    return Math.max(0, -cur.tokens);
   }
 
   /** Drops the schedules of tenants idle long enough to be back at full tolerance (bounded memory). */
