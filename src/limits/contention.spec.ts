@@ -1,4 +1,4 @@
-import { Contention, CpuPressure, MIN_FACTOR, TICK_MS } from './contention';
+import { BUSY_IN_PROGRESS, Contention, CpuPressure, MIN_FACTOR, TICK_MS } from './contention';
 
 const A = 'tenant-a';
 const B = 'tenant-b';
@@ -118,6 +118,85 @@ describe('Contention', () => {
     run(c, 1, 1, at);
     expect(c.factor(A)).toBe(1);
     expect(c.pressure).toBeCloseTo(0.55, 1);
+  });
+});
+
+describe('Contention: reads and renders in progress', () => {
+  /** Starts `n` of the tenant's reads or renders at `now` (none slowed: each starts at once); their ends. */
+  async function begun(c: Contention, tenant: string, kind: 'read' | 'render', n: number, now: number) {
+    const ends: (() => void)[] = [];
+    for (let i = 0; i < n; i++) ends.push((await c.begin(tenant, kind, 1000, now))!);
+    return ends;
+  }
+  /** Whether the promise has settled after the pending jobs ran. */
+  async function settled(p: Promise<unknown>) {
+    let done = false;
+    void p.then(() => (done = true));
+    await new Promise((r) => setImmediate(r));
+    return done;
+  }
+
+  it('slows a tenant keeping many reads and renders in progress, though no rate of it ever waits', async () => {
+    const { c, at } = start();
+    await begun(c, A, 'read', 4, at.now);
+    await begun(c, A, 'render', 4, at.now);
+    const [bRender] = await begun(c, B, 'render', 1, at.now);
+    at.now += TICK_MS;
+    c.note(A, false, at.now); // A's rates never hold it: its limits are beyond what the machine serves
+    c.note(B, false, at.now);
+    c.tick(1, at.now); // the first tick of a flood already slows it
+    expect(c.factor(A)).toBe(0.5);
+    expect(c.factor(B)).toBe(1);
+    bRender();
+  });
+
+  it('does not count a tenant as pressing with few in progress, or with as many as the others', async () => {
+    const { c, at } = start();
+    await begun(c, A, 'read', BUSY_IN_PROGRESS - 1, at.now);
+    await begun(c, B, 'render', 1, at.now);
+    run(c, 3, 1, at, { a: false, b: true });
+    expect(c.factor(A)).toBe(1);
+    const other = start();
+    await begun(other.c, A, 'read', 8, 0);
+    await begun(other.c, B, 'read', 6, 0);
+    run(other.c, 3, 1, other.at, { a: false, b: false });
+    expect([other.c.factor(A), other.c.factor(B)]).toEqual([1, 1]);
+  });
+
+  it("caps a slowed tenant's reads and renders at their share of what it had, each kind apart, and starts the waiting ones in turn", async () => {
+    const { c, at } = start();
+    const reads = await begun(c, A, 'read', 8, at.now);
+    const renders = await begun(c, A, 'render', 2, at.now);
+    await begun(c, B, 'render', 1, at.now);
+    run(c, 6, 1, at, { a: false, b: true });
+    expect(c.factor(A)).toBe(MIN_FACTOR);
+    expect([c.inProgressCap(A, 'read'), c.inProgressCap(A, 'render'), c.inProgressCap(B, 'read')]).toEqual([1, 1, Infinity]);
+    const nextRead = c.begin(A, 'read', 10_000, at.now);
+    const laterRead = c.begin(A, 'read', 10_000, at.now);
+    const nextRender = c.begin(A, 'render', 10_000, at.now);
+    reads.slice(0, 7).forEach((end) => end());
+    expect(await settled(nextRead)).toBe(false); // one read still in progress: the cap
+    reads[7]();
+    reads[7](); // ending twice counts once
+    expect(await settled(nextRead)).toBe(true);
+    expect(await settled(laterRead)).toBe(false);
+    expect(await settled(nextRender)).toBe(false); // the renders wait for a render, not for the reads
+    renders.forEach((end) => end());
+    expect(await settled(nextRender)).toBe(true);
+    (await nextRead)!();
+    expect(await settled(laterRead)).toBe(true);
+  });
+
+  it('refuses a read that waited the longest wait, and starts the waiting ones when the share comes back', async () => {
+    const { c, at } = start();
+    await begun(c, A, 'read', 8, at.now);
+    await begun(c, B, 'render', 1, at.now);
+    run(c, 6, 1, at, { a: false, b: true });
+    expect(await c.begin(A, 'read', 20, at.now)).toBeUndefined();
+    const waiting = c.begin(A, 'read', 60_000, at.now);
+    run(c, 3 * SECOND, 0, at, { a: false, b: true });
+    expect(c.factor(A)).toBe(1);
+    expect(typeof (await waiting)).toBe('function');
   });
 });
 

@@ -15,6 +15,14 @@
 // below half of it, every slowed tenant gets 4 % of its limits back (all of it within about two
 // seconds); between the two, nothing changes (additive increase, multiplicative decrease, as TCP's
 // congestion control: a backlog clears fast, and room is given back slowly enough not to overshoot).
+//
+// A tenant also counts as pressing while it keeps many reads and renders in progress at once, several
+// times as many as the lightest other working tenant: its clients then ask faster than the machine
+// serves them, whatever its rates say (limits larger than the machine's capacity are never reached,
+// so they never hold it). A slowed tenant may then start a read or render only while it has fewer in
+// progress than its share of what it had when it was first slowed; the others wait their turn, up to
+// a longest wait, and are refused after it. Unlike a rate, this holds a tenant whose limits the
+// machine cannot reach, and it holds it from the first tick: it needs no history of held requests.
 
 /**
  * A tenant's recent use: when it last asked for anything, and of its requests that its rates
@@ -24,6 +32,20 @@ interface Seen {
   active: number;
   held: number;
   decided: number;
+  /** Reads and renders in progress now (and of each kind); their sum over time (request-ms) since `at`, and its mean over the last tick. */
+  inProgress: number;
+  kinds: Record<WorkKind, number>;
+  load: number;
+  at: number;
+  mean: number;
+}
+
+/** What a slowed tenant's share of work in progress is counted in: each kind apart, so that long reads do not starve renders. */
+export type WorkKind = 'read' | 'render';
+
+/** A read or render waiting for its slowed tenant's turn. */
+interface Waiter {
+  admit: () => void;
 }
 
 /** How often the pressure is read and the factors move (ms). */
@@ -44,11 +66,23 @@ const DECREASE = 0.5;
 const INCREASE = 0.04;
 /** Weight of the newest tick's pressure in the smoothed value. */
 const SMOOTHING = 0.5;
+/**
+ * A tenant keeping at least this many reads and renders in progress on average over a tick, and
+ * BUSY_RATIO times as many as the lightest other working tenant, presses against the machine.
+ */
+export const BUSY_IN_PROGRESS = 4;
+const BUSY_RATIO = 2;
+/** At most this many of a slowed tenant's reads and renders wait for its turn; more are refused at once. */
+const MAX_WAITING = 256;
 
 export class Contention {
   private readonly seen = new Map<string, Seen>();
   private readonly factors = new Map<string, number>();
+  /** A slowed tenant's reads and renders in progress when it was first slowed: its share of it is what it may keep. */
+  private readonly slowedFrom = new Map<string, Record<WorkKind, number>>();
+  private readonly waiting = new Map<string, Waiter[]>();
   private smoothed = 0;
+  private lastTick?: number;
 
   /** `threshold`: the CPU pressure (0–1) above which bound tenants are slowed. */
   constructor(private readonly threshold: number) {}
@@ -73,34 +107,147 @@ export class Contention {
    * undefined when no rate decided on it (it only shows that the tenant works).
    */
   note(tenantId: string, held?: boolean, now = Date.now()): void {
-    let s = this.seen.get(tenantId);
-    if (!s) this.seen.set(tenantId, (s = { active: now, held: 0, decided: -Infinity }));
+    const s = this.seenOf(tenantId, now);
     s.active = now;
     if (held === undefined) return;
     s.held += HELD_WEIGHT * (Number(held) - s.held);
     s.decided = now;
   }
 
+  /**
+   * How many reads and renders the tenant may have in progress now (Infinity unless slowed): its
+   * share of what it had in progress when it was first slowed, at least one.
+   */
+  inProgressCap(tenantId: string, kind: WorkKind): number {
+    const f = this.factors.get(tenantId);
+    return f === undefined ? Infinity : Math.max(1, Math.ceil(f * (this.slowedFrom.get(tenantId)?.[kind] ?? 1)));
+  }
+
+  /**
+   * A read or render of the tenant about to start: at once while the tenant has fewer in progress
+   * than its cap, else when one of them ends (or the cap rises), in order. Resolves the function
+   * that ends it (call it once, when the read or render is over), or undefined when it waited
+   * `maxWaitMs` or too many wait already (nothing counted then: refuse it).
+   */
+  begin(tenantId: string, kind: WorkKind, maxWaitMs: number, now = Date.now()): Promise<(() => void) | undefined> {
+    const s = this.seenOf(tenantId, now);
+    s.active = now;
+    const key = waitKey(tenantId, kind);
+    const queue = this.waiting.get(key);
+    if (!queue && s.kinds[kind] < this.inProgressCap(tenantId, kind)) return Promise.resolve(this.started(tenantId, kind, s, now));
+    if ((queue?.length ?? 0) >= MAX_WAITING) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const w: Waiter = {
+        admit: () => {
+          clearTimeout(timer);
+          resolve(this.started(tenantId, kind, s, Date.now()));
+        },
+      };
+      const timer = setTimeout(() => {
+        const q = this.waiting.get(key);
+        const i = q?.indexOf(w) ?? -1;
+        if (i >= 0) q!.splice(i, 1);
+        if (q?.length === 0) this.waiting.delete(key);
+        resolve(undefined);
+      }, maxWaitMs);
+      timer.unref?.();
+      if (queue) queue.push(w);
+      else this.waiting.set(key, [w]);
+    });
+  }
+
   /** One tick: `pressure` is the share of the last tick's wall time in which tasks waited for a core. */
   tick(pressure: number, now = Date.now()): void {
     this.smoothed += SMOOTHING * (pressure - this.smoothed);
-    const bound: string[] = [];
-    let within = 0;
+    const span = Math.max(1, now - (this.lastTick ?? now - TICK_MS));
+    this.lastTick = now;
+    const active: [string, Seen][] = [];
     for (const [id, s] of this.seen) {
-      if (now - s.active > ACTIVE_MS) {
-        if (!this.factors.has(id)) this.seen.delete(id);
-      } else if (now - s.decided <= BOUND_MS && s.held > BOUND_SHARE) bound.push(id);
+      this.account(s, now);
+      s.mean = s.load / span;
+      s.load = 0;
+      if (now - s.active <= ACTIVE_MS || s.inProgress > 0) active.push([id, s]);
+      else if (!this.factors.has(id)) this.seen.delete(id);
+    }
+    // The two lightest means: the lightest other tenant of each is the first, or the second for the first itself.
+    const [first, second] = lightestTwo(active);
+    const bound: [string, Seen][] = [];
+    let within = 0;
+    for (const [id, s] of active) {
+      const held = now - s.decided <= BOUND_MS && s.held > BOUND_SHARE;
+      const lightest = s === first ? (second?.mean ?? Infinity) : first!.mean;
+      const busy = s.mean >= BUSY_IN_PROGRESS && s.mean >= BUSY_RATIO * lightest;
+      if (held || busy) bound.push([id, s]);
       else within++;
     }
     if (within > 0 && this.smoothed > this.threshold) {
-      for (const id of bound) this.factors.set(id, Math.max(MIN_FACTOR, this.factor(id) * DECREASE));
+      for (const [id, s] of bound) {
+        if (!this.factors.has(id)) this.slowedFrom.set(id, { ...s.kinds });
+        this.factors.set(id, Math.max(MIN_FACTOR, this.factor(id) * DECREASE));
+      }
     } else if (within === 0 || this.smoothed < this.threshold / 2) {
       for (const [id, f] of this.factors) {
-        if (f + INCREASE >= 1) this.factors.delete(id);
-        else this.factors.set(id, f + INCREASE);
+        if (f + INCREASE < 1) this.factors.set(id, f + INCREASE);
+        else {
+          this.factors.delete(id);
+          this.slowedFrom.delete(id);
+        }
+        this.admitWaiting(id, 'read');
+        this.admitWaiting(id, 'render');
       }
     }
   }
+
+  private seenOf(tenantId: string, now: number): Seen {
+    let s = this.seen.get(tenantId);
+    if (!s)
+      this.seen.set(tenantId, (s = { active: now, held: 0, decided: -Infinity, inProgress: 0, kinds: { read: 0, render: 0 }, load: 0, at: now, mean: 0 }));
+    return s;
+  }
+
+  /** Adds the reads and renders in progress since the last change to the tenant's load. */
+  private account(s: Seen, now: number) {
+    s.load += s.inProgress * Math.max(0, now - s.at);
+    s.at = now;
+  }
+
+  private started(tenantId: string, kind: WorkKind, s: Seen, now: number): () => void {
+    this.account(s, now);
+    s.inProgress++;
+    s.kinds[kind]++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.account(s, Date.now());
+      s.inProgress--;
+      s.kinds[kind]--;
+      this.admitWaiting(tenantId, kind);
+    };
+  }
+
+  /** Starts the tenant's waiting reads and renders that its cap allows now. */
+  private admitWaiting(tenantId: string, kind: WorkKind) {
+    const key = waitKey(tenantId, kind);
+    const queue = this.waiting.get(key);
+    const s = this.seen.get(tenantId);
+    if (!queue || !s) return;
+    while (queue.length > 0 && s.kinds[kind] < this.inProgressCap(tenantId, kind)) queue.shift()!.admit();
+    if (queue.length === 0) this.waiting.delete(key);
+  }
+}
+
+const waitKey = (tenantId: string, kind: WorkKind) => `${kind} ${tenantId}`;
+
+/** The two tenants with the fewest reads and renders in progress over the last tick. */
+function lightestTwo(active: [string, Seen][]): [Seen | undefined, Seen | undefined] {
+  let first: Seen | undefined;
+  let second: Seen | undefined;
+  for (const [, s] of active) {
+    if (!first || s.mean < first.mean) [first, second] = [s, first];
+    else if (!second || s.mean < second.mean) second = s;
+  }
+  return [first, second];
 }
 
 /** Reads the machine's CPU pressure: the share of wall time since the last read in which some task waited for a core. */

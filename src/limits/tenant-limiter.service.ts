@@ -5,9 +5,9 @@
 // both name the limit. Shared-state failures let requests through (fail open) and are logged.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '../common/app-error';
+import { AppError, RateLimited } from '../common/app-error';
 import { TenantRegistry } from '../auth/tenant-registry';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { defaultLimits, effectiveLimits, LimitName, TenantLimits } from '../domain/tenant-limits';
@@ -20,7 +20,7 @@ import { ALWAYS_DRAINED_BYTES, RefusedBodies } from './refused-bodies';
 import { StorageQuota } from './storage-quota';
 import { OverLimit, rateLimited, RateLimitName, TenantRates } from './tenant-rates';
 import { Pace, Pacer } from './pacer';
-import { Contention, CpuPressure, TICK_MS } from './contention';
+import { Contention, CpuPressure, TICK_MS, WorkKind } from './contention';
 import { ConcurrentSlots, LIVE_VIEWERS, RENDERS, WEBSOCKETS } from './concurrent-slots';
 
 /** What every event or replay read pays at least, whatever its size (docs/limits.md). */
@@ -208,6 +208,18 @@ export class TenantLimiter implements OnModuleDestroy {
     const limit = this.limitsOf(tenantId).readBytesPerSecond;
     if (limit <= 0) return open();
     const prepaid = Math.min(READ_MIN_BYTES, limit * this.burstSeconds);
+    const end = await this.begin(tenantId, 'read');
+    try {
+      const body = await this.admittedRead(tenantId, limit, prepaid, open);
+      finished(body, end);
+      return body;
+    } catch (e) {
+      end();
+      throw e;
+    }
+  }
+
+  private async admittedRead(tenantId: string, limit: number, prepaid: number, open: () => Readable | Promise<Readable>): Promise<Readable> {
     await this.countedAsync(() =>
       this.noted(tenantId, async () => {
         if (this.reads.isWaiting(tenantId)) throw rateLimited('readBytesPerSecond', limit, LEASE_SECONDS);
@@ -248,16 +260,41 @@ export class TenantLimiter implements OnModuleDestroy {
    */
   async startRender(tenantId: string, { rate = true } = {}): Promise<() => void> {
     const l = this.limitsOf(tenantId);
+    const end = rate ? await this.begin(tenantId, 'render') : () => undefined;
     return this.countedAsync(async () => {
-      const free = await this.renders.acquire(tenantId, l.renders);
+      let free: (() => void) | undefined;
       try {
+        free = await this.renders.acquire(tenantId, l.renders);
         if (rate && l.rendersPerSecond > 0) await this.takeRender(tenantId, l.rendersPerSecond);
-        return free;
+        const slot = free;
+        return () => {
+          slot();
+          end();
+        };
       } catch (e) {
-        free();
+        free?.();
+        end();
         throw e;
       }
     });
+  }
+
+  /**
+   * A read or render of the tenant about to start: at once, or (while the tenant is slowed on a
+   * contended machine and has its share in progress already) when its turn comes, up to
+   * TENANT_BURST_SECONDS, then refused with a 429 (contention.ts). Resolves what ends it.
+   */
+  private async begin(tenantId: string, kind: WorkKind): Promise<() => void> {
+    if (!this.contention) return () => undefined;
+    const end = await this.contention.begin(tenantId, kind, this.burstSeconds * 1000);
+    if (end) return end;
+    const cap = this.contention.inProgressCap(tenantId, kind);
+    const share = Math.round(this.share(tenantId) * 100);
+    throw new RateLimited(
+      `This tenant is slowed to ${share}% of its limits while this instance's CPU is contended (TENANT_CPU_PRESSURE): ` +
+        `at most ${cap} ${kind}${cap === 1 ? '' : 's'} at once here; retry later`,
+      1,
+    );
   }
 
   private async takeRender(tenantId: string, perSecond: number): Promise<void> {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../config/config';
 import type { TenantRegistry } from '../auth/tenant-registry';
@@ -165,5 +168,45 @@ describe('TenantLimiter.metered', () => {
     expect((out[3] as PromiseRejectedResult).reason).toMatchObject({ limit: 'readBytesPerSecond', retryAfterSeconds: expect.any(Number) });
     // Another tenant reads at once meanwhile.
     expect(await read(l, 'u', 1)).toBeLessThan(300);
+  });
+});
+
+describe('TenantLimiter: a tenant pressing on a contended machine', () => {
+  it("holds a tenant's renders beyond its share of those it keeps in progress, refuses them after TENANT_BURST_SECONDS, and holds no other tenant", async () => {
+    // A machine whose CPU is always contended: the pressure file gains a full tick's stall at every read.
+    const dir = mkdtempSync(join(tmpdir(), 'psi-'));
+    const file = join(dir, 'cpu');
+    let stalledUs = 0;
+    const write = () => writeFileSync(file, `some avg10=0 avg60=0 avg300=0 total=${(stalledUs += 20_000)}\nfull total=0\n`);
+    write();
+    const stall = setInterval(write, 20);
+    try {
+      const l = limiter({
+        TENANT_CPU_PRESSURE: '0.25',
+        CPU_PRESSURE_FILE: file,
+        TENANT_RENDERS: '100',
+        TENANT_RENDERS_PER_SECOND: '1000',
+        TENANT_BURST_SECONDS: '0.3',
+      });
+      const aRenders = await Promise.all(Array.from({ length: 6 }, () => l.startRender('a')));
+      const bRender = await l.startRender('b');
+      await new Promise((r) => setTimeout(r, 700)); // a few ticks: A, with six in progress against B's one, is slowed
+      const started = Date.now();
+      await expect(l.startRender('a')).rejects.toMatchObject({
+        code: 'rate_limited',
+        message: expect.stringMatching(/slowed to \d+% of its limits while this instance's CPU is contended \(TENANT_CPU_PRESSURE\): at most 1 render at once/),
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      const bNext = Date.now();
+      (await l.startRender('b'))();
+      expect(Date.now() - bNext).toBeLessThan(100);
+      // Once A's renders end, its next one starts.
+      aRenders.forEach((free) => free());
+      (await l.startRender('a'))();
+      bRender();
+    } finally {
+      clearInterval(stall);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
