@@ -177,7 +177,7 @@ export interface CallResult {
 export function httpClient(baseUrl: string, maxSockets: number) {
   const url = new URL(baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets });
-  const call = (method: string, path: string, key: string, body?: string, keep = true): Promise<CallResult> =>
+  const call = (method: string, path: string, key: string, body?: string | Buffer, keep = true): Promise<CallResult> =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { authorization: `Bearer ${key}` };
       if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
