@@ -62,7 +62,8 @@ export class TenantLimiter implements OnModuleDestroy {
   private readonly ticker?: NodeJS.Timeout;
   /** Each ingesting tenant's recent HTTP batches (moving averages), for the pacer's estimate of a body's events and bytes. */
   private readonly batchShape = new Map<string, BatchShape>();
-  private readonly refused: (labels: { limit: LimitName }) => void;
+  /** Refusals by limit; `contention`: a slowed tenant's read or render that waited its turn too long (contention.ts). */
+  private readonly refused: (labels: { limit: LimitName | 'contention' }) => void;
   private readonly lastLogged = new Map<string, number>();
 
   constructor(
@@ -288,6 +289,7 @@ export class TenantLimiter implements OnModuleDestroy {
     if (!this.contention) return () => undefined;
     const end = await this.contention.begin(tenantId, kind, this.burstSeconds * 1000);
     if (end) return end;
+    this.refused({ limit: 'contention' });
     const cap = this.contention.inProgressCap(tenantId, kind);
     const share = Math.round(this.share(tenantId) * 100);
     throw new RateLimited(

@@ -14,9 +14,10 @@ const made: TenantLimiter[] = [];
 afterAll(() => made.forEach((l) => l.onModuleDestroy()));
 
 /** A limiter over documents in memory, every tenant at the defaults of `env`. */
-function limiter(env: Record<string, string>) {
+function limiter(env: Record<string, string>, refusals: string[] = []) {
   const registry = { tenant: () => undefined } as unknown as TenantRegistry;
-  const metrics = { labelledCounter: () => () => undefined, gauge: () => undefined } as unknown as MetricsService;
+  const count = (labels: { limit: string }) => void refusals.push(labels.limit);
+  const metrics = { labelledCounter: () => count, gauge: () => undefined } as unknown as MetricsService;
   // The contention guard reads this machine's CPU pressure: off unless a spec turns it on.
   const l = new TenantLimiter(
     registry,
@@ -181,13 +182,11 @@ describe('TenantLimiter: a tenant pressing on a contended machine', () => {
     write();
     const stall = setInterval(write, 20);
     try {
-      const l = limiter({
-        TENANT_CPU_PRESSURE: '0.25',
-        CPU_PRESSURE_FILE: file,
-        TENANT_RENDERS: '100',
-        TENANT_RENDERS_PER_SECOND: '1000',
-        TENANT_BURST_SECONDS: '0.3',
-      });
+      const refusals: string[] = [];
+      const l = limiter(
+        { TENANT_CPU_PRESSURE: '0.25', CPU_PRESSURE_FILE: file, TENANT_RENDERS: '100', TENANT_RENDERS_PER_SECOND: '1000', TENANT_BURST_SECONDS: '0.3' },
+        refusals,
+      );
       const aRenders = await Promise.all(Array.from({ length: 6 }, () => l.startRender('a')));
       const bRender = await l.startRender('b');
       await new Promise((r) => setTimeout(r, 700)); // a few ticks: A, with six in progress against B's one, is slowed
@@ -197,6 +196,7 @@ describe('TenantLimiter: a tenant pressing on a contended machine', () => {
         message: expect.stringMatching(/slowed to \d+% of its limits while this instance's CPU is contended \(TENANT_CPU_PRESSURE\): at most 1 render at once/),
       });
       expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect(refusals).toEqual(['contention']);
       const bNext = Date.now();
       (await l.startRender('b'))();
       expect(Date.now() - bNext).toBeLessThan(100);
