@@ -32,8 +32,7 @@ interface Seen {
   active: number;
   held: number;
   decided: number;
-  /** Reads and renders in progress now (and of each kind); their sum over time (request-ms) since `at`, and its mean over the last tick. */
-  inProgress: number;
+  /** Reads and renders in progress now, of each kind; their sum over time (request-ms) since `at`, and its mean over the last tick. */
   kinds: Record<WorkKind, number>;
   load: number;
   at: number;
@@ -42,11 +41,6 @@ interface Seen {
 
 /** What a slowed tenant's share of work in progress is counted in: each kind apart, so that long reads do not starve renders. */
 export type WorkKind = 'read' | 'render';
-
-/** A read or render waiting for its slowed tenant's turn. */
-interface Waiter {
-  admit: () => void;
-}
 
 /** How often the pressure is read and the factors move (ms). */
 export const TICK_MS = 100;
@@ -80,7 +74,7 @@ export class Contention {
   private readonly factors = new Map<string, number>();
   /** A slowed tenant's reads and renders in progress when it was first slowed: its share of it is what it may keep. */
   private readonly slowedFrom = new Map<string, Record<WorkKind, number>>();
-  private readonly waiting = new Map<string, Waiter[]>();
+  private readonly waiting = new Map<string, (() => void)[]>();
   private smoothed = 0;
   private lastTick?: number;
 
@@ -137,22 +131,20 @@ export class Contention {
     if (!queue && s.kinds[kind] < this.inProgressCap(tenantId, kind)) return Promise.resolve(this.started(tenantId, kind, s, now));
     if ((queue?.length ?? 0) >= MAX_WAITING) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const w: Waiter = {
-        admit: () => {
-          clearTimeout(timer);
-          resolve(this.started(tenantId, kind, s, Date.now()));
-        },
+      const admit = () => {
+        clearTimeout(timer);
+        resolve(this.started(tenantId, kind, s, Date.now()));
       };
       const timer = setTimeout(() => {
         const q = this.waiting.get(key);
-        const i = q?.indexOf(w) ?? -1;
+        const i = q?.indexOf(admit) ?? -1;
         if (i >= 0) q!.splice(i, 1);
         if (q?.length === 0) this.waiting.delete(key);
         resolve(undefined);
       }, maxWaitMs);
       timer.unref?.();
-      if (queue) queue.push(w);
-      else this.waiting.set(key, [w]);
+      if (queue) queue.push(admit);
+      else this.waiting.set(key, [admit]);
     });
   }
 
@@ -166,7 +158,7 @@ export class Contention {
       this.account(s, now);
       s.mean = s.load / span;
       s.load = 0;
-      if (now - s.active <= ACTIVE_MS || s.inProgress > 0) active.push([id, s]);
+      if (now - s.active <= ACTIVE_MS || inProgress(s) > 0) active.push([id, s]);
       else if (!this.factors.has(id)) this.seen.delete(id);
     }
     // The two lightest means: the lightest other tenant of each is the first, or the second for the first itself.
@@ -200,27 +192,24 @@ export class Contention {
 
   private seenOf(tenantId: string, now: number): Seen {
     let s = this.seen.get(tenantId);
-    if (!s)
-      this.seen.set(tenantId, (s = { active: now, held: 0, decided: -Infinity, inProgress: 0, kinds: { read: 0, render: 0 }, load: 0, at: now, mean: 0 }));
+    if (!s) this.seen.set(tenantId, (s = { active: now, held: 0, decided: -Infinity, kinds: { read: 0, render: 0 }, load: 0, at: now, mean: 0 }));
     return s;
   }
 
   /** Adds the reads and renders in progress since the last change to the tenant's load. */
   private account(s: Seen, now: number) {
-    s.load += s.inProgress * Math.max(0, now - s.at);
+    s.load += inProgress(s) * Math.max(0, now - s.at);
     s.at = now;
   }
 
   private started(tenantId: string, kind: WorkKind, s: Seen, now: number): () => void {
     this.account(s, now);
-    s.inProgress++;
     s.kinds[kind]++;
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
       this.account(s, Date.now());
-      s.inProgress--;
       s.kinds[kind]--;
       this.admitWaiting(tenantId, kind);
     };
@@ -232,11 +221,12 @@ export class Contention {
     const queue = this.waiting.get(key);
     const s = this.seen.get(tenantId);
     if (!queue || !s) return;
-    while (queue.length > 0 && s.kinds[kind] < this.inProgressCap(tenantId, kind)) queue.shift()!.admit();
+    while (queue.length > 0 && s.kinds[kind] < this.inProgressCap(tenantId, kind)) queue.shift()!();
     if (queue.length === 0) this.waiting.delete(key);
   }
 }
 
+const inProgress = (s: Seen) => s.kinds.read + s.kinds.render;
 const waitKey = (tenantId: string, kind: WorkKind) => `${kind} ${tenantId}`;
 
 /** The two tenants with the fewest reads and renders in progress over the last tick. */
