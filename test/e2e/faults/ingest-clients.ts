@@ -25,6 +25,15 @@ export interface Ack {
   duplicate: boolean;
 }
 
+/** The `message` of an error body, else its start. */
+const messageOf = (body: string): string => {
+  try {
+    return String((JSON.parse(body) as { message?: unknown }).message ?? body);
+  } catch {
+    return body;
+  }
+};
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An HTTP request unanswered this long is abandoned (and counted as 'hung'); the service answers 503 well before. */
@@ -40,6 +49,8 @@ export abstract class Ingester {
    * how often a batch was refused or interrupted.
    */
   readonly failures: Record<string, number> = {};
+  /** Each distinct refusal message (status and message), with how often and when first and last (Date.now()): what a failed run says about why. */
+  readonly refusals = new Map<string, { n: number; first: number; last: number }>();
   protected stopping = false;
   protected next = 0;
   protected readonly t0 = Date.now();
@@ -65,8 +76,19 @@ export abstract class Ingester {
     return last;
   }
 
-  protected fail(kind: string | number) {
+  protected fail(kind: string | number, message = '') {
     this.failures[kind] = (this.failures[kind] ?? 0) + 1;
+    const key = `${kind} ${message.slice(0, 200)}`.trim();
+    const at = Date.now();
+    const r = this.refusals.get(key);
+    if (r) Object.assign(r, { n: r.n + 1, last: at });
+    else this.refusals.set(key, { n: 1, first: at, last: at });
+  }
+
+  /** The refusals seen, with their times in ms from `since`. */
+  describeRefusals(since: number): string {
+    const rel = (t: number) => `${t >= since ? '+' : ''}${t - since}`;
+    return [...this.refusals].map(([k, r]) => `${this.prefix} ${r.n}× ${k} (${rel(r.first)}…${rel(r.last)} ms)`).join('; ');
   }
 
   protected newBatch(): { id: string; events: MarkedEvent[] } {
@@ -142,7 +164,7 @@ export class HttpIngester extends Ingester {
           this.record(id, events, res.duplicate);
           break;
         }
-        this.fail(status);
+        this.fail(status, messageOf(body));
         if (this.closed) return;
         if (status !== 503 && status !== 'network' && status !== 'hung') {
           this.unexpected.push({ status, body: body.slice(0, 300) });
@@ -243,7 +265,7 @@ export class WsIngester extends Ingester {
       if (f.events !== events.length) this.unexpected.push(f);
       this.record(f.batch, events, !!f.duplicate);
     } else if (f.type === 'error') {
-      this.fail(f.status ?? 'error');
+      this.fail(f.status ?? 'error', (f as { message?: string }).message);
       if (!f.batch || (f.status !== 503 && f.status !== 429)) return void this.unexpected.push(f);
       const id = f.batch;
       this.later(() => {

@@ -73,7 +73,13 @@ slow('three-node NATS cluster, stream at 3 replicas: the stream leader killed du
     console.log(
       `stream leader ${leader} killed, ${newLeader} seen leading at +${electedAt - killedAt} ms; longest gap between acks ${pause} ms; ` +
         `first ack more than 1 s after the kill at +${firstAfter - killedAt} ms; each client acknowledged again at ${backAfterElection.map((d) => (d >= 0 ? '+' : '') + d).join(' / ')} ms from then; ` +
-        `every client 5 acks further at +${resumedAt - killedAt} ms; refusals meanwhile ${clients.map((c) => `${c.prefix} ${JSON.stringify(c.failures)}`).join(', ')}`,
+        `every client 5 acks further at +${resumedAt - killedAt} ms; refusals meanwhile ${clients.map((c) => `${c.prefix} ${JSON.stringify(c.failures)}`).join(', ')}; ` +
+        `their messages, from the kill: ${
+          clients
+            .map((c) => c.describeRefusals(killedAt))
+            .filter(Boolean)
+            .join('; ') || 'none'
+        }`,
     );
     // What the service owns: no request hangs while the stream has no leader (each is refused with
     // 503 at once or within the publish timeout), and every client is acknowledged again soon after
