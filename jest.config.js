@@ -3,6 +3,8 @@
 // test/harness/global-setup.ts.
 const tsJest = ['ts-jest', { tsconfig: 'test/tsconfig.json', diagnostics: { warnOnly: false } }];
 module.exports = {
+  // Shards of about equal running time (scripts/test.sh runs the end-to-end specs in two at once).
+  testSequencer: '<rootDir>/test/harness/sequencer.mjs',
   projects: [
     {
       displayName: 'unit',

@@ -20,15 +20,39 @@ if [ $# -eq 0 ]; then
   BENCH_SMOKE=1 node dist-bench/bench/run.js
 fi
 npx jest --selectProjects unit --ci "$@"
-npx jest --selectProjects e2e --ci --runInBand "$@"
-# The specs whose SQL reaches every ClickHouse table, again against the current ClickHouse engine that
-# deploy/ runs (chDB from npm behind scripts/chdb-http-server.mjs; Debian has only 18.16): the same SQL
-# must give the same answers on both. TAPEDECK_TEST_CLICKHOUSE=chdb runs any spec that way.
-if [ $# -eq 0 ]; then
-  TAPEDECK_TEST_CLICKHOUSE=chdb npx jest --selectProjects e2e --ci --runInBand \
-    test/e2e/listing.e2e-spec.ts test/e2e/listing-range.e2e-spec.ts test/e2e/listing-links.e2e-spec.ts test/e2e/statistics.e2e-spec.ts \
-    test/e2e/replays.e2e-spec.ts test/e2e/projections.e2e-spec.ts test/e2e/projections-rebuild.e2e-spec.ts \
-    test/e2e/clickhouse-client.e2e-spec.ts test/e2e/sql-escaping.e2e-spec.ts test/e2e/admin-cli.e2e-spec.ts \
-    test/e2e/tenant-lifecycle.e2e-spec.ts test/e2e/keyframes.e2e-spec.ts test/e2e/listing-live.e2e-spec.ts \
-    test/e2e/activity.e2e-spec.ts test/integration/activity-plans.int-spec.ts test/integration/retention.int-spec.ts test/integration/rebuild-swap.int-spec.ts
+# The end-to-end specs in two shards at once (test/harness/sequencer.mjs splits them by running
+# time), each in its own Jest process with a stack of its own (global-setup.ts): they spend most of
+# their time waiting, so two at once take little more than half as long as one after the other.
+# The second shard then runs the SQL-heavy specs once more against a current ClickHouse engine (chDB
+# from npm behind scripts/chdb-http-server.mjs, as deploy/ runs; Debian has only 18.16): the same SQL
+# must give the same answers on both. TAPEDECK_TEST_CLICKHOUSE=chdb runs any spec that way. Given
+# arguments (a spec's path), the specs they select run in one process, and chDB is skipped.
+if [ $# -gt 0 ]; then
+  npx jest --selectProjects e2e --ci --runInBand "$@"
+  exit 0
+fi
+CHDB_SPECS=(
+  test/e2e/listing.e2e-spec.ts test/e2e/listing-range.e2e-spec.ts test/e2e/listing-links.e2e-spec.ts test/e2e/statistics.e2e-spec.ts
+  test/e2e/replays.e2e-spec.ts test/e2e/projections.e2e-spec.ts test/e2e/projections-rebuild.e2e-spec.ts
+  test/e2e/clickhouse-client.e2e-spec.ts test/e2e/sql-escaping.e2e-spec.ts test/e2e/admin-cli.e2e-spec.ts
+  test/e2e/tenant-lifecycle.e2e-spec.ts test/e2e/keyframes.e2e-spec.ts test/e2e/listing-live.e2e-spec.ts
+  test/e2e/activity.e2e-spec.ts test/integration/activity-plans.int-spec.ts test/integration/retention.int-spec.ts test/integration/rebuild-swap.int-spec.ts
+)
+# The chDB run's seconds, counted to the second shard when the files are split.
+export TAPEDECK_SHARD_LOADS=0,150
+second_log=$(mktemp /tmp/tapedeck-e2e-shard2.XXXXXX)
+(
+  npx jest --selectProjects e2e --ci --runInBand --shard=2/2 &&
+    TAPEDECK_TEST_CLICKHOUSE=chdb npx jest --selectProjects e2e --ci --runInBand "${CHDB_SPECS[@]}"
+) > "$second_log" 2>&1 &
+second=$!
+first_rc=0
+npx jest --selectProjects e2e --ci --runInBand --shard=1/2 || first_rc=$?
+second_rc=0
+wait "$second" || second_rc=$?
+echo "--- the second shard and the chDB run (${second_log}) ---"
+cat "$second_log"
+if [ "$first_rc" -ne 0 ] || [ "$second_rc" -ne 0 ]; then
+  echo "End-to-end specs failed: first shard exit ${first_rc}, second shard or chDB exit ${second_rc}" >&2
+  exit 1
 fi
