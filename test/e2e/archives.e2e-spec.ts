@@ -13,11 +13,12 @@ import { ident, join, sql } from '../../src/infrastructure/clickhouse/sql';
 import { ArchiveStore } from '../../src/infrastructure/nats/archive-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { SealStates } from '../../src/infrastructure/nats/seal-states';
-import { EVENTS_STREAM, H, recordingSubject, recordingWildcard } from '../../src/infrastructure/nats/subjects';
+import { EVENTS_STREAM, recordingSubject, recordingWildcard } from '../../src/infrastructure/nats/subjects';
 import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import { PrivateStack } from '../harness/private-stack';
 import { stopped } from '../harness/proc';
+import { evMessages as sealedMessages } from '../harness/sealed-messages';
 import { clickhouse, deleteRecording, metaEvent, natsClient, recordingCounts, runCli, snapshot, waitCaughtUp } from './projections-fixtures';
 
 jest.setTimeout(240_000);
@@ -95,17 +96,7 @@ describe('recording archives', () => {
     return out;
   }
   const mine = async (id: string) => (await archives.list()).filter((o) => o.name.includes(`.${id}.`)).map((o) => o.name);
-  async function evMessages(id: string): Promise<{ sealed: number; raw: number }> {
-    const subject = recordingSubject(stack.keys.tenantId, id, 'ev');
-    const info = await nats.jsm.streams.info(EVENTS_STREAM, { subjects_filter: subject });
-    const total = Object.values(info.state.subjects ?? {}).reduce((a: number, b) => a + (b as number), 0);
-    let sealed = 0;
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-      const m = await nats.jsm.streams.getMessage(EVENTS_STREAM, { seq }).catch(() => undefined);
-      if (m?.subject === subject && m.header?.has(H.sealed)) sealed++;
-    }
-    return { sealed, raw: total - sealed };
-  }
+  const evMessages = (id: string) => sealedMessages(nats, stack.keys.tenantId, id);
   async function activity() {
     const q = (table: string, order: string[]) =>
       ch.rows<Record<string, unknown>>(sql`SELECT * FROM ${ident(table)} FINAL ORDER BY ${join(order.map(ident), ', ')}`);

@@ -11,9 +11,9 @@ import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { RecordingSealer, SealOutcome, SealStep } from '../../src/infrastructure/nats/recording-sealer';
 import { SealStates } from '../../src/infrastructure/nats/seal-states';
-import { EVENTS_STREAM, H, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { RecordingEventsService } from '../../src/recordings/recording-events.service';
 import { natsClient } from '../e2e/projections-fixtures';
+import { evMessages as sealedMessages } from '../harness/sealed-messages';
 
 jest.setTimeout(120_000);
 
@@ -91,21 +91,7 @@ async function reads(recordingId: string): Promise<string[]> {
   return [await read(recordingId), await read(recordingId, windowOf(T0 + 5_500, T0 + 9_000)), await read(recordingId, windowOf(T0 + 2_100, undefined, 30))];
 }
 
-async function evMessages(recordingId: string): Promise<{ sealed: number; raw: number }> {
-  const info = await nats.jsm.streams.info(EVENTS_STREAM, { subjects_filter: recordingSubject(tenantId, recordingId, 'ev') });
-  const n = Object.values(info.state.subjects ?? {}).reduce((a: number, b) => a + (b as number), 0);
-  let sealed = 0;
-  const last = await nats.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: recordingSubject(tenantId, recordingId, 'ev') }).catch(() => undefined);
-  if (last)
-    for (let seq = 1; seq <= last.seq; seq++) {
-      const m = await nats.jsm.streams.getMessage(EVENTS_STREAM, { seq }).catch(() => undefined);
-      if (m?.subject === recordingSubject(tenantId, recordingId, 'ev') && m.header?.has(H.sealed)) {
-        sealed++;
-        expect(m.data.length).toBe(0);
-      }
-    }
-  return { sealed, raw: n - sealed };
-}
+const evMessages = (recordingId: string) => sealedMessages(nats, tenantId, recordingId);
 
 /** Two recordings given the same batches: `a` gets sealed, `b` is the unsealed twin. */
 async function twins(batches: number[], dup?: number): Promise<[string, string]> {
