@@ -1,4 +1,8 @@
-import { chunkBounds } from './event-writer';
+import type { PubAck } from 'nats';
+import { summarizeBatch } from '../../domain/batch-summary';
+import { chunkBounds, EventWriter } from './event-writer';
+import type { MessageScanner } from './message-scan';
+import type { RecordingMessages } from './recording-messages';
 
 describe('chunkBounds', () => {
   const MB = 1024 * 1024;
@@ -39,5 +43,38 @@ describe('chunkBounds', () => {
       [0, size - 200],
       [size - 200, size - 199],
     ]);
+  });
+});
+
+describe('EventWriter.appendBatch', () => {
+  // A stand-in for JetStream that acknowledges each message a tick later and notes how many were in flight.
+  function fakeMessages(maxPayload: number) {
+    const published: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const messages = {
+      maxPayload,
+      assertConnected: () => undefined,
+      publish: async (_subject: string, _data: Uint8Array, msgID: string): Promise<PubAck> => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 1));
+        inFlight--;
+        published.push(msgID);
+        return { seq: published.length, duplicate: false, stream: 'events' } as PubAck;
+      },
+    };
+    return { messages: messages as unknown as RecordingMessages, published, most: () => most };
+  }
+
+  it("stores a large batch's chunks one at a time, the one with the summary last, so another batch waits for at most one of them", async () => {
+    const f = fakeMessages(128 * 1024);
+    const writer = new EventWriter(f.messages, {} as MessageScanner, () => Promise.resolve({ ev: 0, meta: 0, del: 0, kf: 0 }));
+    const payload = new Uint8Array(1024 * 1024);
+    const r = await writer.appendBatch('t_1', 'rec-1', 'b1', payload, summarizeBatch([], payload.length));
+    const count = chunkBounds(payload.length, 128 * 1024, 0).length;
+    expect(count).toBeGreaterThan(5);
+    expect(f.most()).toBe(1);
+    expect(f.published).toEqual(Array.from({ length: f.published.length }, (_, i) => `b1.${i}/${f.published.length}`));
+    expect(r).toMatchObject({ duplicate: false, seq: f.published.length, seqs: f.published.map((_, i) => i + 1) });
   });
 });
