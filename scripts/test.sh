@@ -14,12 +14,27 @@ npx tsc -p bench/tsconfig.json
 # Review's first pass: typed lint rules and layer imports (eslint.config.mjs), then the formatting.
 npx eslint --max-warnings 0 .
 npx prettier --check . > /dev/null || { npx prettier --list-different . >&2; echo "Formatting differs in the files above: npm run format" >&2; exit 1; }
-# Every bench section once at a tiny size on a private stack (about 20 s): a section that no longer
-# runs fails the tests; no figure is checked, and bench/results/ is left alone.
+# Every bench section once at a tiny size on a private stack (about 100 s, beside the unit specs): a
+# section that no longer runs fails the tests; no figure is checked, and bench/results/ is left alone.
+smoke=
 if [ $# -eq 0 ]; then
-  BENCH_SMOKE=1 node dist-bench/bench/run.js
+  smoke_log=$(mktemp /tmp/tapedeck-bench-smoke.XXXXXX)
+  BENCH_SMOKE=1 node dist-bench/bench/run.js > "$smoke_log" 2>&1 &
+  smoke=$!
 fi
-npx jest --selectProjects unit --ci "$@"
+unit_rc=0
+npx jest --selectProjects unit --ci "$@" || unit_rc=$?
+if [ -n "$smoke" ]; then
+  smoke_rc=0
+  wait "$smoke" || smoke_rc=$?
+  echo "--- the benches at a tiny size (${smoke_log}) ---"
+  cat "$smoke_log"
+  if [ "$smoke_rc" -ne 0 ]; then
+    echo "A bench section no longer runs (exit ${smoke_rc}): see above" >&2
+    exit 1
+  fi
+fi
+[ "$unit_rc" -eq 0 ] || exit "$unit_rc"
 # The end-to-end specs in two shards at once (test/harness/sequencer.mjs splits them by running
 # time), each in its own Jest process with a stack of its own (global-setup.ts): they spend most of
 # their time waiting, so two at once take little more than half as long as one after the other.
