@@ -113,10 +113,14 @@ export async function createApp(cfg: AppConfig, opts: { shutdownHooks?: boolean;
       if (!before.error) return void setTimeout(() => done(null, payload), before.waitSeconds * 1000);
       const d = describeError(before.error);
       if (!before.readBody) {
-        // Consumed as far as Node knows (so it does not drain it), and paused: the socket stops being
-        // read once its first chunk is buffered. The client reads the answer meanwhile.
+        // Consumed as far as Node knows, so that it does not drain the body once the answer is sent
+        // (it does unless the request was read from), and paused: the socket stops being read once
+        // a chunk is buffered. The client reads the answer meanwhile. read(), not read(0): after an
+        // async onRequest hook the first chunks are buffered already, and read(0) on a full buffer
+        // reads nothing, so Node took the request for unread and drained the whole body (a client
+        // resending refused 8 MiB uploads had the service reading 250 MB/s).
         req.raw.pause();
-        req.raw.read(0);
+        req.raw.read();
         lingerAfterEarlyAnswer(req.raw, UNREAD_LINGER_MS);
         reply.header('connection', 'close');
       }
