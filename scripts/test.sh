@@ -14,25 +14,35 @@ npx tsc -p bench/tsconfig.json
 # Review's first pass: typed lint rules and layer imports (eslint.config.mjs), then the formatting.
 npx eslint --max-warnings 0 .
 npx prettier --check . > /dev/null || { npx prettier --list-different . >&2; echo "Formatting differs in the files above: npm run format" >&2; exit 1; }
+# Runs "$@" beside what follows, its output kept in a file (its path in $bg_log, its pid in $bg_pid).
+background() {
+  bg_log=$(mktemp "/tmp/tapedeck-$1.XXXXXX")
+  shift
+  "$@" > "$bg_log" 2>&1 &
+  bg_pid=$!
+}
+# Waits for a job started by `background` (pid, log, what it ran), prints its output, returns its status.
+collect() {
+  local rc=0
+  wait "$1" || rc=$?
+  echo "--- ${3} (${2}) ---"
+  cat "$2"
+  return "$rc"
+}
 # Every bench section once at a tiny size on a private stack (about 100 s, beside the unit specs): a
 # section that no longer runs fails the tests; no figure is checked, and bench/results/ is left alone.
 smoke=
 if [ $# -eq 0 ]; then
-  smoke_log=$(mktemp /tmp/tapedeck-bench-smoke.XXXXXX)
-  BENCH_SMOKE=1 node dist-bench/bench/run.js > "$smoke_log" 2>&1 &
-  smoke=$!
+  background bench-smoke env BENCH_SMOKE=1 node dist-bench/bench/run.js
+  smoke=$bg_pid smoke_log=$bg_log
 fi
 unit_rc=0
 npx jest --selectProjects unit --ci "$@" || unit_rc=$?
 if [ -n "$smoke" ]; then
-  smoke_rc=0
-  wait "$smoke" || smoke_rc=$?
-  echo "--- the benches at a tiny size (${smoke_log}) ---"
-  cat "$smoke_log"
-  if [ "$smoke_rc" -ne 0 ]; then
-    echo "A bench section no longer runs (exit ${smoke_rc}): see above" >&2
+  collect "$smoke" "$smoke_log" 'the benches at a tiny size' || {
+    echo "A bench section no longer runs: see above" >&2
     exit 1
-  fi
+  }
 fi
 [ "$unit_rc" -eq 0 ] || exit "$unit_rc"
 # The end-to-end specs in two shards at once (test/harness/sequencer.mjs splits them by running
@@ -53,20 +63,17 @@ CHDB_SPECS=(
   test/e2e/tenant-lifecycle.e2e-spec.ts test/e2e/keyframes.e2e-spec.ts test/e2e/listing-live.e2e-spec.ts
   test/e2e/activity.e2e-spec.ts test/integration/activity-plans.int-spec.ts test/integration/retention.int-spec.ts test/integration/rebuild-swap.int-spec.ts
 )
-# The chDB run's seconds, counted to the second shard when the files are split.
-export TAPEDECK_SHARD_LOADS=0,150
-second_log=$(mktemp /tmp/tapedeck-e2e-shard2.XXXXXX)
-(
+second_shard() {
   npx jest --selectProjects e2e --ci --runInBand --shard=2/2 &&
     TAPEDECK_TEST_CLICKHOUSE=chdb npx jest --selectProjects e2e --ci --runInBand "${CHDB_SPECS[@]}"
-) > "$second_log" 2>&1 &
-second=$!
+}
+# The chDB run's seconds, counted to the second shard when the files are split (both shards split alike).
+export TAPEDECK_SHARD_LOADS=0,150
+background e2e-shard2 second_shard
 first_rc=0
 npx jest --selectProjects e2e --ci --runInBand --shard=1/2 || first_rc=$?
 second_rc=0
-wait "$second" || second_rc=$?
-echo "--- the second shard and the chDB run (${second_log}) ---"
-cat "$second_log"
+collect "$bg_pid" "$bg_log" 'the second shard and the chDB run' || second_rc=$?
 if [ "$first_rc" -ne 0 ] || [ "$second_rc" -ne 0 ]; then
   echo "End-to-end specs failed: first shard exit ${first_rc}, second shard or chDB exit ${second_rc}" >&2
   exit 1

@@ -18,7 +18,7 @@ import { api, sampleEvents } from '../harness/http';
 import { pollUntil } from '../harness/poll-until';
 import { PrivateStack } from '../harness/private-stack';
 import { stopped } from '../harness/proc';
-import { evMessages as sealedMessages } from '../harness/sealed-messages';
+import { evMessages as sealedMessages } from '../harness/stream-messages';
 import { clickhouse, deleteRecording, metaEvent, natsClient, recordingCounts, runCli, snapshot, waitCaughtUp } from './projections-fixtures';
 
 jest.setTimeout(240_000);

@@ -13,7 +13,7 @@ import { RecordingSealer, SealOutcome, SealStep } from '../../src/infrastructure
 import { SealStates } from '../../src/infrastructure/nats/seal-states';
 import { RecordingEventsService } from '../../src/recordings/recording-events.service';
 import { natsClient } from '../e2e/projections-fixtures';
-import { evMessages as sealedMessages } from '../harness/sealed-messages';
+import { evMessages as sealedMessages } from '../harness/stream-messages';
 
 jest.setTimeout(120_000);
 

@@ -12,6 +12,7 @@ import { JetStreamEventStore } from '../../src/infrastructure/nats/event-store';
 import type { NatsClient } from '../../src/infrastructure/nats/nats-connection';
 import { H, recordingSubject } from '../../src/infrastructure/nats/subjects';
 import { natsClient } from '../e2e/projections-fixtures';
+import { messagesOn } from '../harness/stream-messages';
 
 jest.setTimeout(60_000);
 
@@ -125,13 +126,9 @@ describe('JetStreamEventStore.readRaw', () => {
     const big = Buffer.from(JSON.stringify([...events, { type: 3, timestamp: 1_001, data: { pad: 'z'.repeat(nats.maxPayload) } }]));
     await store.appendBatch(tenantId, recordingId, 'big', big, summarizeBatch(events, big.length), header);
     const heads: [string, string | undefined][] = [];
-    for (let seq = 1, n = 0; n < 10 && seq > 0; n++) {
-      const m = await nats.jsm.streams
-        .getMessage('TAPEDECK_EVENTS', { next_by_subj: recordingSubject(tenantId, recordingId, 'ev'), seq } as never)
-        .catch(() => undefined);
-      if (!m) break;
+    for await (const m of messagesOn(nats, recordingSubject(tenantId, recordingId, 'ev'))) {
       heads.push([m.header.get(H.batch), m.header.get(H.activity) || undefined]);
-      seq = m.seq + 1;
+      if (heads.length >= 10) break;
     }
     expect(heads[0]).toEqual(['small', header]);
     expect(heads.length).toBeGreaterThan(2);
