@@ -4,7 +4,7 @@
 // from a file in /proc/pressure/cpu's format that this spec writes (CPU_PRESSURE_FILE), so that the
 // machine's own load does not decide the outcome.
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PrivateStack } from '../harness/private-stack';
@@ -21,8 +21,15 @@ let pressure = 0;
 let stalledUs = 0;
 let ticker: NodeJS.Timeout | undefined;
 
-const writePressure = () =>
-  writeFileSync(file, `some avg10=0.00 avg60=0.00 avg300=0.00 total=${Math.round(stalledUs)}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n`);
+/**
+ * Replaces the file whole (written beside it, then renamed), as the kernel's is: a read between a
+ * truncation and a write would find it empty, and a service that finds it so at its start runs
+ * without the guard (a CI run failed so, A at its full rate).
+ */
+const writePressure = () => {
+  writeFileSync(`${file}.next`, `some avg10=0.00 avg60=0.00 avg300=0.00 total=${Math.round(stalledUs)}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n`);
+  renameSync(`${file}.next`, file);
+};
 
 beforeAll(async () => {
   stack = await PrivateStack.start({
@@ -44,6 +51,8 @@ beforeAll(async () => {
     writePressure();
   }, 20);
   base = (await stack.startService('contention', { TENANT_CPU_PRESSURE: '0.4', CPU_PRESSURE_FILE: file })).url;
+  // The guard is on (it is off when the file could not be read at the start): its gauge is exported.
+  expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/^tapedeck_cpu_pressure /m);
 }, 120_000);
 
 afterAll(async () => {
