@@ -119,6 +119,14 @@ describe('applyActivityMessages', () => {
     ]);
     expect(out.rows.recording_activity_nodes).toEqual([]);
     expect(out.skipped).toEqual([]);
+    // So no chunk's payload is loaded, and without them the rows are the same.
+    expect([first, ev(2, events, { 'Td-Chunk': '1/2' })].map(needsPayload)).toEqual([false, false]);
+    expect(
+      applyActivityMessages([
+        { ...first, data: undefined },
+        { ...ev(2, events, { 'Td-Chunk': '1/2' }), data: undefined },
+      ]),
+    ).toEqual(out);
   });
 
   it("takes a batch's activity from its Td-Activity header when it has one: the same rows, no payload needed", () => {

@@ -73,8 +73,12 @@ function chunkedPage(m: ProjectionMessage, key: Row): Row[] {
   return [{ ...key, ...EMPTY_ITEM, kind: 'page', ts: Math.trunc(s.metaTs), url, path: pathOf(url) }];
 }
 
-/** Whether the message's activity must come from its payload: no usable Td-Activity header (stored before it, or too big). */
-export const needsPayload = (m: ProjectionMessage): boolean => headerActivity(m) === undefined;
+/**
+ * Whether the message's activity must come from its payload: no usable Td-Activity header (stored
+ * before it, or too big), and not a chunk of a larger batch (whose rows come from its summary alone:
+ * loading its megabytes cost the service's thread and NATS for nothing).
+ */
+export const needsPayload = (m: ProjectionMessage): boolean => !chunked(m.headers[H.chunk]) && headerActivity(m) === undefined;
 
 /** Parsed Td-Activity headers by message headers (kept when the body loader copies a message): parsed once per message. */
 const parsedHeaders = new WeakMap<object, BatchActivity | null>();
