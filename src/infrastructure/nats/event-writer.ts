@@ -100,8 +100,7 @@ export class EventWriter {
     // a batch cut short (a stream full for its later chunks, a crash between them) is neither read,
     // which skips incomplete batches, nor counted in listings and statistics.
     const results: PubAck[] = [];
-    for (let i = 0; i < count - 1; i++) results.push(await chunk(i));
-    results.push(await chunk(count - 1));
+    for (let i = 0; i < count; i++) results.push(await chunk(i));
     if (results.some((r) => r.duplicate) && !(await this.batchComplete(tenantId, recordingId, batchId, count))) {
       // JetStream answered "duplicate" for data it does not hold (seen around stream leader changes:
       // the id was in the de-duplication map, the message was not committed). Store it again under
