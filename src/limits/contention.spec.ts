@@ -1,4 +1,4 @@
-import { BUSY_IN_PROGRESS, Contention, CpuPressure, MIN_FACTOR, TICK_MS } from './contention';
+import { BUSY_IN_PROGRESS, Contention, CpuPressure, MIN_FACTOR, NEW_MS, TICK_MS } from './contention';
 
 const A = 'tenant-a';
 const B = 'tenant-b';
@@ -15,6 +15,14 @@ function run(c: Contention, ticks: number, pressure: number, at: { now: number }
 
 /** Ticks in a second. */
 const SECOND = 1000 / TICK_MS;
+
+/** Whether the promise has settled after the pending jobs ran. */
+async function settled(p: Promise<unknown>) {
+  let done = false;
+  void p.then(() => (done = true));
+  await new Promise((r) => setImmediate(r));
+  return done;
+}
 
 /** A guard at a threshold of 0.4, and its clock. */
 const start = () => ({ c: new Contention(0.4), at: { now: 0 } });
@@ -128,13 +136,6 @@ describe('Contention: reads and renders in progress', () => {
     for (let i = 0; i < n; i++) ends.push((await c.begin(tenant, kind, 1000, now))!);
     return ends;
   }
-  /** Whether the promise has settled after the pending jobs ran. */
-  async function settled(p: Promise<unknown>) {
-    let done = false;
-    void p.then(() => (done = true));
-    await new Promise((r) => setImmediate(r));
-    return done;
-  }
 
   it('slows a tenant keeping many reads and renders in progress, though no rate of it ever waits', async () => {
     const { c, at } = start();
@@ -197,6 +198,60 @@ describe('Contention: reads and renders in progress', () => {
     run(c, 3 * SECOND, 0, at, { a: false, b: true });
     expect(c.factor(A)).toBe(1);
     expect(typeof (await waiting)).toBe('function');
+  });
+});
+
+describe('Contention: a tenant that starts working while others work', () => {
+  // A read or render ends on the wall clock (Date.now()), so these run on it: the clock starts now.
+  const now = () => ({ c: new Contention(0.4), at: { now: Date.now() } });
+
+  it('goes one read at a time for its first second, each after the reads in progress of a tenant working within its limits', async () => {
+    const { c, at } = now();
+    const bRead = (await c.begin(B, 'read', 10_000, at.now))!; // B works, within its limits
+    const aFirst = c.begin(A, 'read', 10_000, at.now); // A starts: new
+    const aSecond = c.begin(A, 'read', 10_000, at.now);
+    expect([c.inProgressCap(A, 'read', at.now), c.inProgressCap(B, 'read', at.now)]).toEqual([0, Infinity]);
+    expect(await settled(aFirst)).toBe(false); // B's read first
+    bRead();
+    expect(await settled(aFirst)).toBe(true);
+    expect(await settled(aSecond)).toBe(false); // one at a time
+    const aRender = c.begin(A, 'render', 10_000, at.now);
+    expect(await settled(aRender)).toBe(true); // each kind apart: no render of B in progress
+    // A second later (a tick past it), A is no longer new: what waits goes on.
+    at.now += NEW_MS;
+    c.note(B, false, at.now);
+    c.tick(0, at.now);
+    expect(await settled(aSecond)).toBe(true);
+    expect(c.inProgressCap(A, 'read', at.now)).toBe(Infinity);
+    await Promise.all([aFirst, aSecond, aRender].map(async (p) => (await p)!()));
+  });
+
+  it('is not held when it starts alone, nor after the others stopped working, nor by tenants that press against their limits', async () => {
+    const alone = now();
+    const reads = await Promise.all([1, 2, 3].map(() => alone.c.begin(A, 'read', 10_000, alone.at.now)));
+    expect(reads.every((end) => typeof end === 'function')).toBe(true); // A alone: never new
+
+    const { c, at } = now();
+    // A presses: its rates hold it (counted at the tick) and it keeps reads in progress.
+    c.note(A, true, at.now);
+    for (let i = 0; i < 8; i++) c.note(A, true, at.now);
+    const aRead = (await c.begin(A, 'read', 10_000, at.now))!;
+    at.now += TICK_MS;
+    c.tick(0, at.now);
+    // B starts while A works: new, but A presses, so B has no one to yield to.
+    const bReads = await Promise.all([1, 2].map(() => c.begin(B, 'read', 10_000, at.now)));
+    expect(bReads.every((end) => typeof end === 'function')).toBe(true);
+    expect(c.inProgressCap(B, 'read', at.now)).toBe(Infinity);
+    aRead();
+    bReads.forEach((end) => end!());
+  });
+
+  it('does not yield to a tenant with many reads and renders in progress before any tick counted it', async () => {
+    const { c, at } = now();
+    const aReads = await Promise.all(Array.from({ length: BUSY_IN_PROGRESS }, () => c.begin(A, 'read', 10_000, at.now)));
+    const bRead = await c.begin(B, 'read', 10_000, at.now);
+    expect(typeof bRead).toBe('function');
+    [...aReads, bRead].forEach((end) => end!());
   });
 });
 

@@ -23,6 +23,16 @@
 // progress than its share of what it had when it was first slowed; the others wait their turn, up to
 // a longest wait, and are refused after it. Unlike a rate, this holds a tenant whose limits the
 // machine cannot reach, and it holds it from the first tick: it needs no history of held requests.
+//
+// Before the first ticks, nothing of this can act: the pressure is not seen yet. A tenant that starts
+// working while others work is therefore new for its first second (NEW_MS, ten ticks): its reads and
+// renders go one at a time, and each waits while a tenant already working within its limits has one
+// of that kind in progress (TCP's slow start, with the incumbents served first). Its first request of
+// each kind goes at once when no one else's is in progress; what it cannot do is start its whole
+// burst at the moment the others' requests arrive, which was where their latency went (on two cores,
+// the first quarter second of a flood at its limits filled both: bench/README.md, noisy neighbour).
+// It never waits for a tenant that presses against its own limits, and after its first second the
+// rules above apply alone; its requests waiting then go on at that tick.
 
 /**
  * A tenant's recent use: when it last asked for anything, and of its requests that its rates
@@ -37,6 +47,10 @@ interface Seen {
   load: number;
   at: number;
   mean: number;
+  /** Whether the last tick counted it as pressing against its limits (held by its rates or busy). */
+  bound: boolean;
+  /** Until when it is new (it started working while others worked): its reads and renders go one at a time, after the others'. */
+  newUntil: number;
 }
 
 /** What a slowed tenant's share of work in progress is counted in: each kind apart, so that long reads do not starve renders. */
@@ -68,6 +82,8 @@ export const BUSY_IN_PROGRESS = 4;
 const BUSY_RATIO = 2;
 /** At most this many of a slowed tenant's reads and renders wait for its turn; more are refused at once. */
 const MAX_WAITING = 256;
+/** How long a tenant that starts working while another works counts as new (ms): the guard's first ten ticks. */
+export const NEW_MS = 1000;
 
 export class Contention {
   private readonly seen = new Map<string, Seen>();
@@ -109,12 +125,26 @@ export class Contention {
   }
 
   /**
-   * How many reads and renders the tenant may have in progress now (Infinity unless slowed): its
-   * share of what it had in progress when it was first slowed, at least one.
+   * How many reads or renders the tenant may have in progress now: when slowed, its share of what it
+   * had in progress when it was first slowed, at least one; when new while others work within their
+   * limits, one, or none while one of them has one in progress; else Infinity.
    */
-  inProgressCap(tenantId: string, kind: WorkKind): number {
+  inProgressCap(tenantId: string, kind: WorkKind, now = Date.now()): number {
     const f = this.factors.get(tenantId);
-    return f === undefined ? Infinity : Math.max(1, Math.ceil(f * (this.slowedFrom.get(tenantId)?.[kind] ?? 1)));
+    if (f !== undefined) return Math.max(1, Math.ceil(f * (this.slowedFrom.get(tenantId)?.[kind] ?? 1)));
+    if ((this.seen.get(tenantId)?.newUntil ?? 0) <= now) return Infinity;
+    let within = false;
+    for (const [id, o] of this.seen) {
+      if (id === tenantId || !working(o, now) || this.pressing(id, o)) continue;
+      if (o.kinds[kind] > 0) return 0;
+      within = true;
+    }
+    return within ? 1 : Infinity;
+  }
+
+  /** Whether a tenant presses against its limits or the machine: counted so at the last tick, slowed, or with many in progress now. */
+  private pressing(tenantId: string, s: Seen): boolean {
+    return s.bound || this.factors.has(tenantId) || inProgress(s) >= BUSY_IN_PROGRESS;
   }
 
   /**
@@ -128,7 +158,7 @@ export class Contention {
     s.active = now;
     const key = waitKey(tenantId, kind);
     const queue = this.waiting.get(key);
-    if (!queue && s.kinds[kind] < this.inProgressCap(tenantId, kind)) return Promise.resolve(this.started(tenantId, kind, s, now));
+    if (!queue && s.kinds[kind] < this.inProgressCap(tenantId, kind, now)) return Promise.resolve(this.started(tenantId, kind, s, now));
     if ((queue?.length ?? 0) >= MAX_WAITING) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const admit = () => {
@@ -155,10 +185,15 @@ export class Contention {
     this.lastTick = now;
     const active: [string, Seen][] = [];
     for (const [id, s] of this.seen) {
+      if (s.newUntil > 0 && s.newUntil <= now) {
+        s.newUntil = 0;
+        this.admitWaiting(id, 'read', now);
+        this.admitWaiting(id, 'render', now);
+      }
       this.account(s, now);
       s.mean = s.load / span;
       s.load = 0;
-      if (now - s.active <= ACTIVE_MS || inProgress(s) > 0) active.push([id, s]);
+      if (working(s, now)) active.push([id, s]);
       else if (!this.factors.has(id)) this.seen.delete(id);
     }
     // The two lightest means: the lightest other tenant of each is the first, or the second for the first itself.
@@ -169,7 +204,8 @@ export class Contention {
       const held = now - s.decided <= BOUND_MS && s.held > BOUND_SHARE;
       const lightest = s === first ? (second?.mean ?? Infinity) : first!.mean;
       const busy = s.mean >= BUSY_IN_PROGRESS && s.mean >= BUSY_RATIO * lightest;
-      if (held || busy) bound.push([id, s]);
+      s.bound = held || busy;
+      if (s.bound) bound.push([id, s]);
       else within++;
     }
     if (within > 0 && this.smoothed > this.threshold) {
@@ -192,7 +228,10 @@ export class Contention {
 
   private seenOf(tenantId: string, now: number): Seen {
     let s = this.seen.get(tenantId);
-    if (!s) this.seen.set(tenantId, (s = { active: now, held: 0, decided: -Infinity, kinds: { read: 0, render: 0 }, load: 0, at: now, mean: 0 }));
+    if (s) return s;
+    const newUntil = [...this.seen.values()].some((o) => working(o, now)) ? now + NEW_MS : 0;
+    s = { active: now, held: 0, decided: -Infinity, kinds: { read: 0, render: 0 }, load: 0, at: now, mean: 0, bound: false, newUntil };
+    this.seen.set(tenantId, s);
     return s;
   }
 
@@ -212,21 +251,25 @@ export class Contention {
       this.account(s, Date.now());
       s.kinds[kind]--;
       this.admitWaiting(tenantId, kind);
+      // A new tenant's waiting ones may wait for this one to end (inProgressCap).
+      for (const key of [...this.waiting.keys()]) if (key.startsWith(`${kind} `)) this.admitWaiting(key.slice(kind.length + 1), kind);
     };
   }
 
   /** Starts the tenant's waiting reads and renders that its cap allows now. */
-  private admitWaiting(tenantId: string, kind: WorkKind) {
+  private admitWaiting(tenantId: string, kind: WorkKind, now = Date.now()) {
     const key = waitKey(tenantId, kind);
     const queue = this.waiting.get(key);
     const s = this.seen.get(tenantId);
     if (!queue || !s) return;
-    while (queue.length > 0 && s.kinds[kind] < this.inProgressCap(tenantId, kind)) queue.shift()!();
+    while (queue.length > 0 && s.kinds[kind] < this.inProgressCap(tenantId, kind, now)) queue.shift()!();
     if (queue.length === 0) this.waiting.delete(key);
   }
 }
 
 const inProgress = (s: Seen) => s.kinds.read + s.kinds.render;
+/** Whether the tenant works: it asked for something within ACTIVE_MS, or has reads or renders in progress. */
+const working = (s: Seen, now: number) => now - s.active <= ACTIVE_MS || inProgress(s) > 0;
 const waitKey = (tenantId: string, kind: WorkKind) => `${kind} ${tenantId}`;
 
 /** The two tenants with the fewest reads and renders in progress over the last tick. */

@@ -282,18 +282,25 @@ export class TenantLimiter implements OnModuleDestroy {
 
   /**
    * A read or render of the tenant about to start: at once, or (while the tenant is slowed on a
-   * contended machine and has its share in progress already) when its turn comes, up to
-   * TENANT_BURST_SECONDS, then refused with a 429 (contention.ts). Resolves what ends it.
+   * contended machine and has its share in progress already, or is new while others work: its first
+   * second) when its turn comes, up to TENANT_BURST_SECONDS, then refused with a 429 (contention.ts).
+   * Resolves what ends it.
    */
   private async begin(tenantId: string, kind: WorkKind): Promise<() => void> {
     if (!this.contention) return () => undefined;
     const end = await this.contention.begin(tenantId, kind, this.burstSeconds * 1000);
     if (end) return end;
     this.refused({ limit: 'contention' });
+    const share = this.share(tenantId);
+    if (share === 1)
+      throw new RateLimited(
+        `This tenant started working while others work here: for its first second its ${kind}s go one at a time, ` +
+          `after the others' (TENANT_CPU_PRESSURE); retry later`,
+        1,
+      );
     const cap = this.contention.inProgressCap(tenantId, kind);
-    const share = Math.round(this.share(tenantId) * 100);
     throw new RateLimited(
-      `This tenant is slowed to ${share}% of its limits while this instance's CPU is contended (TENANT_CPU_PRESSURE): ` +
+      `This tenant is slowed to ${Math.round(share * 100)}% of its limits while this instance's CPU is contended (TENANT_CPU_PRESSURE): ` +
         `at most ${cap} ${kind}${cap === 1 ? '' : 's'} at once here; retry later`,
       1,
     );
